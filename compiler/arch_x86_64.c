@@ -1,0 +1,110 @@
+/*
+ * arch_x86_64.c - the x86_64 probe unit and where arguments lie at its entry.
+ *
+ * The unit is two 8-byte slots.  Each starts with the 5-byte nop
+ * `nopl 0(%rax,%rax,1)` (0f 1f 44 00 00), which is the tracepoint: uprobes
+ * can single-step or emulate it, and dtrace -G writes the same nop over call
+ * sites.  A `ret` follows, then a 2-byte nop pads the slot.
+ *
+ * The unit is entered by a normal call, so its arguments are where the
+ * System V AMD64 ABI puts them: integer-class values in rdi, rsi, rdx, rcx,
+ * r8, r9, floating values in xmm0-xmm7, the rest on the stack from 8(%rsp)
+ * (0(%rsp) holds the return address).  Structs passed by value are
+ * approximated: up to 16 bytes in general registers, larger ones in memory;
+ * the note then describes their first eight bytes.
+ */
+#include <elf.h>
+
+#include "target.h"
+
+static const uint8_t x86_64_unit[16] = {
+	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* probe: nopl 0(%rax,%rax,1) */
+	0xc3,				/* ret */
+	0x66, 0x90,			/* xchg %ax,%ax */
+	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* is-enabled: nopl 0(%rax,%rax,1) */
+	0xc3,				/* ret */
+	0x66, 0x90,			/* xchg %ax,%ax */
+};
+
+/* Integer argument registers by size: 8, 4, 2, 1 bytes. */
+static const char *const gpr_names[6][4] = {
+	{ "rdi", "edi", "di", "dil" },
+	{ "rsi", "esi", "si", "sil" },
+	{ "rdx", "edx", "dx", "dl" },
+	{ "rcx", "ecx", "cx", "cl" },
+	{ "r8", "r8d", "r8w", "r8b" },
+	{ "r9", "r9d", "r9w", "r9b" },
+};
+
+static const char *
+gpr(int index, unsigned size)
+{
+	switch (size) {
+	case 1: return gpr_names[index][3];
+	case 2: return gpr_names[index][2];
+	case 4: return gpr_names[index][1];
+	default: return gpr_names[index][0];
+	}
+}
+
+/* Sizes a register argument can be read at; anything else reads 8. */
+static unsigned
+register_size(unsigned size)
+{
+	return (size == 1 || size == 2 || size == 4) ? size : 8;
+}
+
+static void
+x86_64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+{
+	int next_gpr = 0, next_xmm = 0;
+	unsigned stack = 8;	/* first stack argument, past the return address */
+
+	for (size_t i = 0; i < pr->nargc; i++) {
+		usdt_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
+		unsigned size = register_size(ti.size);
+		const char *sign = ti.is_signed && ti.tclass == USDT_TC_INTEGER ? "-" : "";
+		unsigned eightbytes = ti.size > 8 ? (ti.size + 7) / 8 : 1;
+
+		if (i > 0)
+			sb_putc(out, ' ');
+		if (ti.tclass == USDT_TC_FLOAT) {
+			if (next_xmm < 8)
+				sb_printf(out, "%uf@%%xmm%d", ti.size, next_xmm++);
+			else {
+				sb_printf(out, "%uf@%u(%%rsp)", ti.size, stack);
+				stack += 8;
+			}
+			continue;
+		}
+		if (ti.tclass == USDT_TC_MEMORY && (ti.size == 0 || ti.size > 16)) {
+			unsigned bytes = ti.size ? (ti.size + 7) / 8 * 8 : 8;
+
+			if (ti.size > 8 && (stack & 15) != 0 && ti.size == 16)
+				stack += 8;
+			sb_printf(out, "8@%u(%%rsp)", stack);
+			stack += bytes;
+			continue;
+		}
+		if (next_gpr + (int)eightbytes <= 6) {
+			sb_printf(out, "%s%u@%%%s", sign, size, gpr(next_gpr, size));
+			next_gpr += (int)eightbytes;
+		} else {
+			sb_printf(out, "%s%u@%u(%%rsp)", sign, size, stack);
+			stack += 8 * eightbytes;
+		}
+	}
+}
+
+const usdt_arch_t usdt_arch_x86_64 = {
+	.name = "x86_64",
+	.elf_machine = EM_X86_64,
+	.elf_class = ELFCLASS64,
+	.reloc_abs64 = R_X86_64_64,
+	.unit = x86_64_unit,
+	.unit_size = sizeof(x86_64_unit),
+	.unit_align = 16,
+	.probe_offset = 0,
+	.enabled_offset = 8,
+	.note_args = x86_64_note_args,
+};

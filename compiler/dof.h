@@ -1,0 +1,149 @@
+/*
+ * dof.h - the DOF format: the structures DTrace reads, as they lie in memory.
+ *
+ * Written from DOF-FACTS.md (sys/dtrace.h's layout for LP64 little-endian).
+ * Shared by the writer (dofgen.c), the strict reader (decode.c) and the
+ * run-time registration code (runtime/drti_lite.c), so this header holds
+ * only types and constants.
+ */
+#ifndef USDTC_DOF_H
+#define USDTC_DOF_H
+
+#include <stdint.h>
+
+#define DOF_ID_SIZE	16
+#define DOF_ID_MAG0	0	/* 0x7f */
+#define DOF_ID_MAG1	1	/* 'D' */
+#define DOF_ID_MAG2	2	/* 'O' */
+#define DOF_ID_MAG3	3	/* 'F' */
+#define DOF_ID_MODEL	4
+#define DOF_ID_ENCODING	5
+#define DOF_ID_VERSION	6
+#define DOF_ID_DIFVERS	7
+#define DOF_ID_DIFIREG	8
+#define DOF_ID_DIFTREG	9
+
+#define DOF_MODEL_ILP32	1
+#define DOF_MODEL_LP64	2
+#define DOF_ENCODE_LSB	1
+#define DOF_ENCODE_MSB	2
+#define DOF_VERSION_1	1
+#define DOF_VERSION_2	2
+#define DOF_VERSION_3	3
+#define DIF_VERSION_2	2
+#define DIF_DIR_NREGS	8
+#define DIF_DTR_NREGS	8
+
+typedef struct dof_hdr {
+	uint8_t dofh_ident[DOF_ID_SIZE];
+	uint32_t dofh_flags;
+	uint32_t dofh_hdrsize;
+	uint32_t dofh_secsize;
+	uint32_t dofh_secnum;
+	uint64_t dofh_secoff;
+	uint64_t dofh_loadsz;
+	uint64_t dofh_filesz;
+	uint64_t dofh_pad;
+} dof_hdr_t;
+
+enum dof_sectype {
+	DOF_SECT_NONE = 0, DOF_SECT_COMMENTS = 1, DOF_SECT_SOURCE = 2,
+	DOF_SECT_ECBDESC = 3, DOF_SECT_PROBEDESC = 4, DOF_SECT_ACTDESC = 5,
+	DOF_SECT_DIFOHDR = 6, DOF_SECT_DIF = 7, DOF_SECT_STRTAB = 8,
+	DOF_SECT_VARTAB = 9, DOF_SECT_RELTAB = 10, DOF_SECT_TYPTAB = 11,
+	DOF_SECT_URELHDR = 12, DOF_SECT_KRELHDR = 13, DOF_SECT_OPTDESC = 14,
+	DOF_SECT_PROVIDER = 15, DOF_SECT_PROBES = 16, DOF_SECT_PRARGS = 17,
+	DOF_SECT_PROFFS = 18, DOF_SECT_INTTAB = 19, DOF_SECT_UTSNAME = 20,
+	DOF_SECT_XLTAB = 21, DOF_SECT_XLMEMBERS = 22, DOF_SECT_XLIMPORT = 23,
+	DOF_SECT_XLEXPORT = 24, DOF_SECT_PREXPORT = 25, DOF_SECT_PRENOFFS = 26
+};
+
+#define DOF_SECF_LOAD	1
+
+typedef struct dof_sec {
+	uint32_t dofs_type;
+	uint32_t dofs_align;
+	uint32_t dofs_flags;
+	uint32_t dofs_entsize;
+	uint64_t dofs_offset;
+	uint64_t dofs_size;
+} dof_sec_t;
+
+typedef uint32_t dof_secidx_t;
+typedef uint32_t dof_stridx_t;
+typedef uint32_t dof_attr_t;
+
+#define DOF_ATTR(n, d, c)	(((uint32_t)(n) << 24) | ((uint32_t)(d) << 16) | ((uint32_t)(c) << 8))
+#define DOF_ATTR_NAME(a)	(((a) >> 24) & 0xff)
+#define DOF_ATTR_DATA(a)	(((a) >> 16) & 0xff)
+#define DOF_ATTR_CLASS(a)	(((a) >> 8) & 0xff)
+
+typedef struct dof_provider {
+	dof_secidx_t dofpv_strtab;
+	dof_secidx_t dofpv_probes;
+	dof_secidx_t dofpv_prargs;
+	dof_secidx_t dofpv_proffs;
+	dof_stridx_t dofpv_name;
+	dof_attr_t dofpv_provattr;
+	dof_attr_t dofpv_modattr;
+	dof_attr_t dofpv_funcattr;
+	dof_attr_t dofpv_nameattr;
+	dof_attr_t dofpv_argsattr;
+	dof_secidx_t dofpv_prenoffs;
+} dof_provider_t;
+
+typedef struct dof_probe {
+	uint64_t dofpr_addr;
+	dof_stridx_t dofpr_func;
+	dof_stridx_t dofpr_name;
+	dof_stridx_t dofpr_nargv;
+	dof_stridx_t dofpr_xargv;
+	uint32_t dofpr_argidx;
+	uint32_t dofpr_offidx;
+	uint8_t dofpr_nargc;
+	uint8_t dofpr_xargc;
+	uint16_t dofpr_noffs;
+	uint32_t dofpr_enoffidx;
+	uint16_t dofpr_nenoffs;
+	uint16_t dofpr_pad1;
+	uint32_t dofpr_pad2;
+} dof_probe_t;
+
+typedef struct dof_relohdr {
+	dof_secidx_t dofr_strtab;
+	dof_secidx_t dofr_relsec;
+	dof_secidx_t dofr_tgtsec;
+} dof_relohdr_t;
+
+#define DOF_RELO_NONE	0
+#define DOF_RELO_SETX	1
+
+typedef struct dof_relodesc {
+	dof_stridx_t dofr_name;
+	uint32_t dofr_type;
+	uint64_t dofr_offset;
+	uint64_t dofr_data;
+} dof_relodesc_t;
+
+/* ELF section type and name of DOF in objects (SHT_SUNW_dof). */
+#define SHT_SUNW_dof		0x6ffffff4
+#define DOF_ELF_SECTION		".SUNW_dof"
+#define DOF_ELF_SYMBOL		"__SUNW_dof"
+#define DOF_ELF_SYMBOL_LAZY	"___SUNW_dof"
+
+/* What drti hands to the helper device (Linux and illumos layout). */
+#define DTRACE_MODNAMELEN	64
+typedef struct dof_helper {
+	char dofhp_mod[DTRACE_MODNAMELEN];
+	uint64_t dofhp_addr;	/* load bias of the object (0 for ET_EXEC) */
+	uint64_t dofhp_dof;	/* address of the DOF in the process */
+} dof_helper_t;
+
+/* Linux (dtrace-utils) helper ioctls: _IOW(0xd8, n, type). */
+#define DTRACEHIOC_ADD_LINUX	0x4040d801u
+#define DTRACEHIOC_REMOVE_LINUX	0x4004d802u
+#define DTRACEHIOC_ADDDOF_LINUX	0x4050d803u
+
+#define DTRACE_HELPER_DEVICE	"/dev/dtrace/helper"
+
+#endif

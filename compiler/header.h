@@ -1,0 +1,19 @@
+/*
+ * header.h - the -h stage: the C header of probe macros.
+ */
+#ifndef USDTC_HEADER_H
+#define USDTC_HEADER_H
+
+#include "model.h"
+#include "strbuf.h"
+#include "target.h"
+
+/*
+ * Append the header for every provider of m to out.  guard_file is the
+ * output file name the include guard derives from ("probes.h.tmp" ->
+ * _PROBES_H_TMP; directories are dropped).
+ */
+void header_write(const usdt_model_t *m, const usdt_target_t *t,
+    const char *guard_file, strbuf_t *out);
+
+#endif

@@ -1,0 +1,683 @@
+/*
+ * model.c - building, querying and freeing the provider model (model.h).
+ *
+ * Everything here may run inside a host program (libusdt), so no function
+ * prints, exits or assumes allocation succeeds.  Type classification is the
+ * one piece of knowledge with weight: the stapsdt note must say how many
+ * bytes of which register hold each argument and whether they are signed,
+ * and that depends on the C type as written.  We know the C integer types in
+ * every spelling, the fixed-width and common system typedefs DTrace knows,
+ * and whatever the definition file typedef'd; anything else is assumed to be
+ * a full 8-byte register (correct for pointers and 64-bit types, which is
+ * what unknown typedefs in real provider files almost always are).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+const usdt_attr_t usdt_attr_default = {
+	USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON
+};
+
+/* Grow *arrayp (of elem-sized items, *countp used) by one slot; NULL on failure. */
+static void *
+grow(void *arrayp, size_t *countp, size_t elem)
+{
+	void **ap = arrayp;
+	void *p = realloc(*ap, (*countp + 1) * elem);
+
+	if (p == NULL)
+		return NULL;
+	*ap = p;
+	return (char *)p + (*countp)++ * elem;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+usdt_model_t *
+model_new(void)
+{
+	return calloc(1, sizeof(usdt_model_t));
+}
+
+static void
+args_free(usdt_arg_t *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(args[i].type);
+		free(args[i].name);
+	}
+	free(args);
+}
+
+static void
+probe_free(usdt_probe_t *pr)
+{
+	if (pr == NULL)
+		return;
+	free(pr->name);
+	free(pr->dof_name);
+	args_free(pr->nargs, pr->nargc);
+	args_free(pr->xargs, pr->xargc);
+	free(pr->argmap);
+	for (size_t i = 0; i < pr->nsites; i++) {
+		free(pr->sites[i].func);
+		free(pr->sites[i].symbol);
+	}
+	free(pr->sites);
+	free(pr);
+}
+
+static void
+provider_free(usdt_provider_t *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nprobes; i++)
+		probe_free(p->probes[i]);
+	free(p->probes);
+	free(p->name);
+	free(p);
+}
+
+void
+model_free(usdt_model_t *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->nproviders; i++)
+		provider_free(m->providers[i]);
+	free(m->providers);
+	for (size_t i = 0; i < m->ntypedefs; i++) {
+		free(m->typedefs[i].name);
+		free(m->typedefs[i].type);
+	}
+	free(m->typedefs);
+	for (size_t i = 0; i < m->ntagged; i++)
+		free(m->tagged[i].tag);
+	free(m->tagged);
+	for (size_t i = 0; i < m->ntranslators; i++) {
+		free(m->translators[i].out_type);
+		free(m->translators[i].in_type);
+	}
+	free(m->translators);
+	for (size_t i = 0; i < m->nfiles; i++)
+		free(m->files[i]);
+	free(m->files);
+	free(m);
+}
+
+const char *
+model_intern_file(usdt_model_t *m, const char *file)
+{
+	char **slot;
+
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (strcmp(m->files[i], file) == 0)
+			return m->files[i];
+	slot = grow(&m->files, &m->nfiles, sizeof(char *));
+	if (slot == NULL)
+		return NULL;
+	if ((*slot = strdup(file)) == NULL) {
+		m->nfiles--;
+		return NULL;
+	}
+	return *slot;
+}
+
+usdt_provider_t *
+model_find_provider(const usdt_model_t *m, const char *name)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		if (strcmp(m->providers[i]->name, name) == 0)
+			return m->providers[i];
+	return NULL;
+}
+
+usdt_provider_t *
+model_add_provider(usdt_model_t *m, const char *name, src_loc_t loc)
+{
+	usdt_provider_t *p = calloc(1, sizeof(*p)), **slot;
+
+	if (p == NULL || (p->name = strdup(name)) == NULL)
+		goto fail;
+	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
+		p->attr[i] = usdt_attr_default;
+	p->loc = loc;
+	if ((slot = grow(&m->providers, &m->nproviders, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = p;
+	return p;
+fail:
+	provider_free(p);
+	return NULL;
+}
+
+/* Remove element i of an array of pointers, keeping order. */
+static void
+remove_ptr(void **array, size_t *countp, size_t i)
+{
+	memmove(&array[i], &array[i + 1], (*countp - i - 1) * sizeof(void *));
+	(*countp)--;
+}
+
+void
+model_remove_provider(usdt_model_t *m, usdt_provider_t *prov)
+{
+	for (size_t i = 0; i < m->nproviders; i++) {
+		if (m->providers[i] == prov) {
+			remove_ptr((void **)m->providers, &m->nproviders, i);
+			provider_free(prov);
+			return;
+		}
+	}
+}
+
+usdt_probe_t *
+provider_find_probe(const usdt_provider_t *p, const char *name)
+{
+	for (size_t i = 0; i < p->nprobes; i++)
+		if (strcmp(p->probes[i]->name, name) == 0)
+			return p->probes[i];
+	return NULL;
+}
+
+usdt_probe_t *
+provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc)
+{
+	usdt_probe_t *pr = calloc(1, sizeof(*pr)), **slot;
+
+	if (pr == NULL || (pr->name = strdup(name)) == NULL ||
+	    (pr->dof_name = usdt_dof_probe_name(name)) == NULL)
+		goto fail;
+	pr->loc = loc;
+	if ((slot = grow(&p->probes, &p->nprobes, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = pr;
+	return pr;
+fail:
+	probe_free(pr);
+	return NULL;
+}
+
+void
+provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe)
+{
+	for (size_t i = 0; i < p->nprobes; i++) {
+		if (p->probes[i] == probe) {
+			remove_ptr((void **)p->probes, &p->nprobes, i);
+			probe_free(probe);
+			return;
+		}
+	}
+}
+
+static int
+add_arg(usdt_arg_t **args, size_t *argc, const char *type, const char *name,
+    src_loc_t loc)
+{
+	usdt_arg_t a = { NULL, NULL, loc }, *slot;
+
+	if ((a.type = usdt_normalise_type(type)) == NULL)
+		return -1;
+	if (name != NULL && (a.name = strdup(name)) == NULL)
+		goto fail;
+	if ((slot = grow(args, argc, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = a;
+	return 0;
+fail:
+	free(a.type);
+	free(a.name);
+	return -1;
+}
+
+int
+probe_add_native_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+{
+	return add_arg(&pr->nargs, &pr->nargc, type, name, loc);
+}
+
+int
+probe_add_xlated_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+{
+	pr->translated = true;
+	return add_arg(&pr->xargs, &pr->xargc, type, name, loc);
+}
+
+/* Which native argument feeds translated argument i. */
+static uint8_t
+xarg_source(const usdt_probe_t *pr, size_t i)
+{
+	const char *xname = pr->xargs[i].name;
+
+	if (xname != NULL)
+		for (size_t j = 0; j < pr->nargc; j++)
+			if (pr->nargs[j].name != NULL &&
+			    strcmp(pr->nargs[j].name, xname) == 0)
+				return (uint8_t)j;
+	return i < pr->nargc ? (uint8_t)i : 0;
+}
+
+int
+probe_finish_args(usdt_probe_t *pr)
+{
+	if (!pr->translated) {
+		for (size_t i = 0; i < pr->nargc; i++)
+			if (add_arg(&pr->xargs, &pr->xargc, pr->nargs[i].type,
+			    pr->nargs[i].name, pr->nargs[i].loc) != 0)
+				return -1;
+	}
+	free(pr->argmap);
+	pr->argmap = NULL;
+	if (pr->xargc == 0)
+		return 0;
+	if ((pr->argmap = malloc(pr->xargc)) == NULL)
+		return -1;
+	for (size_t i = 0; i < pr->xargc; i++)
+		pr->argmap[i] = pr->translated ? xarg_source(pr, i) : (uint8_t)i;
+	return 0;
+}
+
+int
+probe_add_site(usdt_probe_t *pr, const char *func, const char *symbol,
+    uint64_t func_addr, uint32_t offset, bool is_enabled)
+{
+	usdt_site_t s = { NULL, NULL, func_addr, offset, is_enabled }, *slot;
+
+	if ((s.func = strdup(func)) == NULL ||
+	    (s.symbol = strdup(symbol != NULL ? symbol : func)) == NULL)
+		goto fail;
+	if ((slot = grow(&pr->sites, &pr->nsites, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = s;
+	return 0;
+fail:
+	free(s.func);
+	free(s.symbol);
+	return -1;
+}
+
+int
+model_add_typedef(usdt_model_t *m, const char *name, const char *type)
+{
+	usdt_typedef_t t = { dup_or_null(name), usdt_normalise_type(type) }, *slot;
+
+	if (t.name == NULL || t.type == NULL)
+		goto fail;
+	if ((slot = grow(&m->typedefs, &m->ntypedefs, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = t;
+	return 0;
+fail:
+	free(t.name);
+	free(t.type);
+	return -1;
+}
+
+const usdt_typedef_t *
+model_find_typedef(const usdt_model_t *m, const char *name)
+{
+	/* The latest definition wins, as in C's scope rules at file level. */
+	for (size_t i = m->ntypedefs; i-- > 0;)
+		if (strcmp(m->typedefs[i].name, name) == 0)
+			return &m->typedefs[i];
+	return NULL;
+}
+
+int
+model_add_tagged(usdt_model_t *m, const char *tag, unsigned size,
+    unsigned align, bool complete)
+{
+	usdt_tagged_t *t = (usdt_tagged_t *)model_find_tagged(m, tag);
+
+	if (t == NULL) {
+		char *copy = strdup(tag);
+
+		if (copy == NULL)
+			return -1;
+		if ((t = grow(&m->tagged, &m->ntagged, sizeof(*t))) == NULL) {
+			free(copy);
+			return -1;
+		}
+		t->tag = copy;
+		t->complete = false;
+	}
+	if (complete || !t->complete) {
+		t->size = size;
+		t->align = align;
+		t->complete = complete;
+	}
+	return 0;
+}
+
+const usdt_tagged_t *
+model_find_tagged(const usdt_model_t *m, const char *tag)
+{
+	for (size_t i = 0; i < m->ntagged; i++)
+		if (strcmp(m->tagged[i].tag, tag) == 0)
+			return &m->tagged[i];
+	return NULL;
+}
+
+int
+model_add_translator(usdt_model_t *m, const char *out_type,
+    const char *in_type, src_loc_t loc)
+{
+	usdt_translator_t t = { usdt_normalise_type(out_type),
+	    usdt_normalise_type(in_type), loc }, *slot;
+
+	if (t.out_type == NULL || t.in_type == NULL)
+		goto fail;
+	if ((slot = grow(&m->translators, &m->ntranslators, sizeof(*slot))) == NULL)
+		goto fail;
+	*slot = t;
+	return 0;
+fail:
+	free(t.out_type);
+	free(t.in_type);
+	return -1;
+}
+
+/* ---- type classification ------------------------------------------------ */
+
+struct named_type {
+	const char *name;
+	unsigned size;
+	bool is_signed;
+	enum usdt_typeclass tclass;
+};
+
+/*
+ * Integer base types after qualifiers are dropped, in the canonical order
+ * usdt_normalise_type produces; plus fixed-width and system typedefs that
+ * DTrace predefines for LP64 and that real provider files use.
+ */
+static const struct named_type known_types[] = {
+	{ "char", 1, true, USDT_TC_INTEGER },
+	{ "signed char", 1, true, USDT_TC_INTEGER },
+	{ "unsigned char", 1, false, USDT_TC_INTEGER },
+	{ "bool", 1, false, USDT_TC_INTEGER },
+	{ "_Bool", 1, false, USDT_TC_INTEGER },
+	{ "boolean_t", 4, true, USDT_TC_INTEGER },
+	{ "short", 2, true, USDT_TC_INTEGER },
+	{ "unsigned short", 2, false, USDT_TC_INTEGER },
+	{ "int", 4, true, USDT_TC_INTEGER },
+	{ "unsigned int", 4, false, USDT_TC_INTEGER },
+	{ "long", 8, true, USDT_TC_INTEGER },
+	{ "unsigned long", 8, false, USDT_TC_INTEGER },
+	{ "long long", 8, true, USDT_TC_INTEGER },
+	{ "unsigned long long", 8, false, USDT_TC_INTEGER },
+	{ "int8_t", 1, true, USDT_TC_INTEGER },
+	{ "int16_t", 2, true, USDT_TC_INTEGER },
+	{ "int32_t", 4, true, USDT_TC_INTEGER },
+	{ "int64_t", 8, true, USDT_TC_INTEGER },
+	{ "uint8_t", 1, false, USDT_TC_INTEGER },
+	{ "uint16_t", 2, false, USDT_TC_INTEGER },
+	{ "uint32_t", 4, false, USDT_TC_INTEGER },
+	{ "uint64_t", 8, false, USDT_TC_INTEGER },
+	{ "uchar_t", 1, false, USDT_TC_INTEGER },
+	{ "ushort_t", 2, false, USDT_TC_INTEGER },
+	{ "uint_t", 4, false, USDT_TC_INTEGER },
+	{ "ulong_t", 8, false, USDT_TC_INTEGER },
+	{ "u_longlong_t", 8, false, USDT_TC_INTEGER },
+	{ "longlong_t", 8, true, USDT_TC_INTEGER },
+	{ "intptr_t", 8, true, USDT_TC_INTEGER },
+	{ "uintptr_t", 8, false, USDT_TC_INTEGER },
+	{ "intmax_t", 8, true, USDT_TC_INTEGER },
+	{ "uintmax_t", 8, false, USDT_TC_INTEGER },
+	{ "ptrdiff_t", 8, true, USDT_TC_INTEGER },
+	{ "size_t", 8, false, USDT_TC_INTEGER },
+	{ "ssize_t", 8, true, USDT_TC_INTEGER },
+	{ "off_t", 8, true, USDT_TC_INTEGER },
+	{ "off64_t", 8, true, USDT_TC_INTEGER },
+	{ "time_t", 8, true, USDT_TC_INTEGER },
+	{ "hrtime_t", 8, true, USDT_TC_INTEGER },
+	{ "clock_t", 8, true, USDT_TC_INTEGER },
+	{ "pid_t", 4, true, USDT_TC_INTEGER },
+	{ "id_t", 4, true, USDT_TC_INTEGER },
+	{ "zoneid_t", 4, true, USDT_TC_INTEGER },
+	{ "processorid_t", 4, true, USDT_TC_INTEGER },
+	{ "uid_t", 4, false, USDT_TC_INTEGER },
+	{ "gid_t", 4, false, USDT_TC_INTEGER },
+	{ "mode_t", 4, false, USDT_TC_INTEGER },
+	{ "dev_t", 8, false, USDT_TC_INTEGER },
+	{ "ino_t", 8, false, USDT_TC_INTEGER },
+	{ "nlink_t", 8, false, USDT_TC_INTEGER },
+	{ "socklen_t", 4, false, USDT_TC_INTEGER },
+	{ "in_port_t", 2, false, USDT_TC_INTEGER },
+	{ "in_addr_t", 4, false, USDT_TC_INTEGER },
+	{ "wchar_t", 4, true, USDT_TC_INTEGER },
+	{ "caddr_t", 8, false, USDT_TC_INTEGER },
+	{ "string", 8, false, USDT_TC_INTEGER },
+	{ "float", 4, true, USDT_TC_FLOAT },
+	{ "double", 8, true, USDT_TC_FLOAT },
+	{ "long double", 16, true, USDT_TC_MEMORY },
+	{ "void", 0, false, USDT_TC_VOID },
+};
+
+static bool
+starts_with_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	return strncmp(s, word, n) == 0 && (s[n] == '\0' || s[n] == ' ');
+}
+
+/* Drop leading/trailing const and volatile (the value's class is unchanged). */
+static const char *
+skip_qualifiers(const char *t, size_t *lenp)
+{
+	size_t len = strlen(t);
+
+	for (;;) {
+		if (starts_with_word(t, "const")) {
+			t += 5;
+		} else if (starts_with_word(t, "volatile")) {
+			t += 8;
+		} else if (len > 6 && strncmp(t + len - 6, " const", 6) == 0) {
+			len -= 6;
+			continue;
+		} else {
+			break;
+		}
+		while (*t == ' ')
+			t++;
+		len = strlen(t);
+	}
+	*lenp = len;
+	return t;
+}
+
+static usdt_typeinfo_t
+typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
+{
+	usdt_typeinfo_t ti = { c, size, is_signed, known };
+	return ti;
+}
+
+static usdt_typeinfo_t
+type_info_depth(const usdt_model_t *m, const char *type, int depth)
+{
+	char base[256];
+	size_t len;
+	const char *t = skip_qualifiers(type, &len);
+
+	if (len == 0 || len >= sizeof(base))
+		return typeinfo(USDT_TC_INTEGER, 8, false, false);
+	if (t[len - 1] == '*' || t[len - 1] == ']')
+		return typeinfo(USDT_TC_INTEGER, 8, false, true);
+	memcpy(base, t, len);
+	base[len] = '\0';
+
+	/* Integer spellings: drop "int" after a size word, "signed" alone is int. */
+	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
+		if (strcmp(base, known_types[i].name) == 0)
+			return typeinfo(known_types[i].tclass, known_types[i].size,
+			    known_types[i].is_signed, true);
+	if (strcmp(base, "signed") == 0 || strcmp(base, "signed int") == 0)
+		return typeinfo(USDT_TC_INTEGER, 4, true, true);
+	if (strcmp(base, "unsigned") == 0)
+		return typeinfo(USDT_TC_INTEGER, 4, false, true);
+	if (len > 4 && strcmp(base + len - 4, " int") == 0) {
+		base[len - 4] = '\0';
+		if (strncmp(base, "signed ", 7) == 0)
+			memmove(base, base + 7, strlen(base + 7) + 1);
+		return type_info_depth(m, base, depth + 1);
+	}
+	if (strncmp(base, "signed ", 7) == 0)
+		return type_info_depth(m, base + 7, depth + 1);
+	if (strncmp(base, "enum ", 5) == 0)
+		return typeinfo(USDT_TC_INTEGER, 4, true, true);
+	if (strncmp(base, "struct ", 7) == 0 || strncmp(base, "union ", 6) == 0) {
+		const usdt_tagged_t *tg = m != NULL ? model_find_tagged(m, base) : NULL;
+		bool known = tg != NULL && tg->complete;
+
+		return typeinfo(USDT_TC_MEMORY, known ? tg->size : 0, false, known);
+	}
+	if (m != NULL && depth < 32) {
+		const usdt_typedef_t *td = model_find_typedef(m, base);
+
+		if (td != NULL)
+			return type_info_depth(m, td->type, depth + 1);
+	}
+	return typeinfo(USDT_TC_INTEGER, 8, false, false);
+}
+
+usdt_typeinfo_t
+model_type_info(const usdt_model_t *m, const char *type)
+{
+	return type_info_depth(m, type, 0);
+}
+
+const char *
+usdt_c_type(const char *type)
+{
+	return strcmp(type, "string") == 0 ? "char *" : type;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+char *
+usdt_dof_probe_name(const char *declared)
+{
+	char *out = malloc(strlen(declared) + 1), *o = out;
+
+	if (out == NULL)
+		return NULL;
+	for (const char *s = declared; *s != '\0'; s++) {
+		if (s[0] == '_' && s[1] == '_') {
+			*o++ = '-';
+			s++;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* prefix + prov + "___" + dof_name with each '-' spelled "__". */
+static char *
+func_name(const char *prefix, const char *prov, const char *dof_name)
+{
+	size_t n = strlen(prefix) + strlen(prov) + 3 + 2 * strlen(dof_name) + 1;
+	char *out = malloc(n), *o;
+
+	if (out == NULL)
+		return NULL;
+	o = out + sprintf(out, "%s%s___", prefix, prov);
+	for (const char *s = dof_name; *s != '\0'; s++) {
+		if (*s == '-') {
+			*o++ = '_';
+			*o++ = '_';
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+char *
+usdt_probe_func(const char *prov, const char *dof_name)
+{
+	return func_name("__dtrace_", prov, dof_name);
+}
+
+char *
+usdt_enabled_func(const char *prov, const char *dof_name)
+{
+	return func_name("__dtraceenabled_", prov, dof_name);
+}
+
+char *
+usdt_macro_name(const char *prov, const char *dof_name)
+{
+	size_t n = strlen(prov) + 1 + strlen(dof_name) + 1;
+	char *out = malloc(n);
+
+	if (out == NULL)
+		return NULL;
+	snprintf(out, n, "%s_%s", prov, dof_name);
+	for (char *o = out; *o != '\0'; o++)
+		*o = (*o == '-' || *o == '.') ? '_' : (char)toupper((unsigned char)*o);
+	return out;
+}
+
+char *
+usdt_semaphore_name(const char *prov, const char *declared)
+{
+	size_t n = strlen(prov) + strlen(declared) + sizeof("__semaphore");
+	char *out = malloc(n);
+
+	if (out != NULL)
+		snprintf(out, n, "%s_%s_semaphore", prov, declared);
+	return out;
+}
+
+static bool
+is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
+/*
+ * One space between words, "T *" before the first star, stars joined
+ * ("char **"), no space inside brackets: "const  char*" -> "const char *".
+ */
+char *
+usdt_normalise_type(const char *spelling)
+{
+	size_t n = strlen(spelling);
+	char *out = malloc(2 * n + 1), *o = out;
+	char prev = '\0';	/* last character written, or '\0' at start */
+
+	if (out == NULL)
+		return NULL;
+	for (const char *s = spelling; *s != '\0'; s++) {
+		char c = *s;
+
+		if (isspace((unsigned char)c))
+			continue;
+		if (prev != '\0') {
+			bool gap = isspace((unsigned char)s[-1]);
+			bool need = (is_ident_char(c) && (is_ident_char(prev) ? gap : prev == '*')) ||
+			    (c == '*' && prev != '*' && prev != '(') ||
+			    (c == '(' && prev != '(' && prev != '*');
+			if (need)
+				*o++ = ' ';
+		}
+		*o++ = c;
+		prev = c;
+	}
+	*o = '\0';
+	return out;
+}

@@ -1,0 +1,219 @@
+/*
+ * model.h - what a provider definition means, independent of its source.
+ *
+ * The parser (lexer.l, parser.y) fills a usdt_model_t from a .d file; libusdt
+ * (runtime/usdt.c) fills one from API calls.  Every writer reads only this:
+ * header.c (-h), dofgen.c (DOF), notes.c (stapsdt), objgen.c (-G object).
+ *
+ * Names follow DTrace.  A probe is declared as `request__start`; its DTrace
+ * name turns each `__` into `-` (`request-start`); its functions are
+ * `__dtrace_http___request__start` / `__dtraceenabled_http___request__start`
+ * (each `-` of the DTrace name back to `__`); its macros are
+ * `HTTP_REQUEST_START` / `HTTP_REQUEST_START_ENABLED`.  The stapsdt note and
+ * semaphore keep the name as written (`request__start`,
+ * `http_request__start_semaphore`), which is what Linux tracers expect.
+ *
+ * Ownership: the model owns every string and array it points to; model_free
+ * releases all of it.  Allocation failures return NULL / -1 and leave the
+ * model consistent, because the run-time library must survive them.
+ */
+#ifndef USDTC_MODEL_H
+#define USDTC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DTrace's limits (sys/dtrace.h): lengths include the terminating NUL. */
+#define USDT_PROVNAMELEN	64	/* DTRACE_PROVNAMELEN */
+#define USDT_FUNCNAMELEN	128	/* DTRACE_FUNCNAMELEN */
+#define USDT_NAMELEN		64	/* DTRACE_NAMELEN (probe name) */
+#define USDT_MAXARGS		255	/* dofpr_nargc / dofpr_xargc are u8 */
+
+/* Where something was written: for diagnostics. file is interned by the parser. */
+typedef struct src_loc {
+	const char *file;
+	int line;	/* 1-based; 0 = unknown */
+	int col;	/* 1-based; 0 = unknown */
+} src_loc_t;
+
+/* DOF stability and dependency class values (DOF-FACTS.md section 3). */
+enum usdt_stability {
+	USDT_STAB_INTERNAL = 0, USDT_STAB_PRIVATE, USDT_STAB_OBSOLETE,
+	USDT_STAB_EXTERNAL, USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING,
+	USDT_STAB_STABLE, USDT_STAB_STANDARD
+};
+enum usdt_depclass {
+	USDT_CLASS_UNKNOWN = 0, USDT_CLASS_CPU, USDT_CLASS_PLATFORM,
+	USDT_CLASS_GROUP, USDT_CLASS_ISA, USDT_CLASS_COMMON
+};
+
+typedef struct usdt_attr {
+	uint8_t name;	/* enum usdt_stability */
+	uint8_t data;	/* enum usdt_stability */
+	uint8_t dclass;	/* enum usdt_depclass */
+} usdt_attr_t;
+
+/* The five attribute slots of a provider, in dof_provider_t order. */
+enum usdt_attr_part {
+	USDT_ATTR_PROVIDER, USDT_ATTR_MODULE, USDT_ATTR_FUNCTION,
+	USDT_ATTR_NAME, USDT_ATTR_ARGS, USDT_ATTR_NPARTS
+};
+
+/* How a value of some C type travels in the calling convention. */
+enum usdt_typeclass {
+	USDT_TC_INTEGER,	/* integers, enums, bool, pointers, D string */
+	USDT_TC_FLOAT,		/* float, double */
+	USDT_TC_MEMORY,		/* long double, struct/union by value */
+	USDT_TC_VOID
+};
+
+typedef struct usdt_typeinfo {
+	enum usdt_typeclass tclass;
+	unsigned size;		/* bytes; 0 = unknown (treated as 8 in registers) */
+	bool is_signed;
+	bool known;		/* false: a name we could not resolve; size is a guess */
+} usdt_typeinfo_t;
+
+typedef struct usdt_arg {
+	char *type;	/* C spelling, normalised: "char *", "const char **", "struct foo *" */
+	char *name;	/* parameter name, or NULL when unnamed */
+	src_loc_t loc;
+} usdt_arg_t;
+
+/*
+ * A place in code where a probe fires (or where its is-enabled test sits).
+ * The DOF records it as func + offset; func's address comes from a
+ * relocation against `symbol` (an alias for static functions), or is
+ * func_addr when already known (run-time providers).
+ */
+typedef struct usdt_site {
+	char *func;		/* dofpr_func: the function's real name */
+	char *symbol;		/* relocation symbol; equals func unless aliased */
+	uint64_t func_addr;	/* absolute address if known, else 0 */
+	uint32_t offset;	/* from the start of func */
+	bool is_enabled;	/* an is-enabled site, not a firing site */
+} usdt_site_t;
+
+typedef struct usdt_probe {
+	char *name;		/* as declared: "request__start" */
+	char *dof_name;		/* DTrace name: "request-start" */
+	usdt_arg_t *nargs;	/* native arguments */
+	size_t nargc;
+	usdt_arg_t *xargs;	/* translated arguments; a copy of nargs if none given */
+	size_t xargc;
+	uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
+	bool translated;	/* an explicit ": (...)" list was written */
+	usdt_site_t *sites;	/* filled by the -G stage or the run-time library */
+	size_t nsites;
+	src_loc_t loc;
+} usdt_probe_t;
+
+typedef struct usdt_provider {
+	char *name;
+	usdt_attr_t attr[USDT_ATTR_NPARTS];
+	usdt_probe_t **probes;	/* in declaration order */
+	size_t nprobes;
+	src_loc_t loc;
+} usdt_provider_t;
+
+/* `typedef TYPE NAME;` from the definition file: for argument sizes. */
+typedef struct usdt_typedef {
+	char *name;
+	char *type;	/* normalised C spelling of what it names */
+} usdt_typedef_t;
+
+/* A struct/union/enum declared in the definition file. */
+typedef struct usdt_tagged {
+	char *tag;	/* "struct foo", "union bar", "enum baz" */
+	unsigned size;	/* 0 if incomplete or not computed */
+	unsigned align;
+	bool complete;
+} usdt_tagged_t;
+
+/* `translator OUT < IN NAME > { ... };`: only which conversions exist. */
+typedef struct usdt_translator {
+	char *out_type;
+	char *in_type;
+	src_loc_t loc;
+} usdt_translator_t;
+
+typedef struct usdt_model {
+	usdt_provider_t **providers;	/* in declaration order */
+	size_t nproviders;
+	usdt_typedef_t *typedefs;
+	size_t ntypedefs;
+	usdt_tagged_t *tagged;
+	size_t ntagged;
+	usdt_translator_t *translators;
+	size_t ntranslators;
+	char **files;			/* interned source file names */
+	size_t nfiles;
+} usdt_model_t;
+
+/* Default attributes with no pragma: Unstable/Unstable/Common. */
+extern const usdt_attr_t usdt_attr_default;
+
+usdt_model_t *model_new(void);
+void model_free(usdt_model_t *m);
+
+/* Intern a file name for src_loc_t.file; NULL on allocation failure. */
+const char *model_intern_file(usdt_model_t *m, const char *file);
+
+usdt_provider_t *model_find_provider(const usdt_model_t *m, const char *name);
+/* Append a provider (no check for duplicates; see model_find_provider). */
+usdt_provider_t *model_add_provider(usdt_model_t *m, const char *name, src_loc_t loc);
+/* Remove and free one provider. */
+void model_remove_provider(usdt_model_t *m, usdt_provider_t *prov);
+
+usdt_probe_t *provider_find_probe(const usdt_provider_t *p, const char *name);
+/* Append a probe named as declared; computes dof_name.  NULL on failure. */
+usdt_probe_t *provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc);
+/* Remove and free one probe. */
+void provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe);
+
+int probe_add_native_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+int probe_add_xlated_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+/*
+ * Finish the argument lists: with no translated list, copy the native one
+ * with the identity map; with one, map each translated arg to the native
+ * arg of the same name, else to the native arg at the same position, else
+ * to 0 (what dtrace does).  Returns -1 on allocation failure.
+ */
+int probe_finish_args(usdt_probe_t *pr);
+int probe_add_site(usdt_probe_t *pr, const char *func, const char *symbol,
+    uint64_t func_addr, uint32_t offset, bool is_enabled);
+
+int model_add_typedef(usdt_model_t *m, const char *name, const char *type);
+const usdt_typedef_t *model_find_typedef(const usdt_model_t *m, const char *name);
+/* Add or update a struct/union/enum tag. */
+int model_add_tagged(usdt_model_t *m, const char *tag, unsigned size,
+    unsigned align, bool complete);
+const usdt_tagged_t *model_find_tagged(const usdt_model_t *m, const char *tag);
+int model_add_translator(usdt_model_t *m, const char *out_type,
+    const char *in_type, src_loc_t loc);
+
+/*
+ * Classify a normalised C type spelling for an LP64 target: pointers, D's
+ * string and integer types of every spelling, fixed-width and system
+ * typedefs, float/double, typedefs from the model, struct/union by value.
+ */
+usdt_typeinfo_t model_type_info(const usdt_model_t *m, const char *type);
+
+/* The C spelling of a D type in a C header: "string" becomes "char *". */
+const char *usdt_c_type(const char *type);
+
+/*
+ * Names derived from provider and probe (see the top of this file).  Each
+ * returns a malloc'd string, or NULL on allocation failure.
+ */
+char *usdt_dof_probe_name(const char *declared);	/* "a__b" -> "a-b" */
+char *usdt_probe_func(const char *prov, const char *dof_name);	/* __dtrace_P___N */
+char *usdt_enabled_func(const char *prov, const char *dof_name);	/* __dtraceenabled_P___N */
+char *usdt_macro_name(const char *prov, const char *dof_name);	/* P_N upper-cased */
+char *usdt_semaphore_name(const char *prov, const char *declared); /* P_N_semaphore */
+
+/* Normalise the spacing of a C type spelling ("char*" -> "char *"). */
+char *usdt_normalise_type(const char *spelling);
+
+#endif

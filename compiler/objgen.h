@@ -1,0 +1,31 @@
+/*
+ * objgen.h - the -G stage: the relocatable object a program links with.
+ */
+#ifndef USDTC_OBJGEN_H
+#define USDTC_OBJGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "model.h"
+#include "target.h"
+
+typedef struct objgen_opts {
+	char **objects;		/* the program's objects given to -G */
+	size_t nobjects;
+	bool lazyload;		/* -x lazyload: no drti_lite, symbol ___SUNW_dof */
+	bool verbose;		/* -v */
+	const char *ld_cmd;	/* "ld" or $LD */
+} objgen_opts_t;
+
+/*
+ * Check the objects against m, give each probe its sites, and write the
+ * finished object to out_path (a temporary name the caller renames).
+ * Returns 0, or -1 with e set; on failure out_path may exist and the
+ * caller removes it.
+ */
+int objgen_write(usdt_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, const char *out_path, err_t *e);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * strbuf.h - a growable byte buffer for text and binary output.
+ *
+ * Writers (header, notes, DOF, ELF images) append to a strbuf and check for
+ * failure once, at the end: an allocation failure latches `failed` and makes
+ * every later append a no-op, so callers need not test each call.
+ */
+#ifndef USDTC_STRBUF_H
+#define USDTC_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct strbuf {
+	char *data;	/* NUL-terminated whenever len < cap */
+	size_t len;
+	size_t cap;
+	bool failed;	/* an allocation failed; contents are incomplete */
+} strbuf_t;
+
+void sb_init(strbuf_t *sb);
+void sb_free(strbuf_t *sb);
+/* Hand the bytes to the caller (who frees them); sb is left empty. */
+char *sb_steal(strbuf_t *sb, size_t *lenp);
+
+void sb_append(strbuf_t *sb, const void *bytes, size_t n);
+void sb_puts(strbuf_t *sb, const char *s);
+void sb_putc(strbuf_t *sb, char c);
+void sb_printf(strbuf_t *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append n zero bytes. */
+void sb_zero(strbuf_t *sb, size_t n);
+/* Pad with zero bytes until len is a multiple of align (a power of two). */
+void sb_align(strbuf_t *sb, size_t align);
+/* Fixed-width native-endian integers. */
+void sb_u8(strbuf_t *sb, uint8_t v);
+void sb_u16(strbuf_t *sb, uint16_t v);
+void sb_u32(strbuf_t *sb, uint32_t v);
+void sb_u64(strbuf_t *sb, uint64_t v);
+
+#endif

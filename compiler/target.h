@@ -1,0 +1,68 @@
+/*
+ * target.h - what differs between the platforms usdtc writes for.
+ *
+ * A target is an architecture (instruction set, ELF machine, the probe unit
+ * of stub code, where arguments lie at a stub's entry) plus an operating
+ * system's DTrace conventions (DOF version for is-enabled probes, the ELF
+ * relocation for DOF addresses, whether Linux stapsdt notes are written).
+ *
+ * The probe unit.  Every probe owns one small piece of code, emitted both
+ * by the header (as top-level asm, so programs built with -h alone have
+ * probes) and by the -G object, in a COMDAT group named after the probe
+ * function so the linker keeps exactly one copy:
+ *
+ *	__dtrace_P___N:		+probe_offset	the tracepoint (x86_64: 5-byte nop), ret
+ *	__dtraceenabled_P___N:	+enabled_offset	the is-enabled tracepoint, ret
+ *
+ * DTrace sees one function, __dtrace_P___N (its symbol covers the whole
+ * unit), with the probe offset and the is-enabled offset inside it; Linux
+ * tracers see a stapsdt note whose pc is the probe tracepoint.
+ */
+#ifndef USDTC_TARGET_H
+#define USDTC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "strbuf.h"
+
+typedef struct usdt_arch {
+	const char *name;		/* "x86_64" */
+	unsigned elf_machine;		/* EM_X86_64 */
+	unsigned elf_class;		/* ELFCLASS64 */
+	unsigned reloc_abs64;		/* absolute 64-bit relocation: R_X86_64_64 */
+	const uint8_t *unit;		/* the probe unit's bytes */
+	size_t unit_size;
+	unsigned unit_align;
+	uint32_t probe_offset;		/* the probe tracepoint within the unit */
+	uint32_t enabled_offset;	/* the is-enabled tracepoint within the unit */
+	/*
+	 * Append the stapsdt argument description ("-4@%edi 8@%rsi ...") of a
+	 * probe's native arguments as they lie at the unit's entry.
+	 */
+	void (*note_args)(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out);
+} usdt_arch_t;
+
+enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
+
+typedef struct usdt_target {
+	const char *name;		/* "x86_64-linux" */
+	const usdt_arch_t *arch;
+	enum usdt_os os;
+	uint8_t dof_enabled_version;	/* DOF version when is-enabled probes exist */
+	bool stapsdt;			/* write .note.stapsdt and semaphores */
+	unsigned dof_reloc;		/* ELF relocation type for dofpr_addr */
+} usdt_target_t;
+
+extern const usdt_arch_t usdt_arch_x86_64;
+
+/* NULL if the name is unknown. */
+const usdt_target_t *target_find(const char *name);
+/* The target usdtc was built for. */
+const usdt_target_t *target_host(void);
+/* Comma-separated list of known target names, for --help and errors. */
+const char *target_names(void);
+
+#endif
