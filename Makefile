@@ -29,6 +29,7 @@ COMPILER_SRCS = \
 	compiler/arch_x86_64.c \
 	compiler/diag.c \
 	compiler/cpp.c \
+	compiler/parse.c \
 	compiler/header.c \
 	compiler/dofgen.c \
 	compiler/elfwrite.c \
@@ -74,6 +75,19 @@ $(DRTI): runtime/drti_lite.c compiler/dof.h
 $(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI)
 	@mkdir -p $(dir $@)
 	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' -o $@ $<
+
+# `make test` and `make demo` on a fresh Debian machine: as root, install
+# missing packages (.ci/deps) before anything is built; otherwise only say
+# which are missing.
+ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+ifeq ($(shell id -u),0)
+ifneq ($(shell bash .ci/deps >&2; echo $$?),0)
+$(error .ci/deps could not install the build dependencies)
+endif
+else
+DEPS_MISSING := $(shell bash .ci/deps --check >&2)
+endif
+endif
 
 test: all
 	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run

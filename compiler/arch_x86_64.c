@@ -32,8 +32,8 @@ static const char *const gpr_names[6][4] = {
 	{ "rsi", "esi", "si", "sil" },
 	{ "rdx", "edx", "dx", "dl" },
 	{ "rcx", "ecx", "cx", "cl" },
-	{ "r8", "r8d", "r8w", "r8b" },
-	{ "r9", "r9d", "r9w", "r9b" },
+	{ "r8", "r8d", "r8w", "r8" },	/* gdb knows no r8b: read the low byte of r8 */
+	{ "r9", "r9d", "r9w", "r9" },
 };
 
 static const char *

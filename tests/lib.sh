@@ -24,12 +24,10 @@ check() {
 	if out=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(echo "$out" | tail -n 5 | tr '\n' ' ')"; fi
 }
 
-# A scratch directory removed when the suite exits.
-scratch() {
-	local d
-	d=$(mktemp -d "${TMPDIR:-/tmp}/usdtc-test.XXXXXX")
-	trap 'rm -rf "'"$d"'"' EXIT
-	echo "$d"
-}
+# Scratch space: one root per suite, removed when the suite exits; each
+# `$(scratch)` is a fresh directory under it (safe to call in a subshell).
+SCRATCH_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/usdtc-test.XXXXXX")
+trap 'rm -rf "$SCRATCH_ROOT"' EXIT
+scratch() { mktemp -d "$SCRATCH_ROOT/s.XXXXXX"; }
 
 suite_exit() { exit "$suite_failed"; }

@@ -1,0 +1,692 @@
+/*
+ * dofgen.c - one DOF image for a model whose probes have sites.
+ *
+ * What DTrace needs to know about user probes travels as DOF (DOF-FACTS.md
+ * sections 1-5): a header, an array of section headers, and the sections'
+ * bytes.  We lay it out the way Oracle's dtrace -G does, so that a decoded
+ * usdtc image reads like a decoded dtrace image:
+ *
+ *	0		STRTAB, one for all providers (its bytes go last)
+ *	per provider	PROBES PRARGS PROFFS [PRENOFFS] PROVIDER [RELTAB URELHDR]
+ *	last		COMMENTS "usdtc <version>", not loaded
+ *
+ * followed by the loadable bytes in section order (each aligned, zero
+ * padding), the string table, and, past dofh_loadsz rounded up to 8, the
+ * comment.  dtrace also writes a UTSNAME section; we leave it out so that
+ * the output depends on nothing but the input.
+ *
+ * Records.  A probe fired from several functions has one dof_probe_t per
+ * function (sites are grouped by function name, relocation symbol and known
+ * address); the records of one probe share their argument map in PRARGS.
+ * Offsets are relative to the function, sorted, without duplicates (the
+ * Linux consumer rejects a probe with a repeated offset).
+ *
+ * Addresses.  A record whose function address is not known yet (the -G
+ * object) holds 0 and gets a DOF SETX relocation naming the function's
+ * symbol, plus a dof_reloc_t telling the object writer which u64 of the
+ * image the linker must fill.  A record whose address is known (run-time
+ * providers) holds that absolute address and gets no relocation: consumers
+ * add the load base only through SETX relocations.  A provider with no
+ * relocated record has no RELTAB and no URELHDR.
+ *
+ * Providers without any record are left out: both DTrace consumers reject a
+ * whole DOF in which a provider's PROBES section is empty, so writing one
+ * would hide every other provider of the program.
+ *
+ * Limits are DTrace's.  Names that a consumer would reject (provider or
+ * probe name too long, more than 255 arguments, an argument type longer
+ * than 127 bytes) are errors here; a function name longer than 127 bytes
+ * (C++ symbols can be) is truncated, since it only labels the probe.
+ *
+ * Strings are deduplicated: identical strings and identical argument-type
+ * lists share one copy.  Nothing here prints; failures fill err_t.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dof.h"
+#include "dofgen.h"
+#include "strbuf.h"
+#include "version.h"
+
+#define ARGTYPE_MAX	128	/* DTRACE_ARGTYPELEN, NUL included */
+#define NO_SECTION	0	/* DOF_SECT_NONE as an index: "none" */
+
+/* ---- the string table ------------------------------------------------ */
+
+/*
+ * Bytes of the STRTAB section.  Every string added is looked up first in an
+ * open-addressing hash of what is already there (keyed by the whole block,
+ * so an argument list "int\0char *\0" is one key).
+ */
+typedef struct strtab_slot {
+	uint32_t off;
+	uint32_t len;
+	uint32_t hash;
+	bool used;
+} strtab_slot_t;
+
+typedef struct strtab {
+	strbuf_t bytes;
+	strtab_slot_t *slots;
+	size_t nslots;
+	size_t nused;
+	bool failed;
+} strtab_t;
+
+static uint32_t
+hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+static bool
+strtab_grow(strtab_t *st)
+{
+	size_t n = st->nslots ? st->nslots * 2 : 256;
+	strtab_slot_t *slots = calloc(n, sizeof(*slots));
+
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < st->nslots; i++) {
+		size_t j;
+
+		if (!st->slots[i].used)
+			continue;
+		for (j = st->slots[i].hash & (n - 1); slots[j].used; j = (j + 1) & (n - 1))
+			;
+		slots[j] = st->slots[i];
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->nslots = n;
+	return true;
+}
+
+/* The offset of a block of bytes (its strings' NULs included); 0 on failure. */
+static uint32_t
+strtab_add_block(strtab_t *st, const char *block, size_t len)
+{
+	uint32_t h = hash_bytes(block, len);
+	size_t j;
+
+	if (st->failed)
+		return 0;
+	if ((st->nused + 1) * 2 > st->nslots && !strtab_grow(st))
+		goto fail;
+	for (j = h & (st->nslots - 1); st->slots[j].used; j = (j + 1) & (st->nslots - 1)) {
+		const strtab_slot_t *s = &st->slots[j];
+
+		if (s->hash == h && s->len == len &&
+		    memcmp(st->bytes.data + s->off, block, len) == 0)
+			return s->off;
+	}
+	if (st->bytes.len + len > UINT32_MAX)
+		goto fail;
+	st->slots[j] = (strtab_slot_t){ (uint32_t)st->bytes.len, (uint32_t)len, h, true };
+	st->nused++;
+	sb_append(&st->bytes, block, len);
+	if (st->bytes.failed)
+		goto fail;
+	return st->slots[j].off;
+fail:
+	st->failed = true;
+	return 0;
+}
+
+static uint32_t
+strtab_add(strtab_t *st, const char *s)
+{
+	return strtab_add_block(st, s, strlen(s) + 1);
+}
+
+static void
+strtab_init(strtab_t *st)
+{
+	memset(st, 0, sizeof(*st));
+	sb_init(&st->bytes);
+	strtab_add(st, "");	/* index 0 is the empty string */
+}
+
+static void
+strtab_free(strtab_t *st)
+{
+	sb_free(&st->bytes);
+	free(st->slots);
+}
+
+/* ---- per-provider sections ------------------------------------------- */
+
+typedef struct pending_reloc {
+	uint32_t record;	/* index in the provider's PROBES */
+	const char *symbol;
+} pending_reloc_t;
+
+typedef struct prov_out {
+	const usdt_provider_t *prov;
+	strbuf_t probes, prargs, proffs, prenoffs, reltab;
+	size_t nrecords;
+	pending_reloc_t *relocs;
+	size_t nrelocs;
+	dof_provider_t hdr;
+	dof_relohdr_t relhdr;
+	/* section indices, filled by assign_sections */
+	uint32_t s_probes, s_prargs, s_proffs, s_prenoffs, s_provider, s_reltab, s_urelhdr;
+} prov_out_t;
+
+/* What one section will hold: its header fields and its bytes. */
+typedef struct section {
+	uint32_t type, align, flags, entsize;
+	const void *data;
+	size_t size;
+	uint64_t offset;
+} section_t;
+
+typedef struct gen {
+	const usdt_model_t *m;
+	const usdt_target_t *t;
+	err_t *e;
+	strtab_t strtab;
+	prov_out_t *provs;
+	size_t nprovs;
+	bool any_enabled;
+	section_t *secs;
+	size_t nsecs;
+} gen_t;
+
+static void
+prov_out_free(prov_out_t *po)
+{
+	sb_free(&po->probes);
+	sb_free(&po->prargs);
+	sb_free(&po->proffs);
+	sb_free(&po->prenoffs);
+	sb_free(&po->reltab);
+	free(po->relocs);
+}
+
+static bool
+prov_out_failed(const prov_out_t *po)
+{
+	return po->probes.failed || po->prargs.failed || po->proffs.failed ||
+	    po->prenoffs.failed || po->reltab.failed;
+}
+
+static bool
+same_function(const usdt_site_t *a, const usdt_site_t *b)
+{
+	return a->func_addr == b->func_addr && strcmp(a->func, b->func) == 0 &&
+	    strcmp(a->symbol, b->symbol) == 0;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and drop duplicates; returns the new count. */
+static size_t
+sort_unique(uint32_t *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* The strtab offset of an argument list as consecutive strings (0 if empty). */
+static int
+add_arg_list(gen_t *g, const usdt_probe_t *pr, const usdt_arg_t *args,
+    size_t n, const char *which, uint32_t *idx)
+{
+	strbuf_t block;
+
+	*idx = 0;
+	if (n == 0)
+		return 0;
+	sb_init(&block);
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(args[i].type) >= ARGTYPE_MAX) {
+			sb_free(&block);
+			return err_set(g->e, "probe %s: %s argument %zu type '%s' is "
+			    "longer than DTrace's limit of %d bytes", pr->dof_name,
+			    which, i, args[i].type, ARGTYPE_MAX - 1);
+		}
+		sb_append(&block, args[i].type, strlen(args[i].type) + 1);
+	}
+	if (block.failed) {
+		sb_free(&block);
+		return err_set(g->e, "out of memory building the DOF string table");
+	}
+	*idx = strtab_add_block(&g->strtab, block.data, block.len);
+	sb_free(&block);
+	return 0;
+}
+
+/* A function name as DTrace can hold it (truncated to 127 bytes). */
+static uint32_t
+add_func_name(gen_t *g, const char *func)
+{
+	char buf[USDT_FUNCNAMELEN];
+	size_t n = strlen(func);
+
+	if (n < USDT_FUNCNAMELEN)
+		return strtab_add(&g->strtab, func);
+	memcpy(buf, func, USDT_FUNCNAMELEN - 1);
+	buf[USDT_FUNCNAMELEN - 1] = '\0';
+	return strtab_add(&g->strtab, buf);
+}
+
+static int
+add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
+{
+	pending_reloc_t *r = realloc(po->relocs, (po->nrelocs + 1) * sizeof(*r));
+	dof_relodesc_t d;
+
+	if (r == NULL)
+		return err_set(g->e, "out of memory building DOF relocations");
+	po->relocs = r;
+	r[po->nrelocs++] = (pending_reloc_t){ record, symbol };
+	memset(&d, 0, sizeof(d));
+	d.dofr_name = strtab_add(&g->strtab, symbol);
+	d.dofr_type = DOF_RELO_SETX;
+	d.dofr_offset = (uint64_t)record * sizeof(dof_probe_t);
+	d.dofr_data = 0;
+	sb_append(&po->reltab, &d, sizeof(d));
+	return 0;
+}
+
+/*
+ * The record of probe pr for the function of sites[first]: gathers the
+ * offsets of every site in that function.  offs/enoffs are scratch arrays
+ * of at least pr->nsites entries.
+ */
+static int
+add_record(gen_t *g, prov_out_t *po, const usdt_probe_t *pr, size_t first,
+    const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
+{
+	const usdt_site_t *site = &pr->sites[first];
+	size_t noffs = 0, nenoffs = 0;
+	dof_probe_t rec = *proto;
+
+	for (size_t i = first; i < pr->nsites; i++) {
+		if (!same_function(site, &pr->sites[i]))
+			continue;
+		if (pr->sites[i].is_enabled)
+			enoffs[nenoffs++] = pr->sites[i].offset;
+		else
+			offs[noffs++] = pr->sites[i].offset;
+	}
+	noffs = sort_unique(offs, noffs);
+	nenoffs = sort_unique(enoffs, nenoffs);
+	if (noffs > UINT16_MAX || nenoffs > UINT16_MAX)
+		return err_set(g->e, "probe %s:%s: more than %u sites in function %s",
+		    po->prov->name, pr->dof_name, UINT16_MAX, site->func);
+	if (po->proffs.len / 4 + noffs > UINT32_MAX ||
+	    po->prenoffs.len / 4 + nenoffs > UINT32_MAX ||
+	    po->nrecords >= UINT32_MAX / sizeof(dof_probe_t))
+		return err_set(g->e, "provider %s: too many probe sites for DOF",
+		    po->prov->name);
+
+	rec.dofpr_addr = site->func_addr;
+	rec.dofpr_func = add_func_name(g, site->func);
+	rec.dofpr_offidx = (uint32_t)(po->proffs.len / 4);
+	rec.dofpr_noffs = (uint16_t)noffs;
+	rec.dofpr_enoffidx = nenoffs ? (uint32_t)(po->prenoffs.len / 4) : 0;
+	rec.dofpr_nenoffs = (uint16_t)nenoffs;
+	sb_append(&po->proffs, offs, noffs * sizeof(uint32_t));
+	sb_append(&po->prenoffs, enoffs, nenoffs * sizeof(uint32_t));
+	sb_append(&po->probes, &rec, sizeof(rec));
+	if (site->func_addr == 0 &&
+	    add_pending_reloc(g, po, (uint32_t)po->nrecords, site->symbol) != 0)
+		return -1;
+	po->nrecords++;
+	return 0;
+}
+
+static int
+check_probe(gen_t *g, const usdt_provider_t *p, const usdt_probe_t *pr)
+{
+	if (strlen(pr->dof_name) == 0 || strlen(pr->dof_name) >= USDT_NAMELEN)
+		return err_set(g->e, "probe %s:%s: the name must have 1 to %d bytes",
+		    p->name, pr->dof_name, USDT_NAMELEN - 1);
+	if (pr->nargc > USDT_MAXARGS || pr->xargc > USDT_MAXARGS)
+		return err_set(g->e, "probe %s:%s: more than %d arguments",
+		    p->name, pr->dof_name, USDT_MAXARGS);
+	if (pr->xargc > 0 && pr->argmap == NULL)
+		return err_set(g->e, "probe %s:%s: argument map missing "
+		    "(probe_finish_args was not called)", p->name, pr->dof_name);
+	for (size_t i = 0; i < pr->xargc; i++)
+		if (pr->argmap[i] >= pr->nargc)
+			return err_set(g->e, "probe %s:%s: translated argument %zu "
+			    "maps to native argument %u, but there are %zu",
+			    p->name, pr->dof_name, i, pr->argmap[i], pr->nargc);
+	return 0;
+}
+
+/* Every record of one probe: shared strings and argument map, one per function. */
+static int
+add_probe(gen_t *g, prov_out_t *po, const usdt_probe_t *pr)
+{
+	dof_probe_t proto;
+	uint32_t *offs, *enoffs;
+	int rc = 0;
+
+	if (pr->nsites == 0)
+		return 0;
+	if (check_probe(g, po->prov, pr) != 0)
+		return -1;
+	memset(&proto, 0, sizeof(proto));
+	proto.dofpr_name = strtab_add(&g->strtab, pr->dof_name);
+	proto.dofpr_nargc = (uint8_t)pr->nargc;
+	proto.dofpr_xargc = (uint8_t)pr->xargc;
+	if (add_arg_list(g, pr, pr->nargs, pr->nargc, "native", &proto.dofpr_nargv) != 0 ||
+	    add_arg_list(g, pr, pr->xargs, pr->xargc, "translated", &proto.dofpr_xargv) != 0)
+		return -1;
+	if (pr->xargc > 0) {
+		if (po->prargs.len + pr->xargc > UINT32_MAX)
+			return err_set(g->e, "provider %s: argument maps too large for DOF",
+			    po->prov->name);
+		proto.dofpr_argidx = (uint32_t)po->prargs.len;
+		sb_append(&po->prargs, pr->argmap, pr->xargc);
+	}
+
+	offs = malloc(pr->nsites * sizeof(uint32_t));
+	enoffs = malloc(pr->nsites * sizeof(uint32_t));
+	if (offs == NULL || enoffs == NULL) {
+		rc = err_set(g->e, "out of memory building DOF probe records");
+		goto out;
+	}
+	for (size_t i = 0; i < pr->nsites && rc == 0; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_function(&pr->sites[j], &pr->sites[i]);
+		if (pr->sites[i].is_enabled)
+			g->any_enabled = true;
+		if (!seen)
+			rc = add_record(g, po, pr, i, &proto, offs, enoffs);
+	}
+out:
+	free(offs);
+	free(enoffs);
+	return rc;
+}
+
+static int
+attr_check(gen_t *g, const usdt_provider_t *p)
+{
+	size_t n = strlen(p->name);
+
+	if (n == 0 || n >= USDT_PROVNAMELEN)
+		return err_set(g->e, "provider %s: the name must have 1 to %d bytes",
+		    p->name, USDT_PROVNAMELEN - 1);
+	return 0;
+}
+
+static dof_attr_t
+dof_attr(const usdt_attr_t *a)
+{
+	return DOF_ATTR(a->name, a->data, a->dclass);
+}
+
+static int
+build_provider(gen_t *g, prov_out_t *po)
+{
+	const usdt_provider_t *p = po->prov;
+
+	if (attr_check(g, p) != 0)
+		return -1;
+	for (size_t i = 0; i < p->nprobes; i++)
+		if (add_probe(g, po, p->probes[i]) != 0)
+			return -1;
+	if (prov_out_failed(po))
+		return err_set(g->e, "out of memory building DOF for provider %s", p->name);
+	memset(&po->hdr, 0, sizeof(po->hdr));
+	po->hdr.dofpv_name = strtab_add(&g->strtab, p->name);
+	po->hdr.dofpv_provattr = dof_attr(&p->attr[USDT_ATTR_PROVIDER]);
+	po->hdr.dofpv_modattr = dof_attr(&p->attr[USDT_ATTR_MODULE]);
+	po->hdr.dofpv_funcattr = dof_attr(&p->attr[USDT_ATTR_FUNCTION]);
+	po->hdr.dofpv_nameattr = dof_attr(&p->attr[USDT_ATTR_NAME]);
+	po->hdr.dofpv_argsattr = dof_attr(&p->attr[USDT_ATTR_ARGS]);
+	return 0;
+}
+
+/* ---- sections and layout --------------------------------------------- */
+
+static uint32_t
+add_section(gen_t *g, uint32_t type, uint32_t align, uint32_t flags,
+    uint32_t entsize, const void *data, size_t size)
+{
+	section_t *s = &g->secs[g->nsecs];
+
+	*s = (section_t){ type, align, flags, entsize, data, size, 0 };
+	return (uint32_t)g->nsecs++;
+}
+
+static const char comment[] = "usdtc " USDTC_VERSION;
+
+/*
+ * Give every section its index, in dtrace's order, and fill the provider
+ * and relocation headers that refer to those indices.
+ */
+static int
+assign_sections(gen_t *g)
+{
+	size_t max = 2 + 7 * g->nprovs;
+
+	if ((g->secs = calloc(max, sizeof(*g->secs))) == NULL)
+		return err_set(g->e, "out of memory laying out DOF");
+	add_section(g, DOF_SECT_STRTAB, 1, DOF_SECF_LOAD, 0, NULL, 0);
+	for (size_t i = 0; i < g->nprovs; i++) {
+		prov_out_t *po = &g->provs[i];
+
+		po->s_probes = add_section(g, DOF_SECT_PROBES, 8, DOF_SECF_LOAD,
+		    sizeof(dof_probe_t), po->probes.data, po->probes.len);
+		po->s_prargs = add_section(g, DOF_SECT_PRARGS, 1, DOF_SECF_LOAD,
+		    1, po->prargs.data, po->prargs.len);
+		po->s_proffs = add_section(g, DOF_SECT_PROFFS, 4, DOF_SECF_LOAD,
+		    4, po->proffs.data, po->proffs.len);
+		po->s_prenoffs = po->prenoffs.len == 0 ? NO_SECTION :
+		    add_section(g, DOF_SECT_PRENOFFS, 4, DOF_SECF_LOAD, 4,
+		    po->prenoffs.data, po->prenoffs.len);
+		po->hdr.dofpv_strtab = 0;
+		po->hdr.dofpv_probes = po->s_probes;
+		po->hdr.dofpv_prargs = po->s_prargs;
+		po->hdr.dofpv_proffs = po->s_proffs;
+		po->hdr.dofpv_prenoffs = po->s_prenoffs;
+		po->s_provider = add_section(g, DOF_SECT_PROVIDER, 4, DOF_SECF_LOAD,
+		    0, &po->hdr, sizeof(po->hdr));
+		if (po->nrelocs == 0)
+			continue;
+		po->s_reltab = add_section(g, DOF_SECT_RELTAB, 8, DOF_SECF_LOAD,
+		    sizeof(dof_relodesc_t), po->reltab.data, po->reltab.len);
+		po->relhdr = (dof_relohdr_t){ 0, po->s_reltab, po->s_probes };
+		po->s_urelhdr = add_section(g, DOF_SECT_URELHDR, 4, DOF_SECF_LOAD,
+		    0, &po->relhdr, sizeof(po->relhdr));
+	}
+	add_section(g, DOF_SECT_COMMENTS, 1, 0, 0, comment, sizeof(comment));
+	/* Only now is the string table complete. */
+	g->secs[0].data = g->strtab.bytes.data;
+	g->secs[0].size = g->strtab.bytes.len;
+	return 0;
+}
+
+static uint64_t
+round_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+/* Offsets: loadable sections in index order, the string table, then the rest. */
+static void
+layout(gen_t *g, dof_hdr_t *h)
+{
+	uint64_t off = sizeof(dof_hdr_t) + g->nsecs * sizeof(dof_sec_t);
+
+	for (size_t i = 1; i < g->nsecs; i++) {
+		section_t *s = &g->secs[i];
+
+		if (!(s->flags & DOF_SECF_LOAD))
+			continue;
+		s->offset = off = round_up(off, s->align);
+		off += s->size;
+	}
+	g->secs[0].offset = off;
+	off += g->secs[0].size;
+	h->dofh_loadsz = off;
+	off = round_up(off, 8);
+	for (size_t i = 1; i < g->nsecs; i++) {
+		section_t *s = &g->secs[i];
+
+		if (s->flags & DOF_SECF_LOAD)
+			continue;
+		s->offset = off = round_up(off, s->align);
+		off += s->size;
+	}
+	h->dofh_filesz = off;
+}
+
+static void
+fill_header(const gen_t *g, dof_hdr_t *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->dofh_ident[DOF_ID_MAG0] = 0x7f;
+	h->dofh_ident[DOF_ID_MAG1] = 'D';
+	h->dofh_ident[DOF_ID_MAG2] = 'O';
+	h->dofh_ident[DOF_ID_MAG3] = 'F';
+	h->dofh_ident[DOF_ID_MODEL] = DOF_MODEL_LP64;
+	h->dofh_ident[DOF_ID_ENCODING] = DOF_ENCODE_LSB;
+	h->dofh_ident[DOF_ID_VERSION] = g->any_enabled ? g->t->dof_enabled_version : DOF_VERSION_1;
+	h->dofh_ident[DOF_ID_DIFVERS] = DIF_VERSION_2;
+	h->dofh_ident[DOF_ID_DIFIREG] = DIF_DIR_NREGS;
+	h->dofh_ident[DOF_ID_DIFTREG] = DIF_DTR_NREGS;
+	h->dofh_flags = 0;
+	h->dofh_hdrsize = sizeof(dof_hdr_t);
+	h->dofh_secsize = sizeof(dof_sec_t);
+	h->dofh_secnum = (uint32_t)g->nsecs;
+	h->dofh_secoff = sizeof(dof_hdr_t);
+}
+
+/* The bytes, and the list of u64s the object writer must relocate. */
+static int
+write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
+{
+	size_t size = (size_t)round_up(h->dofh_filesz, 8), nrelocs = 0, k = 0;
+	uint8_t *img;
+
+	for (size_t i = 0; i < g->nprovs; i++)
+		nrelocs += g->provs[i].nrelocs;
+	img = calloc(1, size);
+	out->relocs = nrelocs ? calloc(nrelocs, sizeof(*out->relocs)) : NULL;
+	if (img == NULL || (nrelocs && out->relocs == NULL)) {
+		free(img);
+		free(out->relocs);
+		out->relocs = NULL;
+		return err_set(g->e, "out of memory writing a %zu-byte DOF image", size);
+	}
+	memcpy(img, h, sizeof(*h));
+	for (size_t i = 0; i < g->nsecs; i++) {
+		const section_t *s = &g->secs[i];
+		dof_sec_t sh = { s->type, s->align, s->flags, s->entsize, s->offset, s->size };
+
+		memcpy(img + h->dofh_secoff + i * sizeof(sh), &sh, sizeof(sh));
+		if (s->size > 0)
+			memcpy(img + s->offset, s->data, s->size);
+	}
+	for (size_t i = 0; i < g->nprovs; i++) {
+		const prov_out_t *po = &g->provs[i];
+		uint64_t base = g->secs[po->s_probes].offset;
+
+		for (size_t r = 0; r < po->nrelocs; r++) {
+			out->relocs[k].offset = base + (uint64_t)po->relocs[r].record *
+			    sizeof(dof_probe_t) + offsetof(dof_probe_t, dofpr_addr);
+			out->relocs[k++].symbol = po->relocs[r].symbol;
+		}
+	}
+	out->data = img;
+	out->size = size;
+	out->nrelocs = nrelocs;
+	return 0;
+}
+
+static void
+gen_free(gen_t *g)
+{
+	for (size_t i = 0; i < g->nprovs; i++)
+		prov_out_free(&g->provs[i]);
+	free(g->provs);
+	free(g->secs);
+	strtab_free(&g->strtab);
+}
+
+int
+dof_generate(const usdt_model_t *m, const usdt_target_t *t,
+    dof_image_t *out, err_t *e)
+{
+	gen_t g;
+	dof_hdr_t h;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(&g, 0, sizeof(g));
+	g.m = m;
+	g.t = t;
+	g.e = e;
+	strtab_init(&g.strtab);
+	if (m->nproviders > 0 &&
+	    (g.provs = calloc(m->nproviders, sizeof(*g.provs))) == NULL) {
+		err_set(e, "out of memory building DOF");
+		goto out;
+	}
+	for (size_t i = 0; i < m->nproviders; i++) {
+		prov_out_t *po = &g.provs[g.nprovs];
+
+		po->prov = m->providers[i];
+		sb_init(&po->probes);
+		sb_init(&po->prargs);
+		sb_init(&po->proffs);
+		sb_init(&po->prenoffs);
+		sb_init(&po->reltab);
+		g.nprovs++;
+		if (build_provider(&g, po) != 0)
+			goto out;
+		if (po->nrecords == 0) {	/* nothing to describe: leave it out */
+			prov_out_free(po);
+			g.nprovs--;
+		}
+	}
+	if (g.strtab.failed) {
+		err_set(e, "out of memory or over 4 GiB building the DOF string table");
+		goto out;
+	}
+	if (assign_sections(&g) != 0)
+		goto out;
+	fill_header(&g, &h);
+	layout(&g, &h);
+	rc = write_image(&g, &h, out);
+out:
+	gen_free(&g);
+	return rc;
+}
+
+void
+dof_image_free(dof_image_t *img)
+{
+	if (img == NULL)
+		return;
+	free(img->data);
+	free(img->relocs);
+	memset(img, 0, sizeof(*img));
+}

@@ -1,0 +1,1024 @@
+/*
+ * elfwrite.c - the ELF object builder and its ET_REL writer (elfwrite.h).
+ *
+ * The builder keeps sections, groups, symbols and relocations as plain
+ * arrays addressed by 1-based handles; nothing about the file exists until
+ * a writer runs.  elfw_write_rel then decides everything a relocatable
+ * object needs that the caller should not have to think about:
+ *
+ *  - section indices: SHT_GROUP sections first (the gABI wants a group
+ *    before its members), then each section immediately followed by the
+ *    RELA section that relocates it, then .symtab, .strtab, .shstrtab;
+ *  - the symbol table: the null symbol, every STB_LOCAL symbol, then the
+ *    rest, with sh_info = the first non-local index, as the gABI requires;
+ *  - group membership: a member gets SHF_GROUP, and so does its RELA
+ *    section, which is also listed in the group (a linker that discards the
+ *    group must discard the relocations with it);
+ *  - string tables (each string stored once), and the file layout, which
+ *    libelf computes.
+ *
+ * All ELF structures go through GElf, so one routine serves ELFCLASS32 and
+ * ELFCLASS64.  Every libelf failure is reported with the call's name and
+ * elf_errmsg(-1); elf_end runs on every path.
+ *
+ * elfw_localize_symbol is the one routine that edits an existing file: the
+ * -G stage uses it after `ld -r`, because GNU ld ignores version scripts
+ * under -r and so cannot make __SUNW_dof local itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfwrite.h"
+#include "strbuf.h"
+
+typedef struct elfw_rel {
+	uint64_t offset;
+	unsigned type;
+	int symbol;		/* handle, 0 = none */
+	int64_t addend;
+} elfw_rel_t;
+
+typedef struct elfw_sec {
+	char *name;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t align;
+	uint64_t entsize;
+	void *data;		/* our copy; NULL when empty or NOBITS */
+	size_t size;
+	int group;
+	elfw_rel_t *rels;
+	size_t nrels, relcap;
+	int symbol;		/* its STT_SECTION symbol, 0 until asked for */
+	size_t index;		/* output index, set by the writer */
+	size_t rel_index;	/* output index of its RELA section, 0 if none */
+} elfw_sec_t;
+
+typedef struct elfw_sym {
+	char *name;
+	int section;
+	uint64_t value;
+	uint64_t size;
+	unsigned char info;	/* GELF_ST_INFO(bind, type) */
+	unsigned char other;	/* visibility */
+	size_t index;		/* output index, set by the writer */
+} elfw_sym_t;
+
+typedef struct elfw_group {
+	int signature;		/* symbol handle, 0 until set */
+	size_t index;		/* output index, set by the writer */
+} elfw_group_t;
+
+struct elfw {
+	unsigned elf_class;
+	unsigned machine;
+	elfw_sec_t *secs;	/* handle h is secs[h - 1] */
+	size_t nsecs, seccap;
+	elfw_sym_t *syms;	/* handle h is syms[h - 1] */
+	size_t nsyms, symcap;
+	elfw_group_t *groups;	/* handle h is groups[h - 1] */
+	size_t ngroups, groupcap;
+	int *names;		/* open-addressed hash: symbol name -> handle */
+	size_t namecap;		/* a power of two, or 0 */
+	bool failed;
+	err_t err;
+};
+
+/* ---- errors and growth -------------------------------------------------- */
+
+/* Latch the first error; later ones are consequences of it. */
+static int
+fail(elfw_t *w, const char *what)
+{
+	if (!w->failed) {
+		w->failed = true;
+		err_set(&w->err, "ELF writer: %s", what);
+	}
+	return -1;
+}
+
+static int
+fail_libelf(err_t *e, const char *call, const char *subject)
+{
+	return err_set(e, "%s: %s failed: %s", subject, call, elf_errmsg(-1));
+}
+
+/* Make room for one more element in *arrayp; false on allocation failure. */
+static bool
+grow(void *arrayp, size_t n, size_t *capp, size_t elem)
+{
+	void **ap = arrayp;
+	size_t cap = *capp ? *capp * 2 : 16;
+	void *p;
+
+	if (n < *capp)
+		return true;
+	if ((p = realloc(*ap, cap * elem)) == NULL)
+		return false;
+	*ap = p;
+	*capp = cap;
+	return true;
+}
+
+static bool
+libelf_ready(err_t *e)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		err_set(e, "libelf is out of date: elf_version failed: %s",
+		    elf_errmsg(-1));
+		return false;
+	}
+	return true;
+}
+
+/* ---- the builder -------------------------------------------------------- */
+
+elfw_t *
+elfw_new(unsigned elf_class, unsigned machine, err_t *e)
+{
+	elfw_t *w;
+
+	if (!libelf_ready(e))
+		return NULL;
+	if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
+		err_set(e, "ELF writer: unknown ELF class %u", elf_class);
+		return NULL;
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		err_errno(e, ENOMEM, "ELF writer");
+		return NULL;
+	}
+	w->elf_class = elf_class;
+	w->machine = machine;
+	return w;
+}
+
+void
+elfw_free(elfw_t *w)
+{
+	if (w == NULL)
+		return;
+	for (size_t i = 0; i < w->nsecs; i++) {
+		free(w->secs[i].name);
+		free(w->secs[i].data);
+		free(w->secs[i].rels);
+	}
+	for (size_t i = 0; i < w->nsyms; i++)
+		free(w->syms[i].name);
+	free(w->secs);
+	free(w->syms);
+	free(w->groups);
+	free(w->names);
+	free(w);
+}
+
+bool
+elfw_failed(const elfw_t *w, err_t *e)
+{
+	if (w->failed && e != NULL)
+		*e = w->err;
+	return w->failed;
+}
+
+static bool
+valid_section(const elfw_t *w, int h)
+{
+	return h > 0 && (size_t)h <= w->nsecs;
+}
+
+static bool
+valid_symbol(const elfw_t *w, int h)
+{
+	return h > 0 && (size_t)h <= w->nsyms;
+}
+
+int
+elfw_add_group(elfw_t *w)
+{
+	if (w->failed)
+		return -1;
+	if (!grow(&w->groups, w->ngroups, &w->groupcap, sizeof(*w->groups)))
+		return fail(w, "out of memory");
+	w->groups[w->ngroups].signature = 0;
+	w->groups[w->ngroups].index = 0;
+	return (int)++w->ngroups;
+}
+
+int
+elfw_set_group_signature(elfw_t *w, int group, int symbol)
+{
+	if (w->failed)
+		return -1;
+	if (group <= 0 || (size_t)group > w->ngroups || !valid_symbol(w, symbol))
+		return fail(w, "group signature names no group or no symbol");
+	w->groups[group - 1].signature = symbol;
+	return 0;
+}
+
+int
+elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
+{
+	elfw_sec_t s = { 0 };
+
+	if (w->failed)
+		return -1;
+	if (d->name == NULL || (d->group != 0 &&
+	    (d->group < 0 || (size_t)d->group > w->ngroups)))
+		return fail(w, "section without a name, or in an unknown group");
+	if (d->align > 1 && (d->align & (d->align - 1)) != 0)
+		return fail(w, "section alignment is not a power of two");
+	s.type = d->type;
+	s.flags = d->flags;
+	s.align = d->align ? d->align : 1;
+	s.entsize = d->entsize;
+	s.size = d->size;
+	s.group = d->group;
+	if ((s.name = strdup(d->name)) == NULL)
+		return fail(w, "out of memory");
+	if (d->size > 0 && d->type != SHT_NOBITS) {
+		if ((s.data = calloc(1, d->size)) == NULL) {
+			free(s.name);
+			return fail(w, "out of memory");
+		}
+		if (d->data != NULL)
+			memcpy(s.data, d->data, d->size);
+	}
+	if (!grow(&w->secs, w->nsecs, &w->seccap, sizeof(*w->secs))) {
+		free(s.name);
+		free(s.data);
+		return fail(w, "out of memory");
+	}
+	w->secs[w->nsecs] = s;
+	return (int)++w->nsecs;
+}
+
+/* FNV-1a: symbol names are short and many differ only at the end. */
+static size_t
+name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s != '\0') {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)h;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static size_t
+name_slot(const elfw_t *w, const char *name)
+{
+	size_t mask = w->namecap - 1, i = name_hash(name) & mask;
+
+	while (w->names[i] != 0 && strcmp(w->syms[w->names[i] - 1].name, name) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Double the name table; false on allocation failure. */
+static bool
+names_grow(elfw_t *w)
+{
+	int *old = w->names;
+	size_t oldcap = w->namecap;
+
+	w->namecap = oldcap ? oldcap * 2 : 64;
+	if ((w->names = calloc(w->namecap, sizeof(int))) == NULL) {
+		w->names = old;
+		w->namecap = oldcap;
+		return false;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i] != 0)
+			w->names[name_slot(w, w->syms[old[i] - 1].name)] = old[i];
+	free(old);
+	return true;
+}
+
+/* Remember that name now means handle h (the most recent wins). */
+static bool
+names_put(elfw_t *w, int h)
+{
+	const char *name = w->syms[h - 1].name;
+
+	if (name[0] == '\0')
+		return true;
+	if (2 * (w->nsyms + 1) > w->namecap && !names_grow(w))
+		return false;
+	w->names[name_slot(w, name)] = h;
+	return true;
+}
+
+int
+elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
+{
+	elfw_sym_t s = { 0 };
+	int h;
+
+	if (w->failed)
+		return -1;
+	if (d->section != ELFW_UNDEF && d->section != ELFW_ABS &&
+	    !valid_section(w, d->section))
+		return fail(w, "symbol in an unknown section");
+	s.section = d->section;
+	s.value = d->value;
+	s.size = d->size;
+	s.info = (unsigned char)GELF_ST_INFO(d->bind, d->type);
+	s.other = (unsigned char)GELF_ST_VISIBILITY(d->visibility);
+	if ((s.name = strdup(d->name != NULL ? d->name : "")) == NULL)
+		return fail(w, "out of memory");
+	if (!grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms))) {
+		free(s.name);
+		return fail(w, "out of memory");
+	}
+	w->syms[w->nsyms] = s;
+	h = (int)++w->nsyms;
+	if (!names_put(w, h))
+		return fail(w, "out of memory");
+	return h;
+}
+
+int
+elfw_section_symbol(elfw_t *w, int section)
+{
+	elfw_symbol_desc_t d = { "", section, 0, 0, STB_LOCAL, STT_SECTION, STV_DEFAULT };
+	int h;
+
+	if (w->failed)
+		return -1;
+	if (!valid_section(w, section))
+		return fail(w, "section symbol of an unknown section");
+	if (w->secs[section - 1].symbol != 0)
+		return w->secs[section - 1].symbol;
+	if ((h = elfw_add_symbol(w, &d)) > 0)
+		w->secs[section - 1].symbol = h;
+	return h;
+}
+
+int
+elfw_find_symbol(const elfw_t *w, const char *name)
+{
+	if (w->namecap == 0 || name[0] == '\0')
+		return 0;
+	return w->names[name_slot(w, name)];
+}
+
+int
+elfw_symbol_ref(elfw_t *w, const char *name)
+{
+	elfw_symbol_desc_t d = { name, ELFW_UNDEF, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT };
+	int h;
+
+	if (w->failed)
+		return -1;
+	if ((h = elfw_find_symbol(w, name)) != 0)
+		return h;
+	return elfw_add_symbol(w, &d);
+}
+
+int
+elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
+    int symbol, int64_t addend)
+{
+	elfw_sec_t *s;
+
+	if (w->failed)
+		return -1;
+	if (!valid_section(w, section) || (symbol != 0 && !valid_symbol(w, symbol)))
+		return fail(w, "relocation in an unknown section or against an unknown symbol");
+	s = &w->secs[section - 1];
+	if (!grow(&s->rels, s->nrels, &s->relcap, sizeof(*s->rels)))
+		return fail(w, "out of memory");
+	s->rels[s->nrels++] = (elfw_rel_t){ offset, type, symbol, addend };
+	return 0;
+}
+
+/* ---- string tables ------------------------------------------------------ */
+
+/*
+ * A string table that stores each string once: a strbuf of the bytes and
+ * an open-addressed set of offsets hashed by content.
+ */
+typedef struct strtab {
+	strbuf_t bytes;
+	size_t *slots;		/* offset + 1 of a stored string, 0 = empty */
+	size_t cap, count;	/* cap is a power of two, or 0 */
+	bool failed;
+} strtab_t;
+
+static void
+strtab_init(strtab_t *t)
+{
+	memset(t, 0, sizeof(*t));
+	sb_init(&t->bytes);
+	sb_u8(&t->bytes, 0);	/* offset 0 is the empty string */
+}
+
+static void
+strtab_free(strtab_t *t)
+{
+	sb_free(&t->bytes);
+	free(t->slots);
+}
+
+static size_t
+strtab_slot(const strtab_t *t, const char *s)
+{
+	size_t mask = t->cap - 1, i = name_hash(s) & mask;
+
+	while (t->slots[i] != 0 && strcmp(t->bytes.data + t->slots[i] - 1, s) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool
+strtab_grow(strtab_t *t)
+{
+	size_t *old = t->slots, oldcap = t->cap;
+
+	t->cap = oldcap ? oldcap * 2 : 64;
+	if ((t->slots = calloc(t->cap, sizeof(size_t))) == NULL) {
+		t->slots = old;
+		t->cap = oldcap;
+		return false;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i] != 0)
+			t->slots[strtab_slot(t, t->bytes.data + old[i] - 1)] = old[i];
+	free(old);
+	return true;
+}
+
+/* Offset of s in the table, adding it if new; 0 after a failure. */
+static size_t
+strtab_add(strtab_t *t, const char *s)
+{
+	size_t i, off;
+
+	if (s[0] == '\0' || t->failed)
+		return 0;
+	if (2 * (t->count + 1) > t->cap && !strtab_grow(t)) {
+		t->failed = true;
+		return 0;
+	}
+	i = strtab_slot(t, s);
+	if (t->slots[i] != 0)
+		return t->slots[i] - 1;
+	off = t->bytes.len;
+	sb_append(&t->bytes, s, strlen(s) + 1);
+	if (t->bytes.failed) {
+		t->failed = true;
+		return 0;
+	}
+	t->slots[i] = off + 1;
+	t->count++;
+	return off;
+}
+
+/* ---- the ET_REL writer -------------------------------------------------- */
+
+/* What one write needs besides the builder; released by layout_free. */
+typedef struct layout {
+	size_t symtab, strtab, shstrtab;	/* output section indices */
+	size_t nsections;			/* including the null section */
+	int *order;		/* symbol handles in output order (from index 1) */
+	size_t nlocals;		/* output index of the first non-local symbol */
+	strtab_t strs;		/* .strtab */
+	strtab_t shstrs;	/* .shstrtab */
+	void **buffers;		/* data handed to libelf, freed after elf_end */
+	size_t nbuffers, buffercap;
+} layout_t;
+
+static void
+layout_free(layout_t *l)
+{
+	free(l->order);
+	strtab_free(&l->strs);
+	strtab_free(&l->shstrs);
+	for (size_t i = 0; i < l->nbuffers; i++)
+		free(l->buffers[i]);
+	free(l->buffers);
+}
+
+/* A zeroed buffer that lives until the write ends; NULL on failure. */
+static void *
+layout_buffer(layout_t *l, size_t size)
+{
+	void *p;
+
+	if (!grow(&l->buffers, l->nbuffers, &l->buffercap, sizeof(void *)))
+		return NULL;
+	if ((p = calloc(1, size ? size : 1)) == NULL)
+		return NULL;
+	l->buffers[l->nbuffers++] = p;
+	return p;
+}
+
+/* Output indices of every section; see the top of this file for the order. */
+static int
+assign_indices(elfw_t *w, layout_t *l, err_t *e)
+{
+	size_t next = 1;
+
+	for (size_t g = 0; g < w->ngroups; g++)
+		w->groups[g].index = next++;
+	for (size_t i = 0; i < w->nsecs; i++) {
+		w->secs[i].index = next++;
+		w->secs[i].rel_index = w->secs[i].nrels > 0 ? next++ : 0;
+	}
+	l->symtab = next++;
+	l->strtab = next++;
+	l->shstrtab = next++;
+	l->nsections = next;
+	if (next >= SHN_LORESERVE)
+		return err_set(e, "ELF writer: %zu sections need extended section numbering, "
+		    "which is not supported", next);
+	return 0;
+}
+
+/* Locals first, each group in the order the symbols were added. */
+static int
+order_symbols(elfw_t *w, layout_t *l, err_t *e)
+{
+	size_t next = 1;
+
+	if ((l->order = calloc(w->nsyms + 1, sizeof(int))) == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < w->nsyms; i++) {
+			bool local = GELF_ST_BIND(w->syms[i].info) == STB_LOCAL;
+
+			if (local != (pass == 0))
+				continue;
+			w->syms[i].index = next;
+			l->order[next++] = (int)i + 1;
+		}
+		if (pass == 0)
+			l->nlocals = next;
+	}
+	return 0;
+}
+
+static int
+check_groups(const elfw_t *w, err_t *e)
+{
+	for (size_t g = 0; g < w->ngroups; g++) {
+		bool has_member = false;
+
+		if (w->groups[g].signature == 0)
+			return err_set(e, "ELF writer: group %zu has no signature symbol", g + 1);
+		for (size_t i = 0; i < w->nsecs && !has_member; i++)
+			has_member = w->secs[i].group == (int)g + 1;
+		if (!has_member)
+			return err_set(e, "ELF writer: group %zu (%s) has no sections", g + 1,
+			    w->syms[w->groups[g].signature - 1].name);
+	}
+	return 0;
+}
+
+static uint32_t
+symbol_shndx(const elfw_t *w, int section)
+{
+	if (section == ELFW_UNDEF)
+		return SHN_UNDEF;
+	if (section == ELFW_ABS)
+		return SHN_ABS;
+	return (uint32_t)w->secs[section - 1].index;
+}
+
+/* Add a section to elf with one data block; NULL with e set on failure. */
+static Elf_Scn *
+emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
+    Elf_Type dtype, err_t *e)
+{
+	Elf_Scn *scn = elf_newscn(elf);
+	Elf_Data *data;
+	GElf_Shdr cur;
+
+	if (scn == NULL) {
+		fail_libelf(e, "elf_newscn", "ELF writer");
+		return NULL;
+	}
+	if ((data = elf_newdata(scn)) == NULL) {
+		fail_libelf(e, "elf_newdata", "ELF writer");
+		return NULL;
+	}
+	data->d_buf = buf;
+	data->d_size = size;
+	data->d_type = dtype;
+	data->d_align = sh->sh_addralign ? sh->sh_addralign : 1;
+	data->d_off = 0;
+	data->d_version = EV_CURRENT;
+	if (gelf_getshdr(scn, &cur) == NULL) {
+		fail_libelf(e, "gelf_getshdr", "ELF writer");
+		return NULL;
+	}
+	cur = *sh;
+	cur.sh_size = size;
+	if (gelf_update_shdr(scn, &cur) == 0) {
+		fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		return NULL;
+	}
+	return scn;
+}
+
+static GElf_Shdr
+shdr(strtab_t *names, const char *name, uint32_t type, uint64_t flags,
+    uint64_t align, uint64_t entsize, uint32_t link, uint32_t info)
+{
+	GElf_Shdr sh = { 0 };
+
+	sh.sh_name = (GElf_Word)strtab_add(names, name);
+	sh.sh_type = type;
+	sh.sh_flags = flags;
+	sh.sh_addralign = align;
+	sh.sh_entsize = entsize;
+	sh.sh_link = link;
+	sh.sh_info = info;
+	return sh;
+}
+
+static int
+emit_group(elfw_t *w, layout_t *l, Elf *elf, size_t g, err_t *e)
+{
+	size_t n = 1;
+	uint32_t *words;
+	GElf_Shdr sh;
+
+	for (size_t i = 0; i < w->nsecs; i++)
+		if (w->secs[i].group == (int)g + 1)
+			n += w->secs[i].rel_index ? 2 : 1;
+	if ((words = layout_buffer(l, n * sizeof(uint32_t))) == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	n = 0;
+	words[n++] = GRP_COMDAT;
+	for (size_t i = 0; i < w->nsecs; i++) {
+		if (w->secs[i].group != (int)g + 1)
+			continue;
+		words[n++] = (uint32_t)w->secs[i].index;
+		if (w->secs[i].rel_index)
+			words[n++] = (uint32_t)w->secs[i].rel_index;
+	}
+	sh = shdr(&l->shstrs, ".group", SHT_GROUP, 0, 4, 4, (uint32_t)l->symtab,
+	    (uint32_t)w->syms[w->groups[g].signature - 1].index);
+	return emit_section(elf, &sh, words, n * sizeof(uint32_t), ELF_T_WORD, e) ? 0 : -1;
+}
+
+static int
+emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+	uint64_t flags = SHF_INFO_LINK | (s->group ? SHF_GROUP : 0);
+	size_t namelen = strlen(s->name) + sizeof(".rela");
+	char *name = layout_buffer(l, namelen);
+	void *buf = layout_buffer(l, s->nrels * entsize);
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (name == NULL || buf == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	strcpy(name, ".rela");
+	strcat(name, s->name);
+	sh = shdr(&l->shstrs, name, SHT_RELA, flags,
+	    w->elf_class == ELFCLASS64 ? 8 : 4, entsize, (uint32_t)l->symtab,
+	    (uint32_t)s->index);
+	if ((scn = emit_section(elf, &sh, buf, s->nrels * entsize, ELF_T_RELA, e)) == NULL)
+		return -1;
+	data = elf_getdata(scn, NULL);
+	for (size_t i = 0; i < s->nrels; i++) {
+		const elfw_rel_t *r = &s->rels[i];
+		size_t sym = r->symbol ? w->syms[r->symbol - 1].index : 0;
+		GElf_Rela rela = { r->offset, GELF_R_INFO(sym, r->type), r->addend };
+
+		if (gelf_update_rela(data, (int)i, &rela) == 0)
+			return fail_libelf(e, "gelf_update_rela", "ELF writer");
+	}
+	return 0;
+}
+
+static int
+emit_sections(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
+{
+	for (size_t i = 0; i < w->nsecs; i++) {
+		elfw_sec_t *s = &w->secs[i];
+		GElf_Shdr sh = shdr(&l->shstrs, s->name, s->type,
+		    s->flags | (s->group ? SHF_GROUP : 0), s->align, s->entsize, 0, 0);
+
+		if (emit_section(elf, &sh, s->data, s->size, ELF_T_BYTE, e) == NULL)
+			return -1;
+		if (s->rel_index && emit_relocs(w, l, elf, s, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t n = w->nsyms + 1;
+	void *buf = layout_buffer(l, n * entsize);
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (buf == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	sh = shdr(&l->shstrs, ".symtab", SHT_SYMTAB, 0,
+	    w->elf_class == ELFCLASS64 ? 8 : 4, entsize, (uint32_t)l->strtab,
+	    (uint32_t)l->nlocals);
+	if ((scn = emit_section(elf, &sh, buf, n * entsize, ELF_T_SYM, e)) == NULL)
+		return -1;
+	data = elf_getdata(scn, NULL);
+	for (size_t i = 1; i < n; i++) {
+		const elfw_sym_t *s = &w->syms[l->order[i] - 1];
+		GElf_Sym sym = { 0 };
+
+		sym.st_name = (GElf_Word)strtab_add(&l->strs, s->name);
+		sym.st_info = s->info;
+		sym.st_other = s->other;
+		sym.st_shndx = (GElf_Section)symbol_shndx(w, s->section);
+		sym.st_value = s->value;
+		sym.st_size = s->size;
+		if (gelf_update_sym(data, (int)i, &sym) == 0)
+			return fail_libelf(e, "gelf_update_sym", "ELF writer");
+	}
+	return 0;
+}
+
+/* A finished string table; the table keeps owning its bytes. */
+static int
+emit_strtab(layout_t *l, Elf *elf, strtab_t *t, const char *name, err_t *e)
+{
+	GElf_Shdr sh = shdr(&l->shstrs, name, SHT_STRTAB, 0, 1, 0, 0, 0);
+
+	if (t->failed || t->bytes.failed || l->shstrs.failed || l->shstrs.bytes.failed)
+		return err_errno(e, ENOMEM, "ELF writer");
+	return emit_section(elf, &sh, t->bytes.data, t->bytes.len, ELF_T_BYTE, e) ? 0 : -1;
+}
+
+static int
+emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
+{
+	GElf_Ehdr eh;
+
+	if (gelf_newehdr(elf, (int)w->elf_class) == NULL)
+		return fail_libelf(e, "gelf_newehdr", "ELF writer");
+	if (gelf_getehdr(elf, &eh) == NULL)
+		return fail_libelf(e, "gelf_getehdr", "ELF writer");
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh.e_type = ET_REL;
+	eh.e_machine = (GElf_Half)w->machine;
+	eh.e_version = EV_CURRENT;
+	eh.e_shstrndx = (GElf_Half)l->shstrtab;
+	if (gelf_update_ehdr(elf, &eh) == 0)
+		return fail_libelf(e, "gelf_update_ehdr", "ELF writer");
+	return 0;
+}
+
+/* Everything after the layout decisions: libelf builds and writes the file. */
+static int
+emit_file(elfw_t *w, layout_t *l, int fd, err_t *e)
+{
+	Elf *elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	int rc = -1;
+
+	if (elf == NULL)
+		return fail_libelf(e, "elf_begin", "ELF writer");
+	if (emit_header(w, l, elf, e) != 0)
+		goto out;
+	for (size_t g = 0; g < w->ngroups; g++)
+		if (emit_group(w, l, elf, g, e) != 0)
+			goto out;
+	if (emit_sections(w, l, elf, e) != 0 || emit_symtab(w, l, elf, e) != 0 ||
+	    emit_strtab(l, elf, &l->strs, ".strtab", e) != 0)
+		goto out;
+	/* Name .shstrtab before handing its bytes over: they must be final. */
+	strtab_add(&l->shstrs, ".shstrtab");
+	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0)
+		goto out;
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		fail_libelf(e, "elf_update", "ELF writer");
+		goto out;
+	}
+	rc = 0;
+out:
+	elf_end(elf);
+	return rc;
+}
+
+int
+elfw_write_rel(elfw_t *w, int fd, err_t *e)
+{
+	layout_t l = { 0 };
+	int rc = -1;
+
+	if (elfw_failed(w, e))
+		return -1;
+	strtab_init(&l.strs);
+	strtab_init(&l.shstrs);
+	if (assign_indices(w, &l, e) == 0 && order_symbols(w, &l, e) == 0 &&
+	    check_groups(w, e) == 0)
+		rc = emit_file(w, &l, fd, e);
+	layout_free(&l);
+	return rc;
+}
+
+/* ---- localizing a symbol in an existing object -------------------------- */
+
+/* The symbol table section of elf, or NULL. */
+static Elf_Scn *
+find_symtab(Elf *elf, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) != NULL && sh->sh_type == SHT_SYMTAB)
+			return scn;
+	return NULL;
+}
+
+/* Index of the symbol called name among [from, to), or 0. */
+static size_t
+find_named(Elf *elf, Elf_Data *syms, const GElf_Shdr *sh, const char *name,
+    size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		GElf_Sym s;
+		const char *n;
+
+		if (gelf_getsym(syms, (int)i, &s) == NULL)
+			continue;
+		n = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (n != NULL && strcmp(n, name) == 0)
+			return i;
+	}
+	return 0;
+}
+
+static size_t
+swapped(size_t index, size_t a, size_t b)
+{
+	return index == a ? b : index == b ? a : index;
+}
+
+/* Renumber the relocations of one REL/RELA section after swapping a and b. */
+static int
+renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
+    const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (data == NULL)
+		return fail_libelf(e, "elf_getdata", path);
+	for (size_t i = 0; i < n; i++) {
+		if (sh->sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (gelf_getrela(data, (int)i, &r) == NULL)
+				return fail_libelf(e, "gelf_getrela", path);
+			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
+			    GELF_R_TYPE(r.r_info));
+			if (gelf_update_rela(data, (int)i, &r) == 0)
+				return fail_libelf(e, "gelf_update_rela", path);
+		} else {
+			GElf_Rel r;
+
+			if (gelf_getrel(data, (int)i, &r) == NULL)
+				return fail_libelf(e, "gelf_getrel", path);
+			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
+			    GELF_R_TYPE(r.r_info));
+			if (gelf_update_rel(data, (int)i, &r) == 0)
+				return fail_libelf(e, "gelf_update_rel", path);
+		}
+	}
+	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
+	return 0;
+}
+
+static int
+swap_shndx_words(Elf_Scn *scn, size_t a, size_t b, const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	uint32_t *words, t;
+
+	if (data == NULL)
+		return fail_libelf(e, "elf_getdata", path);
+	words = data->d_buf;
+	if ((a + 1) * 4 > data->d_size || (b + 1) * 4 > data->d_size)
+		return err_set(e, "%s: SHT_SYMTAB_SHNDX is shorter than the symbol table", path);
+	t = words[a];
+	words[a] = words[b];
+	words[b] = t;
+	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
+	return 0;
+}
+
+/* Fix every section that names symbols by index after swapping a and b. */
+static int
+renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
+    err_t *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return fail_libelf(e, "gelf_getshdr", path);
+		if (sh.sh_link != symtab)
+			continue;
+		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
+			if (renumber_relocs(scn, &sh, a, b, path, e) != 0)
+				return -1;
+		} else if (sh.sh_type == SHT_GROUP) {
+			sh.sh_info = (GElf_Word)swapped(sh.sh_info, a, b);
+			if (gelf_update_shdr(scn, &sh) == 0)
+				return fail_libelf(e, "gelf_update_shdr", path);
+		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
+			if (swap_shndx_words(scn, a, b, path, e) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Swap the global symbol at k with the first global (index sh_info), make
+ * it local and move the boundary past it.
+ */
+static int
+localize_in(Elf *elf, const char *path, const char *name, err_t *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_symtab(elf, &sh);
+	Elf_Data *syms;
+	size_t n, first, k;
+	GElf_Sym sk, sf;
+
+	if (scn == NULL)
+		return err_set(e, "%s: no symbol table", path);
+	if ((syms = elf_getdata(scn, NULL)) == NULL)
+		return fail_libelf(e, "elf_getdata", path);
+	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	first = sh.sh_info;
+	if (find_named(elf, syms, &sh, name, 1, first < n ? first : n) != 0)
+		return 0;	/* already local */
+	if ((k = find_named(elf, syms, &sh, name, first, n)) == 0)
+		return err_set(e, "%s: no global symbol %s to make local", path, name);
+	if (gelf_getsym(syms, (int)k, &sk) == NULL ||
+	    gelf_getsym(syms, (int)first, &sf) == NULL)
+		return fail_libelf(e, "gelf_getsym", path);
+	sk.st_info = GELF_ST_INFO(STB_LOCAL, GELF_ST_TYPE(sk.st_info));
+	if (gelf_update_sym(syms, (int)first, &sk) == 0 ||
+	    gelf_update_sym(syms, (int)k, &sf) == 0)
+		return fail_libelf(e, "gelf_update_sym", path);
+	elf_flagdata(syms, ELF_C_SET, ELF_F_DIRTY);
+	sh.sh_info = (GElf_Word)(first + 1);
+	if (gelf_update_shdr(scn, &sh) == 0)
+		return fail_libelf(e, "gelf_update_shdr", path);
+	return renumber_users(elf, elf_ndxscn(scn), k, first, path, e);
+}
+
+int
+elfw_localize_symbol(const char *path, const char *name, err_t *e)
+{
+	Elf *elf;
+	int fd, rc = -1;
+
+	if (!libelf_ready(e))
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", path);
+	if ((elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL) {
+		fail_libelf(e, "elf_begin", path);
+		close(fd);
+		return -1;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err_set(e, "%s: not an ELF object", path);
+		goto out;
+	}
+	/* Keep the linker's layout: only bytes inside sections change. */
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	if (localize_in(elf, path, name, e) != 0)
+		goto out;
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		fail_libelf(e, "elf_update", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	elf_end(elf);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "%s", path);
+	return rc;
+}

@@ -1,0 +1,109 @@
+/*
+ * elfwrite.h - building ELF objects in memory and writing them with libelf.
+ *
+ * A builder (elfw_t) holds a description of an object that does not depend
+ * on its file layout: sections with their bytes, COMDAT groups, symbols and
+ * relocations, all named by small integer handles.  A writer then lays the
+ * description out as a file.  Today there is one writer, elfw_write_rel
+ * (ET_REL, what -G produces); the run-time library will add one for ET_DYN
+ * from the same description (program headers and dynamic tables are a
+ * property of the writer, not of the builder).  Both ELF classes go through
+ * GElf, so there is one copy of every routine.
+ *
+ * Errors latch, as in strbuf: the first failing call records a message in
+ * the builder and every later call does nothing and returns -1, so a caller
+ * adds everything and checks once, at elfw_write_rel or elfw_failed.
+ * Nothing here prints or exits.
+ */
+#ifndef USDTC_ELFWRITE_H
+#define USDTC_ELFWRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef struct elfw elfw_t;
+
+/* Symbol "section" handles that are not sections. */
+#define ELFW_UNDEF	0	/* undefined: a reference to another object */
+#define ELFW_ABS	(-2)	/* SHN_ABS */
+
+typedef struct elfw_section_desc {
+	const char *name;
+	uint32_t type;		/* SHT_* */
+	uint64_t flags;		/* SHF_*; SHF_GROUP is added for group members */
+	uint64_t align;		/* a power of two, or 0/1 */
+	uint64_t entsize;
+	const void *data;	/* copied; NULL means size zero bytes */
+	size_t size;
+	int group;		/* a handle from elfw_add_group, or 0 */
+} elfw_section_desc_t;
+
+typedef struct elfw_symbol_desc {
+	const char *name;	/* "" or NULL for section symbols */
+	int section;		/* section handle, ELFW_UNDEF or ELFW_ABS */
+	uint64_t value;		/* offset inside the section */
+	uint64_t size;
+	unsigned bind;		/* STB_* */
+	unsigned type;		/* STT_* */
+	unsigned visibility;	/* STV_* */
+} elfw_symbol_desc_t;
+
+/*
+ * A builder for objects of the given class (ELFCLASS32/64) and machine
+ * (EM_*), little-endian, with RELA relocations.  NULL with e set if libelf
+ * is unusable or memory runs out.
+ */
+elfw_t *elfw_new(unsigned elf_class, unsigned machine, err_t *e);
+void elfw_free(elfw_t *w);
+
+/* True once a call has failed; e (if non-NULL) receives the message. */
+bool elfw_failed(const elfw_t *w, err_t *e);
+
+/*
+ * A COMDAT group (GRP_COMDAT).  Its signature symbol is named later with
+ * elfw_set_group_signature, because that symbol usually lives in a section
+ * of the group.  Returns a handle > 0, or -1.
+ */
+int elfw_add_group(elfw_t *w);
+int elfw_set_group_signature(elfw_t *w, int group, int symbol);
+
+/* A section; returns its handle (> 0), or -1. */
+int elfw_add_section(elfw_t *w, const elfw_section_desc_t *d);
+
+/* A symbol; returns its handle (> 0), or -1.  Names need not be unique. */
+int elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d);
+/* The STT_SECTION symbol of a section (made on first use), or -1. */
+int elfw_section_symbol(elfw_t *w, int section);
+/* The most recently added symbol with this name, or 0 if none. */
+int elfw_find_symbol(const elfw_t *w, const char *name);
+/* That symbol, or a new undefined STB_GLOBAL reference to name. */
+int elfw_symbol_ref(elfw_t *w, const char *name);
+
+/*
+ * A relocation of the given type at offset inside section, against symbol
+ * (0 for none).  RELA sections are created per target section at write
+ * time, flagged SHF_INFO_LINK and put in the target's group.
+ */
+int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
+    int symbol, int64_t addend);
+
+/*
+ * Lay the builder out as a relocatable object (ET_REL) and write it to fd
+ * (open for writing, positioned at 0).  Section order: groups, then each
+ * section followed by its relocations, then .symtab, .strtab, .shstrtab;
+ * local symbols come first.  Returns 0, or -1 with e set.
+ */
+int elfw_write_rel(elfw_t *w, int fd, err_t *e);
+
+/*
+ * Make the global symbol `name` of the relocatable object at path local,
+ * in place: the symbol table is reordered so locals stay first, and every
+ * relocation and group signature that used a moved index is renumbered.
+ * Section offsets are kept as they are.  Returns 0, or -1 with e set.
+ */
+int elfw_localize_symbol(const char *path, const char *name, err_t *e);
+
+#endif

@@ -1,0 +1,662 @@
+/*
+ * header.c - the -h stage: the C header of probe macros (header.h).
+ *
+ * The header keeps the shape of dtrace's own, because build systems edit it
+ * with sed and sources use its names: an include guard from the output file
+ * name, an `extern "C"` guard, and per provider an `#if _DTRACE_VERSION`
+ * block that defines, for each probe in source order,
+ *
+ *	#define PROV_PROBE(arg0, arg1) \
+ *		__dtrace_prov___probe(arg0, arg1)
+ *	#define PROV_PROBE_ENABLED() \
+ *		(... true when a tracer is attached ...)
+ *
+ * with prototypes in the native types as written (`extern void
+ * __dtrace_prov___probe(int, char *);`), and an `#else` branch of macros
+ * that do nothing.
+ *
+ * Unlike dtrace's header, ours also carries each probe's code.  For every
+ * probe a top-level __asm__ statement emits the probe unit of target.h in
+ * COMDAT groups signed by the probe function's name: the stub (a tracepoint
+ * and the is-enabled tracepoint, bytes taken from the target's arch), and on
+ * Linux the .note.stapsdt note that describes the stub to bpftrace, perf and
+ * gdb, plus the probe's semaphore in `.probes`.  So a program built from the
+ * header alone has working probes, and every translation unit, and the -G
+ * object, carry identical groups of which the linker keeps one.
+ *
+ * Defining a label twice in one assembler file is an error that neither
+ * `.weak` nor COMDAT forgives, and one assembler file may see the same probe
+ * twice: two headers of one provider in one translation unit, or several
+ * units merged by LTO.  So each unit is guarded twice: by a C macro named
+ * after the probe function, and inside the asm by `.ifndef` on the function
+ * symbol (which also covers LTO, where C guards are gone).  `.stapsdt.base`
+ * is guarded the same way, as <sys/sdt.h> guards it, so our probes and
+ * <sys/sdt.h> probes can share a translation unit.
+ *
+ * PROV_PROBE_ENABLED() reads the probe's semaphore (bumped by Linux tracers)
+ * into a flag and passes the flag's address to the is-enabled function,
+ * where DTrace stores 1 (DOF version 3).  Everything GNU C is spelled so
+ * -std=c89 -pedantic stays quiet: __extension__, __asm__, no // comments;
+ * compilers that are not GNU C get the do-nothing macros.
+ *
+ * This file only appends to a strbuf: an allocation failure latches
+ * out->failed, which the caller checks once.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "header.h"
+
+/* Everything one probe is called, computed once per provider. */
+typedef struct probe_names {
+	char *macro;		/* PROV_PROBE */
+	char *func;		/* __dtrace_prov___probe, the symbol */
+	char *enabled;		/* __dtraceenabled_prov___probe */
+	char *semaphore;	/* prov_probe_semaphore */
+	char *c_func;		/* the same three as C identifiers */
+	char *c_enabled;
+	char *c_semaphore;
+} probe_names_t;
+
+/* ---- names ------------------------------------------------------------- */
+
+static bool
+is_c_ident(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/*
+ * The C identifier a symbol is declared under: the symbol itself, or, when
+ * it holds characters C does not allow ('.', '-'), a copy with each of
+ * them turned into '_' (the declaration then names the symbol in an asm
+ * label).  NULL on allocation failure.
+ */
+static char *
+c_ident(const char *symbol)
+{
+	char *out = strdup(symbol);
+
+	if (out == NULL || is_c_ident(out))
+		return out;
+	for (char *o = out; *o != '\0'; o++)
+		if (!isalnum((unsigned char)*o) && *o != '_')
+			*o = '_';
+	if (isdigit((unsigned char)out[0]))
+		out[0] = '_';
+	return out;
+}
+
+static void
+names_free(probe_names_t *n)
+{
+	free(n->macro);
+	free(n->func);
+	free(n->enabled);
+	free(n->semaphore);
+	free(n->c_func);
+	free(n->c_enabled);
+	free(n->c_semaphore);
+}
+
+/* Fill n for probe pr of provider prov; -1 on allocation failure. */
+static int
+names_init(probe_names_t *n, const usdt_provider_t *prov, const usdt_probe_t *pr)
+{
+	memset(n, 0, sizeof(*n));
+	n->macro = usdt_macro_name(prov->name, pr->dof_name);
+	n->func = usdt_probe_func(prov->name, pr->dof_name);
+	n->enabled = usdt_enabled_func(prov->name, pr->dof_name);
+	n->semaphore = usdt_semaphore_name(prov->name, pr->name);
+	if (n->macro == NULL || n->func == NULL || n->enabled == NULL ||
+	    n->semaphore == NULL)
+		return -1;
+	n->c_func = c_ident(n->func);
+	n->c_enabled = c_ident(n->enabled);
+	n->c_semaphore = c_ident(n->semaphore);
+	if (n->c_func == NULL || n->c_enabled == NULL || n->c_semaphore == NULL)
+		return -1;
+	return 0;
+}
+
+/* ---- the include guard --------------------------------------------------- */
+
+/*
+ * `_` + the base name of the output file, upper-cased, every character
+ * that cannot be in an identifier turned into `_`: probes.h.tmp ->
+ * _PROBES_H_TMP.  With no file name (standard output), _STDOUT.
+ */
+static void
+put_guard_name(strbuf_t *out, const char *guard_file)
+{
+	const char *base = guard_file != NULL ? guard_file : "stdout";
+	const char *slash = strrchr(base, '/');
+
+	if (slash != NULL)
+		base = slash + 1;
+	sb_putc(out, '_');
+	for (const char *s = base; *s != '\0'; s++)
+		sb_putc(out, isalnum((unsigned char)*s) ?
+		    (char)toupper((unsigned char)*s) : '_');
+}
+
+/* ---- the assembler text of a probe unit --------------------------------- */
+
+/* Characters gas and LLVM accept in a symbol name without quotes. */
+static bool
+is_plain_asm_symbol(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '$')
+			return false;
+	return true;
+}
+
+/* s inside assembler double quotes, with `"` and `\` escaped. */
+static void
+put_asm_quoted(strbuf_t *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(sb, "\\%03o", c);
+		else
+			sb_putc(sb, (char)c);
+	}
+	sb_putc(sb, '"');
+}
+
+/* A symbol name as the assembler reads it: quoted only when it must be. */
+static void
+put_asm_symbol(strbuf_t *sb, const char *name)
+{
+	if (is_plain_asm_symbol(name))
+		sb_puts(sb, name);
+	else
+		put_asm_quoted(sb, name);
+}
+
+/*
+ * Write one assembler line as a line of a C string literal:
+ *	"\t.weak sym\n"
+ * escaping what C would read otherwise (`?` too: C89 has trigraphs).
+ */
+static void
+put_c_asm_line(strbuf_t *out, const strbuf_t *line)
+{
+	sb_putc(out, '"');
+	for (size_t i = 0; i < line->len; i++) {
+		char c = line->data[i];
+
+		switch (c) {
+		case '\t': sb_puts(out, "\\t"); break;
+		case '"': sb_puts(out, "\\\""); break;
+		case '\\': sb_puts(out, "\\\\"); break;
+		case '?': sb_puts(out, "\\?"); break;
+		default: sb_putc(out, c); break;
+		}
+	}
+	sb_puts(out, "\\n\"\n");
+}
+
+/*
+ * The lines of one asm statement are built here, one at a time: asm_begin
+ * starts a line, the caller appends to line, asm_end writes it out.
+ */
+typedef struct asm_writer {
+	strbuf_t *out;
+	strbuf_t line;
+} asm_writer_t;
+
+static void
+asm_writer_init(asm_writer_t *w, strbuf_t *out)
+{
+	w->out = out;
+	sb_init(&w->line);
+}
+
+static strbuf_t *
+asm_begin(asm_writer_t *w)
+{
+	w->line.len = 0;
+	if (w->line.data != NULL)
+		w->line.data[0] = '\0';
+	return &w->line;
+}
+
+static void
+asm_end(asm_writer_t *w)
+{
+	if (w->line.failed)
+		w->out->failed = true;
+	put_c_asm_line(w->out, &w->line);
+}
+
+/* A directive with one symbol operand: "\t.weak sym". */
+static void
+asm_sym_directive(asm_writer_t *w, const char *directive, const char *sym)
+{
+	strbuf_t *l = asm_begin(w);
+
+	sb_printf(l, "\t%s ", directive);
+	put_asm_symbol(l, sym);
+	asm_end(w);
+}
+
+/* A weak hidden symbol of the given type and size, defined here. */
+static void
+asm_define_symbol(asm_writer_t *w, const char *sym, const char *type, size_t size)
+{
+	strbuf_t *l;
+
+	asm_sym_directive(w, ".weak", sym);
+	asm_sym_directive(w, ".hidden", sym);
+	if (type != NULL) {
+		l = asm_begin(w);
+		sb_puts(l, "\t.type ");
+		put_asm_symbol(l, sym);
+		sb_printf(l, ",@%s", type);
+		asm_end(w);
+	}
+	l = asm_begin(w);
+	sb_puts(l, "\t.size ");
+	put_asm_symbol(l, sym);
+	sb_printf(l, ",%zu", size);
+	asm_end(w);
+	l = asm_begin(w);
+	put_asm_symbol(l, sym);
+	sb_putc(l, ':');
+	asm_end(w);
+}
+
+/*
+ * `.pushsection NAME,"FLAGS",@TYPE,GROUP,comdat`: a section in the COMDAT
+ * group signed by GROUP.  The section name is NAME_PREFIX + NAME_SUFFIX.
+ */
+static void
+asm_push_group_section(asm_writer_t *w, const char *name_prefix,
+    const char *name_suffix, const char *flags, const char *type,
+    const char *group)
+{
+	strbuf_t *l = asm_begin(w);
+	strbuf_t name;
+
+	sb_init(&name);
+	sb_puts(&name, name_prefix);
+	sb_puts(&name, name_suffix);
+	if (name.failed)
+		w->out->failed = true;
+	sb_puts(l, "\t.pushsection ");
+	put_asm_symbol(l, name.data != NULL ? name.data : "");
+	sb_printf(l, ",\"%sG\",@%s,", flags, type);
+	put_asm_symbol(l, group);
+	sb_puts(l, ",comdat");
+	asm_end(w);
+	sb_free(&name);
+}
+
+static void
+asm_plain(asm_writer_t *w, const char *text)
+{
+	sb_puts(asm_begin(w), text);
+	asm_end(w);
+}
+
+/* unit[from, to) as one `.byte` line. */
+static void
+asm_bytes(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
+{
+	strbuf_t *l;
+
+	if (from >= to)
+		return;
+	l = asm_begin(w);
+	sb_puts(l, "\t.byte ");
+	for (size_t i = from; i < to; i++)
+		sb_printf(l, "%s0x%02x", i > from ? "," : "", unit[i]);
+	asm_end(w);
+}
+
+/*
+ * The stub: the arch's unit bytes, the probe function's symbol over all of
+ * them, the is-enabled function's symbol from enabled_offset to the end.
+ */
+static void
+asm_stub(asm_writer_t *w, const usdt_arch_t *a, const probe_names_t *n)
+{
+	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
+	strbuf_t *l;
+
+	asm_push_group_section(w, ".text.", n->func, "ax", "progbits", n->func);
+	l = asm_begin(w);
+	sb_printf(l, "\t.balign %u", a->unit_align);
+	asm_end(w);
+	asm_define_symbol(w, n->func, "function", a->unit_size);
+	asm_bytes(w, a->unit, 0, split);
+	asm_define_symbol(w, n->enabled, "function", a->unit_size - split);
+	asm_bytes(w, a->unit, split, a->unit_size);
+	asm_plain(w, "\t.popsection");
+}
+
+/* One `.asciz` line. */
+static void
+asm_asciz(asm_writer_t *w, const char *s)
+{
+	strbuf_t *l = asm_begin(w);
+
+	sb_puts(l, "\t.asciz ");
+	put_asm_quoted(l, s);
+	asm_end(w);
+}
+
+/* One `.8byte SYM[+OFF]` line. */
+static void
+asm_address(asm_writer_t *w, const char *label, const char *sym, uint32_t off)
+{
+	strbuf_t *l = asm_begin(w);
+
+	sb_printf(l, "%s\t.8byte ", label);
+	put_asm_symbol(l, sym);
+	if (off != 0)
+		sb_printf(l, "+%u", off);
+	asm_end(w);
+}
+
+/*
+ * The stapsdt note (version 3, as <sys/sdt.h> writes it): pc, base and
+ * semaphore addresses, then provider, probe as declared, and arguments.
+ */
+static void
+asm_note(asm_writer_t *w, const usdt_model_t *m, const usdt_target_t *t,
+    const usdt_provider_t *prov, const usdt_probe_t *pr, const probe_names_t *n)
+{
+	strbuf_t args;
+
+	sb_init(&args);
+	t->arch->note_args(m, pr, &args);
+	if (args.failed)
+		w->out->failed = true;
+	asm_push_group_section(w, ".note.stapsdt", "", "", "note", n->func);
+	asm_plain(w, "\t.balign 4");
+	asm_plain(w, "\t.4byte 992f-991f,994f-993f,3");
+	asm_plain(w, "991:\t.asciz \"stapsdt\"");
+	asm_plain(w, "992:\t.balign 4");
+	asm_address(w, "993:", n->func, t->arch->probe_offset);
+	asm_address(w, "", "_.stapsdt.base", 0);
+	asm_address(w, "", n->semaphore, 0);
+	asm_asciz(w, prov->name);
+	asm_asciz(w, pr->name);
+	asm_asciz(w, args.data != NULL ? args.data : "");
+	asm_plain(w, "994:\t.balign 4");
+	asm_plain(w, "\t.popsection");
+	sb_free(&args);
+}
+
+/* The probe's semaphore: two zero bytes in `.probes`, where tracers look. */
+static void
+asm_semaphore(asm_writer_t *w, const probe_names_t *n)
+{
+	asm_push_group_section(w, ".probes", "", "aw", "progbits", n->func);
+	asm_plain(w, "\t.balign 2");
+	asm_define_symbol(w, n->semaphore, "object", 2);
+	asm_plain(w, "\t.zero 2");
+	asm_plain(w, "\t.popsection");
+}
+
+/*
+ * The asm statements below can exceed the string length C90/C99 promise
+ * (509/4095); gcc and clang take any length, so only the warning is off.
+ */
+static void
+put_overlength_push(strbuf_t *out)
+{
+	sb_puts(out, "#pragma GCC diagnostic push\n");
+	sb_puts(out, "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n");
+}
+
+static void
+put_overlength_pop(strbuf_t *out)
+{
+	sb_puts(out, "#pragma GCC diagnostic pop\n");
+}
+
+/* One probe's unit: stub, and on Linux note and semaphore. */
+static void
+put_probe_unit(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
+    const usdt_provider_t *prov, const usdt_probe_t *pr, const probe_names_t *n)
+{
+	asm_writer_t w;
+
+	asm_writer_init(&w, out);
+	sb_puts(out, "__asm__(\n");
+	asm_sym_directive(&w, ".ifndef", n->func);
+	asm_stub(&w, t->arch, n);
+	if (t->stapsdt) {
+		asm_note(&w, m, t, prov, pr, n);
+		asm_semaphore(&w, n);
+	}
+	asm_plain(&w, "\t.endif");
+	sb_puts(out, ");\n");
+	sb_free(&w.line);
+}
+
+/* `.stapsdt.base`, which every stapsdt note points at: once per program. */
+static void
+put_stapsdt_base(strbuf_t *out)
+{
+	asm_writer_t w;
+
+	asm_writer_init(&w, out);
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)\n");
+	sb_puts(out, "#define _USDT_STAPSDT_BASE 1\n");
+	sb_puts(out, "__asm__(\n");
+	asm_plain(&w, "\t.ifndef _.stapsdt.base");
+	asm_push_group_section(&w, ".stapsdt.base", "", "a", "progbits", ".stapsdt.base");
+	asm_define_symbol(&w, "_.stapsdt.base", NULL, 1);
+	asm_plain(&w, "\t.space 1");
+	asm_plain(&w, "\t.popsection");
+	asm_plain(&w, "\t.endif");
+	sb_puts(out, ");\n");
+	sb_puts(out, "#endif\n\n");
+	sb_free(&w.line);
+}
+
+/* ---- the C text of a probe ----------------------------------------------- */
+
+/* "(arg0, arg1)" or "()". */
+static void
+put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
+{
+	sb_putc(out, '(');
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, "%sarg%zu", i > 0 ? ", " : "", i);
+	sb_putc(out, ')');
+}
+
+static void
+put_probe_macros(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
+    const probe_names_t *n)
+{
+	sb_printf(out, "#define %s", n->macro);
+	put_macro_params(out, pr);
+	sb_printf(out, " \\\n\t%s", n->c_func);
+	put_macro_params(out, pr);
+	sb_putc(out, '\n');
+
+	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
+	sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = %s; "
+	    "%s(&__usdt_e); __usdt_e != 0; }))\n",
+	    t->stapsdt ? n->c_semaphore : "0", n->c_enabled);
+}
+
+static void
+put_disabled_macros(strbuf_t *out, const usdt_probe_t *pr, const probe_names_t *n)
+{
+	sb_printf(out, "#define %s", n->macro);
+	put_macro_params(out, pr);
+	sb_puts(out, " ((void)0)\n");
+	sb_printf(out, "#define %s_ENABLED() (0)\n", n->macro);
+}
+
+/* ` __asm__("symbol")` when the C name is not the symbol's name. */
+static void
+put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
+{
+	if (strcmp(c_name, symbol) == 0)
+		return;
+	sb_puts(out, " __asm__(\"");
+	for (const char *s = symbol; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(out, '\\');
+		sb_putc(out, *s);
+	}
+	sb_puts(out, "\")");
+}
+
+/*
+ * The prototypes, in the native types as written.  __extension__ lets a
+ * `long long` argument through -std=c89 -pedantic.
+ */
+static void
+put_probe_decls(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
+    const probe_names_t *n)
+{
+	sb_printf(out, "__extension__ extern void %s(", n->c_func);
+	if (pr->nargc == 0)
+		sb_puts(out, "void");
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, "%s%s", i > 0 ? ", " : "", usdt_c_type(pr->nargs[i].type));
+	sb_putc(out, ')');
+	put_asm_label(out, n->c_func, n->func);
+	sb_puts(out, ";\n");
+
+	sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
+	put_asm_label(out, n->c_enabled, n->enabled);
+	sb_puts(out, ";\n");
+
+	if (t->stapsdt) {
+		sb_printf(out, "extern volatile unsigned short %s", n->c_semaphore);
+		put_asm_label(out, n->c_semaphore, n->semaphore);
+		sb_puts(out, ";\n");
+	}
+}
+
+/* ---- providers and the file ---------------------------------------------- */
+
+static void
+put_provider(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
+    const usdt_provider_t *prov, const probe_names_t *names)
+{
+	sb_printf(out, "/* provider %s */\n", prov->name);
+	if (prov->nprobes == 0) {
+		sb_puts(out, "\n");
+		return;
+	}
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__)\n\n");
+	for (size_t i = 0; i < prov->nprobes; i++)
+		put_probe_macros(out, t, prov->probes[i], &names[i]);
+	sb_puts(out, "\n#pragma GCC visibility push(hidden)\n");
+	put_overlength_push(out);
+	for (size_t i = 0; i < prov->nprobes; i++) {
+		sb_printf(out, "\n#ifndef _USDT_UNIT_%s\n", names[i].c_func);
+		sb_printf(out, "#define _USDT_UNIT_%s 1\n", names[i].c_func);
+		put_probe_decls(out, t, prov->probes[i], &names[i]);
+		put_probe_unit(out, m, t, prov, prov->probes[i], &names[i]);
+		sb_puts(out, "#endif\n");
+	}
+	sb_puts(out, "\n");
+	put_overlength_pop(out);
+	sb_puts(out, "#pragma GCC visibility pop\n");
+	sb_puts(out, "\n#else\n\n");
+	for (size_t i = 0; i < prov->nprobes; i++)
+		put_disabled_macros(out, prov->probes[i], &names[i]);
+	sb_puts(out, "\n#endif\n\n");
+}
+
+/* Names for every probe of prov, or NULL on allocation failure. */
+static probe_names_t *
+provider_names(const usdt_provider_t *prov)
+{
+	probe_names_t *names = calloc(prov->nprobes + 1, sizeof(*names));
+
+	if (names == NULL)
+		return NULL;
+	for (size_t i = 0; i < prov->nprobes; i++) {
+		if (names_init(&names[i], prov, prov->probes[i]) != 0) {
+			for (size_t j = 0; j <= i; j++)
+				names_free(&names[j]);
+			free(names);
+			return NULL;
+		}
+	}
+	return names;
+}
+
+static void
+provider_names_free(probe_names_t *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		names_free(&names[i]);
+	free(names);
+}
+
+static bool
+model_has_probes(const usdt_model_t *m)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		if (m->providers[i]->nprobes > 0)
+			return true;
+	return false;
+}
+
+static void
+put_prologue(strbuf_t *out, const char *guard_file)
+{
+	sb_puts(out, "/*\n * Generated by usdtc -h.  Do not edit.\n */\n\n");
+	sb_puts(out, "#ifndef\t");
+	put_guard_name(out, guard_file);
+	sb_puts(out, "\n#define\t");
+	put_guard_name(out, guard_file);
+	sb_puts(out, "\n\n#include <stdint.h>\n\n");
+	sb_puts(out, "#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
+	sb_puts(out, "#ifndef _DTRACE_VERSION\n#define _DTRACE_VERSION 1\n#endif\n\n");
+}
+
+static void
+put_epilogue(strbuf_t *out, const char *guard_file)
+{
+	sb_puts(out, "#ifdef\t__cplusplus\n}\n#endif\n\n#endif\t/* ");
+	put_guard_name(out, guard_file);
+	sb_puts(out, " */\n");
+}
+
+void
+header_write(const usdt_model_t *m, const usdt_target_t *t,
+    const char *guard_file, strbuf_t *out)
+{
+	put_prologue(out, guard_file);
+	if (t->stapsdt && model_has_probes(m))
+		put_stapsdt_base(out);
+	for (size_t i = 0; i < m->nproviders; i++) {
+		const usdt_provider_t *prov = m->providers[i];
+		probe_names_t *names = provider_names(prov);
+
+		if (names == NULL) {
+			out->failed = true;
+			return;
+		}
+		put_provider(out, m, t, prov, names);
+		provider_names_free(names, prov->nprobes);
+	}
+	put_epilogue(out, guard_file);
+}

@@ -1,0 +1,608 @@
+/*
+ * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
+ *
+ * Roadmap of the compiler (one stage per file):
+ *
+ *   provider.d --cpp.c (-C)--> lexer.l + parser.y --> model.c (model.h)
+ *        model --> header.c     -h: probe macros, prototypes, probe units
+ *        model --> dofgen.c     DOF bytes for the model's probe sites
+ *        model --> objgen.c     -G: probe units, stapsdt notes, DOF, drti_lite
+ *                  elfwrite.c   the ELF writer objgen uses (libelf)
+ *   any ELF  --> decode.c + list.c  --list / --dump
+ *   target.c, arch_x86_64.c     what differs per platform
+ *
+ * This file only turns the command line into one of those runs, and owns
+ * the process: it is the one place that prints errors that carry no source
+ * position, and the one that exits.  Outputs are written to a temporary
+ * file beside the destination and renamed into place only on success, so a
+ * failed run never leaves a half-written file or clobbers an existing one.
+ *
+ * The options are dtrace's, with dtrace's meaning, because build systems
+ * call `$(DTRACE) -h -s p.d -o p.h` and `$(DTRACE) -G -s p.d -o p.o a.o ...`
+ * and must work unchanged with DTRACE=usdtc.  Options of dtrace's tracing
+ * modes are refused with a message; code generation options
+ * (-32/-64/-fpic/-fPIC) are accepted and ignored, as are unknown -x options
+ * (with a warning, as SystemTap's dtrace does).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "header.h"
+#include "list.h"
+#include "model.h"
+#include "objgen.h"
+#include "parse.h"
+#include "strbuf.h"
+#include "target.h"
+#include "version.h"
+
+#define PROG "usdtc"
+
+enum mode { MODE_NONE, MODE_HEADER, MODE_OBJECT, MODE_LIST, MODE_DUMP };
+
+typedef struct options {
+	enum mode mode;
+	char **scripts;		/* -s files */
+	size_t nscripts;
+	char **operands;	/* objects for -G, files for --list/--dump */
+	size_t noperands;
+	char **cpp_args;	/* -I, -D, -U in order */
+	size_t ncpp_args;
+	const char *output;	/* -o */
+	bool cpp;		/* -C */
+	bool verbose;		/* -v */
+	bool lazyload;		/* -x lazyload */
+	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
+	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, "ld" */
+	const usdt_target_t *target;
+	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
+} options_t;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: " PROG " -h [-C] [-I dir] [-D name[=def]] [-U name] -s file.d [-o file.h]\n"
+	    "       " PROG " -G [-C] [-I dir] [-D name[=def]] [-U name] [-x opt] -s file.d [-o file.o] [object ...]\n"
+	    "       " PROG " --list file ...\n"
+	    "       " PROG " --dump file ...\n"
+	    "\n"
+	    "  -h            write a C header of probe macros (default output: file.h)\n"
+	    "  -G            write an object holding the probes, their DOF and stapsdt\n"
+	    "                notes (default output: file.o); objects named after the\n"
+	    "                options are checked against the provider\n"
+	    "  -s file       the provider definition (may be repeated)\n"
+	    "  -o file       the output file\n"
+	    "  -C            run the C preprocessor (cpp, or $USDTC_CPP) on the definition\n"
+	    "  -I, -D, -U    passed to the preprocessor\n"
+	    "  -x opt[=val]  nolibs, lazyload, linktype=dof, cpppath=CMD, ldpath=CMD;\n"
+	    "                others are ignored with a warning\n"
+	    "  -32, -64, -fpic, -fPIC   accepted and ignored\n"
+	    "  -v            say what is written; -V print the version\n"
+	    "  --target=T    write for target T (%s; default: the host)\n"
+	    "  --list        list the providers, probes and notes of ELF files\n"
+	    "  --dump        print every DOF field and note of ELF files\n"
+	    "  --base=ADDR   with --list/--dump: the load base a DTrace consumer\n"
+	    "                would add to relocated probe addresses\n"
+	    "  --help, --version\n", target_names());
+}
+
+static void __attribute__((format(printf, 1, 2)))
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void __attribute__((format(printf, 1, 2)))
+warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Append s to a growing argv-style array; exits on allocation failure. */
+static void
+push(char ***arrayp, size_t *countp, char *s)
+{
+	char **p = realloc(*arrayp, (*countp + 1) * sizeof(char *));
+
+	if (p == NULL) {
+		error("out of memory");
+		exit(1);
+	}
+	p[(*countp)++] = s;
+	*arrayp = p;
+}
+
+/* ---- the temporary output file ----------------------------------------- */
+
+/*
+ * The one temporary file a run may own.  A signal that ends the run
+ * removes it, so an interrupted build leaves nothing behind either.
+ */
+static char temp_path[4096];
+
+static void
+temp_remove(void)
+{
+	if (temp_path[0] != '\0') {
+		unlink(temp_path);
+		temp_path[0] = '\0';
+	}
+}
+
+static void
+on_signal(int sig)
+{
+	if (temp_path[0] != '\0')
+		unlink(temp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Create the temporary beside dest; returns 0, or -1 with e set. */
+static int
+temp_create(const char *dest, err_t *e)
+{
+	int fd;
+
+	if (snprintf(temp_path, sizeof(temp_path), "%s.tmp.XXXXXX", dest) >=
+	    (int)sizeof(temp_path)) {
+		temp_path[0] = '\0';
+		return err_set(e, "%s: output path too long", dest);
+	}
+	if ((fd = mkstemp(temp_path)) < 0) {
+		int saved = errno;
+
+		temp_path[0] = '\0';
+		return err_errno(e, saved, "cannot create a file beside %s", dest);
+	}
+	close(fd);
+	return 0;
+}
+
+/* Give the finished temporary the mode a new file gets, then rename it. */
+static int
+temp_commit(const char *dest, err_t *e)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (chmod(temp_path, 0666 & ~mask) != 0 || rename(temp_path, dest) != 0) {
+		int saved = errno;
+
+		temp_remove();
+		return err_errno(e, saved, "cannot write %s", dest);
+	}
+	temp_path[0] = '\0';
+	return 0;
+}
+
+static int
+write_all(const char *path, const char *data, size_t len, err_t *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return err_errno(e, errno, "cannot open %s", path);
+	if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
+		int saved = errno;
+
+		fclose(f);
+		return err_errno(e, saved, "cannot write %s", path);
+	}
+	if (fclose(f) != 0)
+		return err_errno(e, errno, "cannot write %s", path);
+	return 0;
+}
+
+/* ---- default output names ---------------------------------------------- */
+
+/*
+ * dtrace's rule: "file.d" gives "file.h" (-h) or "file.o" (-G), written in
+ * the current directory; a script not ending in ".d" gives "script.h" for
+ * -h and "d.out" for -G.
+ */
+static char *
+default_output(const char *script, enum mode mode)
+{
+	const char *base = strrchr(script, '/') ? strrchr(script, '/') + 1 : script;
+	size_t len = strlen(base);
+	bool dotd = len > 2 && strcmp(base + len - 2, ".d") == 0;
+	char *out;
+
+	if (mode == MODE_OBJECT && !dotd)
+		return strdup("d.out");
+	if ((out = malloc(len + 3)) == NULL)
+		return NULL;
+	memcpy(out, base, len + 1);
+	if (dotd)
+		out[len - 1] = mode == MODE_HEADER ? 'h' : 'o';
+	else
+		strcat(out, ".h");
+	return out;
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+static void
+set_mode(options_t *o, enum mode mode, const char *flag)
+{
+	if (o->mode != MODE_NONE && o->mode != mode) {
+		error("%s cannot be combined with the mode already chosen", flag);
+		exit(2);
+	}
+	o->mode = mode;
+}
+
+/* -x NAME[=VALUE] */
+static void
+x_option(options_t *o, char *opt)
+{
+	char *eq = strchr(opt, '=');
+	const char *value = eq ? eq + 1 : NULL;
+	size_t namelen = eq ? (size_t)(eq - opt) : strlen(opt);
+
+#define IS(name) (namelen == strlen(name) && strncmp(opt, name, namelen) == 0)
+	if (IS("lazyload")) {
+		o->lazyload = true;
+	} else if (IS("cpppath") && value != NULL) {
+		o->cpp_cmd = value;
+	} else if (IS("ldpath") && value != NULL) {
+		o->ld_cmd = value;
+	} else if (IS("nolibs") || IS("linktype") || IS("linkmode") ||
+	    IS("errtags") || IS("strip") || IS("pgmax") || IS("incdir") ||
+	    IS("syslibdir") || IS("libdir") || IS("cpphdrs") || IS("knodefs") ||
+	    IS("unodefs") || IS("nolibs") || IS("ctypes") || IS("dtypes")) {
+		if (IS("linktype") && value != NULL && strcmp(value, "dof") != 0 &&
+		    strcmp(value, "elf") != 0)
+			warning("ignoring -x linktype=%s (only dof is written)", value);
+	} else {
+		warning("ignoring unknown option -x %s", opt);
+	}
+#undef IS
+}
+
+/* Options that take an argument, in dtrace's getopt string. */
+static bool
+takes_argument(char c)
+{
+	return strchr("bcDIiLmnoPpsUxXf", c) != NULL;
+}
+
+static void
+short_option(options_t *o, char c, char *arg)
+{
+	static char dash_i[] = "-I", dash_d[] = "-D", dash_u[] = "-U";
+
+	switch (c) {
+	case 'h': set_mode(o, MODE_HEADER, "-h"); break;
+	case 'G': set_mode(o, MODE_OBJECT, "-G"); break;
+	case 'C': o->cpp = true; break;
+	case 'v': o->verbose = true; break;
+	case 'V':
+		printf(PROG " " USDTC_VERSION " (Sun D 1.13 compatible)\n");
+		exit(0);
+	case 's': push(&o->scripts, &o->nscripts, arg); break;
+	case 'o': o->output = arg; break;
+	case 'x': x_option(o, arg); break;
+	case 'I':
+		push(&o->cpp_args, &o->ncpp_args, dash_i);
+		push(&o->cpp_args, &o->ncpp_args, arg);
+		break;
+	case 'D':
+		push(&o->cpp_args, &o->ncpp_args, dash_d);
+		push(&o->cpp_args, &o->ncpp_args, arg);
+		break;
+	case 'U':
+		push(&o->cpp_args, &o->ncpp_args, dash_u);
+		push(&o->cpp_args, &o->ncpp_args, arg);
+		break;
+	case 'e': case 'q': case 'w': case 'Z': case 'S':
+		break;	/* compile-only or tracing flags with no effect here */
+	default:
+		error("option -%c is not supported: usdtc implements dtrace's "
+		    "build modes (-h, -G)", c);
+		exit(2);
+	}
+}
+
+static bool
+ignored_word(const char *arg)
+{
+	static const char *const words[] = {
+		"-32", "-64", "-fpic", "-fPIC", "-fpie", "-fPIE", "-fno-pic", NULL
+	};
+
+	for (int i = 0; words[i] != NULL; i++)
+		if (strcmp(arg, words[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+long_option(options_t *o, char *arg)
+{
+	if (strcmp(arg, "--help") == 0) {
+		usage(stdout);
+		exit(0);
+	} else if (strcmp(arg, "--version") == 0) {
+		printf(PROG " " USDTC_VERSION "\n");
+		exit(0);
+	} else if (strcmp(arg, "--list") == 0) {
+		set_mode(o, MODE_LIST, "--list");
+	} else if (strcmp(arg, "--dump") == 0) {
+		set_mode(o, MODE_DUMP, "--dump");
+	} else if (strncmp(arg, "--base=", 7) == 0) {
+		char *end;
+
+		errno = 0;
+		o->base = strtoull(arg + 7, &end, 0);
+		if (errno != 0 || end == arg + 7 || *end != '\0') {
+			error("--base needs an address, not '%s'", arg + 7);
+			exit(2);
+		}
+	} else if (strncmp(arg, "--target=", 9) == 0) {
+		if ((o->target = target_find(arg + 9)) == NULL) {
+			error("unknown target '%s' (known: %s)", arg + 9, target_names());
+			exit(2);
+		}
+	} else {
+		error("unknown option %s", arg);
+		usage(stderr);
+		exit(2);
+	}
+}
+
+static void
+parse_args(options_t *o, int argc, char **argv)
+{
+	bool operands_only = false;
+
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+
+		if (operands_only || arg[0] != '-' || arg[1] == '\0') {
+			push(&o->operands, &o->noperands, arg);
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			operands_only = true;
+			continue;
+		}
+		if (ignored_word(arg))
+			continue;
+		if (arg[1] == '-') {
+			long_option(o, arg);
+			continue;
+		}
+		for (char *p = arg + 1; *p != '\0'; p++) {
+			if (!takes_argument(*p)) {
+				short_option(o, *p, NULL);
+				continue;
+			}
+			if (p[1] != '\0') {
+				short_option(o, *p, p + 1);
+			} else if (i + 1 < argc) {
+				short_option(o, *p, argv[++i]);
+			} else {
+				error("option -%c needs an argument", *p);
+				exit(2);
+			}
+			break;
+		}
+	}
+}
+
+static void
+apply_environment(options_t *o)
+{
+	const char *env;
+
+	if (o->cpp_cmd == NULL) {
+		if ((env = getenv("USDTC_CPP")) != NULL && *env != '\0')
+			o->cpp_cmd = env;
+		else if ((env = getenv("CPP")) != NULL && *env != '\0')
+			o->cpp_cmd = env;
+		else
+			o->cpp_cmd = "cpp";
+	}
+	if (o->ld_cmd == NULL) {
+		if ((env = getenv("USDTC_LD")) != NULL && *env != '\0')
+			o->ld_cmd = env;
+		else
+			o->ld_cmd = "ld";
+	}
+	if (o->target == NULL)
+		o->target = target_host();
+}
+
+/* ---- the runs ---------------------------------------------------------- */
+
+static usdt_model_t *
+parse_scripts(const options_t *o)
+{
+	/* dtrace's own preprocessor definitions, before the user's. */
+	static char undef_d[] = "-D__SUNW_D=1", d64[] = "-D__SUNW_D_64";
+	char *pre[] = { undef_d, d64 };
+	char **cpp_args = calloc(o->ncpp_args + 2, sizeof(char *));
+	parse_opts_t po = { o->cpp, o->cpp_cmd, cpp_args, 0 };
+	usdt_model_t *m = model_new();
+	int errors = 0;
+
+	if (m == NULL || cpp_args == NULL) {
+		error("out of memory");
+		exit(1);
+	}
+	cpp_args[po.ncpp_args++] = pre[0];
+	cpp_args[po.ncpp_args++] = pre[1];
+	for (size_t i = 0; i < o->ncpp_args; i++)
+		cpp_args[po.ncpp_args++] = o->cpp_args[i];
+	for (size_t i = 0; i < o->nscripts; i++)
+		errors += parse_file(m, o->scripts[i], &po);
+	free(cpp_args);
+	if (errors > 0) {
+		model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int
+run_header(const options_t *o, usdt_model_t *m, const char *out)
+{
+	strbuf_t text;
+	err_t e;
+	int rc;
+
+	sb_init(&text);
+	header_write(m, o->target, out, &text);
+	if (text.failed) {
+		sb_free(&text);
+		error("out of memory writing %s", out);
+		return 1;
+	}
+	rc = temp_create(out, &e);
+	if (rc == 0)
+		rc = write_all(temp_path, text.data, text.len, &e);
+	if (rc == 0)
+		rc = temp_commit(out, &e);
+	sb_free(&text);
+	if (rc != 0) {
+		temp_remove();
+		error("%s", e.msg);
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, PROG ": wrote %s\n", out);
+	return 0;
+}
+
+static int
+run_object(const options_t *o, usdt_model_t *m, const char *out)
+{
+	objgen_opts_t go = {
+		.objects = o->operands,
+		.nobjects = o->noperands,
+		.lazyload = o->lazyload,
+		.verbose = o->verbose,
+		.ld_cmd = o->ld_cmd,
+	};
+	err_t e;
+
+	if (temp_create(out, &e) != 0 ||
+	    objgen_write(m, o->target, &go, temp_path, &e) != 0 ||
+	    temp_commit(out, &e) != 0) {
+		temp_remove();
+		error("%s", e.msg);
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, PROG ": wrote %s\n", out);
+	return 0;
+}
+
+static int
+run_compile(options_t *o)
+{
+	usdt_model_t *m;
+	char *out;
+	int rc;
+
+	if (o->nscripts == 0) {
+		error("no provider definition given: use -s file.d");
+		return 2;
+	}
+	if (o->mode == MODE_HEADER && o->noperands > 0)
+		warning("ignoring %zu operand(s) after the options: -h takes none",
+		    o->noperands);
+	out = o->output ? strdup(o->output) : default_output(o->scripts[0], o->mode);
+	if (out == NULL) {
+		error("out of memory");
+		return 1;
+	}
+	if ((m = parse_scripts(o)) == NULL) {
+		free(out);
+		return 1;
+	}
+	rc = o->mode == MODE_HEADER ? run_header(o, m, out) : run_object(o, m, out);
+	model_free(m);
+	free(out);
+	return rc;
+}
+
+static int
+run_list(const options_t *o)
+{
+	int rc = 0;
+
+	if (o->noperands == 0) {
+		error("%s needs at least one file", o->mode == MODE_LIST ? "--list" : "--dump");
+		return 2;
+	}
+	list_opts_t lo = {
+		.mode = o->mode == MODE_LIST ? LIST_SUMMARY : LIST_DUMP,
+		.base = o->base,
+	};
+
+	for (size_t i = 0; i < o->noperands; i++) {
+		err_t e;
+
+		if (list_file_ex(stdout, o->operands[i], &lo, &e) != 0) {
+			fflush(stdout);
+			error("%s", e.msg);
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	options_t o = { 0 };
+	int rc;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	parse_args(&o, argc, argv);
+	apply_environment(&o);
+	switch (o.mode) {
+	case MODE_HEADER:
+	case MODE_OBJECT:
+		rc = run_compile(&o);
+		break;
+	case MODE_LIST:
+	case MODE_DUMP:
+		rc = run_list(&o);
+		break;
+	default:
+		error("nothing to do: give -h or -G (or --list, --dump, --help)");
+		usage(stderr);
+		rc = 2;
+	}
+	free(o.scripts);
+	free(o.operands);
+	free(o.cpp_args);
+	return rc;
+}

@@ -1,0 +1,865 @@
+/*
+ * objgen.c - the -G stage: the object that carries a program's probes.
+ *
+ * What goes in, for each probe P:N of the model (target.h describes the
+ * probe unit, DESIGN.md section 6 the reasons):
+ *
+ *   COMDAT group signed by __dtrace_P___N, the same group the -h header
+ *   emits as top-level asm, so the linker keeps one copy whichever comes
+ *   first:
+ *	.text.__dtrace_P___N	the probe unit; __dtrace_P___N at 0 and
+ *				__dtraceenabled_P___N at the is-enabled slot,
+ *				both weak hidden functions
+ *	.note.stapsdt		one stapsdt note: pc = the probe tracepoint,
+ *				base = _.stapsdt.base, semaphore, "P", "N",
+ *				the argument description (Linux targets)
+ *	.probes			the semaphore P_N_semaphore, 2 bytes
+ *   COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and the
+ *   weak hidden symbol _.stapsdt.base every note points at.
+ *
+ * and once: .SUNW_dof, the DOF for the whole model (dofgen.c), whose probe
+ * addresses are relocations against the probe functions, with the symbol
+ * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
+ * usdtc by drti_blob.S), whose constructor registers that DOF.
+ *
+ * Steps: check the program's objects (objects are read, never changed in
+ * this version: their calls keep calling the units), give each probe its
+ * two sites in its unit, generate the DOF, build the object with elfwrite,
+ * then `ld -r` it together with drti_lite.  The linker is spawned with an
+ * argv array and reads both inputs from anonymous files (memfd) through
+ * /proc/self/fd, so nothing but the output touches the disk.  GNU ld
+ * ignores version scripts under -r, so __SUNW_dof is made local afterwards
+ * (elfw_localize_symbol): several -G outputs can then share a program, each
+ * drti_lite copy still reaching its own DOF.  The unit, note and semaphore
+ * symbols stay weak hidden, which COMDAT deduplication needs.
+ *
+ * Under -v this stage explains on stderr what it skipped (LTO objects) and
+ * what the linker said; errors go back to the caller in err_t.
+ *
+ * With -x lazyload there is no drti_lite (the program registers the DOF
+ * some other way) and the symbol is ___SUNW_dof, as in dtrace.  A model
+ * without providers yields an object with no DOF and no drti_lite.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dof.h"
+#include "dofgen.h"
+#include "elfwrite.h"
+#include "objgen.h"
+#include "strbuf.h"
+
+extern char **environ;
+
+/* drti_lite's object file, embedded by drti_blob.S. */
+extern const unsigned char drti_object_start[];
+extern const unsigned char drti_object_end[];
+
+#define PROBE_PREFIX	"__dtrace_"
+#define ENABLED_PREFIX	"__dtraceenabled_"
+
+/* A -v note on stderr: the -G stage explains what it skipped. */
+static void __attribute__((format(printf, 2, 3)))
+note(const objgen_opts_t *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o->verbose)
+		return;
+	fputs("usdtc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- checking the program's objects ------------------------------------- */
+
+/* The part of a probe function name after its prefix, or NULL if not one. */
+static const char *
+probe_func_body(const char *name)
+{
+	if (strncmp(name, ENABLED_PREFIX, sizeof(ENABLED_PREFIX) - 1) == 0)
+		return name + sizeof(ENABLED_PREFIX) - 1;
+	if (strncmp(name, PROBE_PREFIX, sizeof(PROBE_PREFIX) - 1) == 0)
+		return name + sizeof(PROBE_PREFIX) - 1;
+	return NULL;
+}
+
+static bool
+model_has_probe(const usdt_model_t *m, const char *prov, const char *dof_name)
+{
+	const usdt_provider_t *p = model_find_provider(m, prov);
+
+	for (size_t i = 0; p != NULL && i < p->nprobes; i++)
+		if (strcmp(p->probes[i]->dof_name, dof_name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A reference to __dtrace_P___N or __dtraceenabled_P___N must name a probe
+ * of the model: provider = text before the first "___", probe = the rest
+ * with each "__" turned into "-" (dtrace's rule).
+ */
+static int
+check_probe_symbol(const usdt_model_t *m, const char *path, const char *name,
+    err_t *e)
+{
+	const char *body = probe_func_body(name), *sep;
+	char *prov, *probe;
+	int rc = 0;
+
+	if (body == NULL)
+		return 0;
+	if ((sep = strstr(body, "___")) == NULL || sep == body || sep[3] == '\0')
+		return err_set(e, "%s: %s: not a probe function name "
+		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
+	prov = strndup(body, (size_t)(sep - body));
+	probe = usdt_dof_probe_name(sep + 3);
+	if (prov == NULL || probe == NULL)
+		rc = err_errno(e, ENOMEM, "%s", path);
+	else if (!model_has_probe(m, prov, probe))
+		rc = err_set(e, "%s: %s: no probe '%s' in provider '%s'", path, name,
+		    probe, prov);
+	free(prov);
+	free(probe);
+	return rc;
+}
+
+/* The name of symbol index i of the symbol table section symscn. */
+static const char *
+symbol_name(Elf *elf, Elf_Scn *symscn, size_t i)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	GElf_Sym sym;
+
+	if (gelf_getshdr(symscn, &sh) == NULL ||
+	    (data = elf_getdata(symscn, NULL)) == NULL ||
+	    gelf_getsym(data, (int)i, &sym) == NULL)
+		return NULL;
+	return elf_strptr(elf, sh.sh_link, sym.st_name);
+}
+
+/*
+ * Mark the sections (by index) that belong to a probe's own COMDAT group,
+ * which a -h header puts in every object: their references to the probe
+ * functions (the stapsdt note's pc) are not calls, and an object may carry
+ * the units of providers it never calls.  NULL on allocation failure.
+ */
+static bool *
+probe_group_members(Elf *elf, size_t nsections)
+{
+	bool *member = calloc(nsections + 1, sizeof(bool));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (member == NULL)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data;
+		const char *sig;
+		const uint32_t *words;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_GROUP)
+			continue;
+		sig = symbol_name(elf, elf_getscn(elf, sh.sh_link), sh.sh_info);
+		if (sig == NULL || probe_func_body(sig) == NULL ||
+		    (data = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		words = data->d_buf;
+		for (size_t k = 1; k < data->d_size / 4; k++)
+			if (words[k] < nsections)
+				member[words[k]] = true;
+	}
+	return member;
+}
+
+/* Check the symbols that relocations of one REL/RELA section refer to. */
+static int
+check_reloc_section(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
+    const GElf_Shdr *sh, const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (data == NULL || symscn == NULL)
+		return err_set(e, "%s: unreadable relocation section: %s", path,
+		    elf_errmsg(-1));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Rel rel;
+		uint64_t info;
+		const char *name;
+
+		if (sh->sh_type == SHT_RELA) {
+			if (gelf_getrela(data, (int)i, &rela) == NULL)
+				return err_set(e, "%s: gelf_getrela failed: %s", path, elf_errmsg(-1));
+			info = rela.r_info;
+		} else {
+			if (gelf_getrel(data, (int)i, &rel) == NULL)
+				return err_set(e, "%s: gelf_getrel failed: %s", path, elf_errmsg(-1));
+			info = rel.r_info;
+		}
+		if (GELF_R_SYM(info) == 0)
+			continue;
+		name = symbol_name(elf, symscn, GELF_R_SYM(info));
+		if (name != NULL && check_probe_symbol(m, path, name, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+check_undefined_symbols(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
+    const GElf_Shdr *sh, const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (data == NULL)
+		return err_set(e, "%s: unreadable symbol table: %s", path, elf_errmsg(-1));
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (gelf_getsym(data, (int)i, &sym) == NULL || sym.st_shndx != SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name != NULL && check_probe_symbol(m, path, name, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every probe function an ELF object refers to must be in the model. */
+static int
+check_probe_refs(const usdt_model_t *m, Elf *elf, const char *path, err_t *e)
+{
+	size_t nsections;
+	bool *skip;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int rc = 0;
+
+	if (elf_getshdrnum(elf, &nsections) != 0)
+		return err_set(e, "%s: elf_getshdrnum failed: %s", path, elf_errmsg(-1));
+	if ((skip = probe_group_members(elf, nsections)) == NULL)
+		return err_errno(e, ENOMEM, "%s", path);
+	while (rc == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+		size_t idx = elf_ndxscn(scn);
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			rc = check_undefined_symbols(m, elf, scn, &sh, path, e);
+		else if ((sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
+		    !skip[idx] && !(sh.sh_info < nsections && skip[sh.sh_info]))
+			rc = check_reloc_section(m, elf, scn, &sh, path, e);
+	}
+	free(skip);
+	return rc;
+}
+
+/* What kind of file the first bytes announce. */
+enum file_kind { FILE_OTHER, FILE_ELF, FILE_ARCHIVE, FILE_BITCODE };
+
+static enum file_kind
+file_kind(const unsigned char *magic, size_t n)
+{
+	if (n >= 8 && (memcmp(magic, "!<arch>\n", 8) == 0 || memcmp(magic, "!<thin>\n", 8) == 0))
+		return FILE_ARCHIVE;
+	if (n >= 4 && memcmp(magic, "\177ELF", 4) == 0)
+		return FILE_ELF;
+	/* LLVM bitcode, bare ("BC\xc0\xde") or in its wrapper (0x0b17c0de). */
+	if (n >= 4 && (memcmp(magic, "BC\xc0\xde", 4) == 0 ||
+	    memcmp(magic, "\xde\xc0\x17\x0b", 4) == 0))
+		return FILE_BITCODE;
+	return FILE_OTHER;
+}
+
+static const char *
+class_bits(unsigned elf_class)
+{
+	return elf_class == ELFCLASS32 ? "32-bit" : elf_class == ELFCLASS64 ? "64-bit" : "unknown-class";
+}
+
+/* Whether an object holds GCC LTO bytecode only (no machine code yet). */
+static bool
+is_gcc_slim_lto(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data;
+		size_t n;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_SYMTAB ||
+		    (data = elf_getdata(scn, NULL)) == NULL || sh.sh_entsize == 0)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (gelf_getsym(data, (int)i, &sym) != NULL &&
+			    (name = elf_strptr(elf, sh.sh_link, sym.st_name)) != NULL &&
+			    strcmp(name, "__gnu_lto_slim") == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The header checks of one ELF object, then its probe references. */
+static int
+check_elf_object(const usdt_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
+{
+	GElf_Ehdr eh;
+	int elf_class = gelf_getclass(elf);
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL)
+		return err_set(e, "%s: not a valid ELF object: %s", path, elf_errmsg(-1));
+	if ((unsigned)elf_class != t->arch->elf_class)
+		return err_set(e, "%s: is a %s object, but target %s is %s", path,
+		    class_bits((unsigned)elf_class), t->name, class_bits(t->arch->elf_class));
+	if (eh.e_machine != t->arch->elf_machine)
+		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u)",
+		    path, eh.e_machine, t->name, t->arch->elf_machine);
+	if (eh.e_type != ET_REL)
+		return err_set(e, "%s: not a relocatable object (ELF type %u); "
+		    "-G takes the program's .o files", path, eh.e_type);
+	if (is_gcc_slim_lto(elf))
+		note(o, "%s: GCC LTO object without machine code: its probe calls are "
+		    "not checked and keep calling the probe units", path);
+	return check_probe_refs(m, elf, path, e);
+}
+
+static int
+check_object(const usdt_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, const char *path, err_t *e)
+{
+	unsigned char magic[8];
+	ssize_t n;
+	Elf *elf;
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", path);
+	n = pread(fd, magic, sizeof(magic), 0);
+	switch (file_kind(magic, n > 0 ? (size_t)n : 0)) {
+	case FILE_ARCHIVE:
+		close(fd);
+		return err_set(e, "%s: is an archive; pass the objects it contains to -G "
+		    "instead (extract them with 'ar x')", path);
+	case FILE_BITCODE:
+		close(fd);
+		note(o, "%s: LLVM bitcode (LTO) object: its probe calls are not checked "
+		    "and keep calling the probe units", path);
+		return 0;
+	case FILE_OTHER:
+		close(fd);
+		return err_set(e, "%s: not an ELF object", path);
+	case FILE_ELF:
+		break;
+	}
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		rc = err_set(e, "%s: elf_begin failed: %s", path, elf_errmsg(-1));
+	} else {
+		rc = check_elf_object(m, t, o, elf, path, e);
+		elf_end(elf);
+	}
+	close(fd);
+	return rc;
+}
+
+static int
+check_objects(const usdt_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, err_t *e)
+{
+	if (o->nobjects > 0 && elf_version(EV_CURRENT) == EV_NONE)
+		return err_set(e, "libelf is out of date: elf_version failed: %s",
+		    elf_errmsg(-1));
+	for (size_t i = 0; i < o->nobjects; i++)
+		if (check_object(m, t, o, o->objects[i], e) != 0)
+			return -1;
+	return 0;
+}
+
+/* ---- sites ---------------------------------------------------------------- */
+
+/* Each probe fires in its own unit: the probe slot and the is-enabled slot. */
+static int
+add_unit_sites(usdt_model_t *m, const usdt_target_t *t, err_t *e)
+{
+	for (size_t i = 0; i < m->nproviders; i++) {
+		usdt_provider_t *p = m->providers[i];
+
+		for (size_t j = 0; j < p->nprobes; j++) {
+			usdt_probe_t *pr = p->probes[j];
+			char *fn = usdt_probe_func(p->name, pr->dof_name);
+			int rc = fn == NULL ? -1 : 0;
+
+			if (rc == 0)
+				rc = probe_add_site(pr, fn, fn, 0, t->arch->probe_offset, false);
+			if (rc == 0)
+				rc = probe_add_site(pr, fn, fn, 0, t->arch->enabled_offset, true);
+			free(fn);
+			if (rc != 0)
+				return err_errno(e, ENOMEM, "probe sites");
+		}
+	}
+	return 0;
+}
+
+/* ---- building the object ------------------------------------------------- */
+
+typedef struct build {
+	elfw_t *w;
+	const usdt_model_t *m;
+	const usdt_target_t *t;
+	int base_sym;		/* _.stapsdt.base */
+} build_t;
+
+/* The names one probe's group uses; all malloc'd. */
+typedef struct unit_names {
+	char *func;		/* __dtrace_P___N */
+	char *enabled;		/* __dtraceenabled_P___N */
+	char *semaphore;	/* P_N_semaphore */
+	char *text;		/* .text.__dtrace_P___N */
+} unit_names_t;
+
+static void
+unit_names_free(unit_names_t *n)
+{
+	free(n->func);
+	free(n->enabled);
+	free(n->semaphore);
+	free(n->text);
+}
+
+static int
+unit_names_init(unit_names_t *n, const usdt_provider_t *p, const usdt_probe_t *pr)
+{
+	memset(n, 0, sizeof(*n));
+	n->func = usdt_probe_func(p->name, pr->dof_name);
+	n->enabled = usdt_enabled_func(p->name, pr->dof_name);
+	n->semaphore = usdt_semaphore_name(p->name, pr->name);
+	if (n->func != NULL && asprintf(&n->text, ".text.%s", n->func) < 0)
+		n->text = NULL;
+	if (n->func == NULL || n->enabled == NULL || n->semaphore == NULL || n->text == NULL) {
+		unit_names_free(n);
+		return -1;
+	}
+	return 0;
+}
+
+/* The .stapsdt.base group, signed by its section symbol as gas signs it. */
+static void
+build_stapsdt_base(build_t *b)
+{
+	static const unsigned char zero;
+	int g = elfw_add_group(b->w);
+	elfw_section_desc_t sd = { ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
+	    &zero, 1, g };
+	int sec = elfw_add_section(b->w, &sd);
+	elfw_symbol_desc_t sym = { "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+	    STT_NOTYPE, STV_HIDDEN };
+
+	elfw_set_group_signature(b->w, g, elfw_section_symbol(b->w, sec));
+	b->base_sym = elfw_add_symbol(b->w, &sym);
+}
+
+/* Bytes of an address-sized field of the target. */
+static unsigned
+address_size(const usdt_target_t *t)
+{
+	return t->arch->elf_class == ELFCLASS64 ? 8 : 4;
+}
+
+/*
+ * The stapsdt note (type 3, as <sys/sdt.h> writes it): namesz, descsz,
+ * type, "stapsdt\0", then pc, base, semaphore (zero here, relocated), then
+ * provider, probe as declared and the argument description, NUL-ended,
+ * padded to 4.  Returns the offset of pc in the note.
+ */
+static size_t
+note_bytes(const build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr,
+    strbuf_t *out)
+{
+	unsigned asz = address_size(b->t);
+	strbuf_t args;
+	size_t descsz;
+
+	sb_init(&args);
+	b->t->arch->note_args(b->m, pr, &args);
+	sb_putc(&args, '\0');
+	descsz = 3 * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
+	sb_u32(out, 8);
+	sb_u32(out, (uint32_t)descsz);
+	sb_u32(out, 3);
+	sb_append(out, "stapsdt", 8);
+	sb_zero(out, 3 * asz);
+	sb_append(out, p->name, strlen(p->name) + 1);
+	sb_append(out, pr->name, strlen(pr->name) + 1);
+	sb_append(out, args.data, args.len);
+	sb_align(out, 4);
+	if (args.failed)
+		out->failed = true;
+	sb_free(&args);
+	return 20;
+}
+
+static int
+build_note(build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr,
+    int group, int func_sym, int sem_sym)
+{
+	unsigned asz = address_size(b->t), abs = b->t->arch->reloc_abs64;
+	strbuf_t bytes;
+	size_t pc;
+	int sec;
+
+	sb_init(&bytes);
+	pc = note_bytes(b, p, pr, &bytes);
+	if (bytes.failed) {
+		sb_free(&bytes);
+		return -1;
+	}
+	elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
+	    bytes.len, group };
+	sec = elfw_add_section(b->w, &sd);
+	sb_free(&bytes);
+	elfw_add_reloc(b->w, sec, pc, abs, func_sym, b->t->arch->probe_offset);
+	elfw_add_reloc(b->w, sec, pc + asz, abs, b->base_sym, 0);
+	return elfw_add_reloc(b->w, sec, pc + 2 * asz, abs, sem_sym, 0);
+}
+
+/* One probe's COMDAT group: unit, and on stapsdt targets semaphore and note. */
+static int
+build_probe_group(build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr)
+{
+	static const unsigned char semaphore[2];
+	const usdt_arch_t *a = b->t->arch;
+	unit_names_t n;
+	int g, text, func_sym, sem_sym, rc = 0;
+
+	if (unit_names_init(&n, p, pr) != 0)
+		return -1;
+	g = elfw_add_group(b->w);
+	elfw_section_desc_t td = { n.text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	    a->unit_align, 0, a->unit, a->unit_size, g };
+	text = elfw_add_section(b->w, &td);
+	elfw_symbol_desc_t fd = { n.func, text, 0, a->unit_size, STB_WEAK, STT_FUNC,
+	    STV_HIDDEN };
+	elfw_symbol_desc_t ed = { n.enabled, text, a->enabled_offset,
+	    a->unit_size - a->enabled_offset, STB_WEAK, STT_FUNC, STV_HIDDEN };
+	func_sym = elfw_add_symbol(b->w, &fd);
+	elfw_add_symbol(b->w, &ed);
+	elfw_set_group_signature(b->w, g, func_sym);
+	if (b->t->stapsdt) {
+		elfw_section_desc_t sd = { ".probes", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
+		    2, 0, semaphore, sizeof(semaphore), g };
+		int sec = elfw_add_section(b->w, &sd);
+		elfw_symbol_desc_t ssd = { n.semaphore, sec, 0, sizeof(semaphore),
+		    STB_WEAK, STT_OBJECT, STV_HIDDEN };
+
+		sem_sym = elfw_add_symbol(b->w, &ssd);
+		rc = build_note(b, p, pr, g, func_sym, sem_sym);
+	}
+	unit_names_free(&n);
+	return rc;
+}
+
+/* .SUNW_dof: the DOF, its symbol, and a relocation per probe address. */
+static int
+build_dof(build_t *b, const objgen_opts_t *o, err_t *e)
+{
+	dof_image_t img = { 0 };
+	int sec;
+
+	if (dof_generate(b->m, b->t, &img, e) != 0)
+		return -1;
+	/* Writable: the relocated addresses then need no text relocation in a PIE. */
+	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
+	    8, 0, img.data, img.size, 0 };
+	sec = elfw_add_section(b->w, &sd);
+	elfw_symbol_desc_t sym = { o->lazyload ? DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL,
+	    sec, 0, img.size, STB_GLOBAL, STT_OBJECT, STV_HIDDEN };
+	elfw_add_symbol(b->w, &sym);
+	for (size_t i = 0; i < img.nrelocs; i++)
+		elfw_add_reloc(b->w, sec, img.relocs[i].offset, b->t->dof_reloc,
+		    elfw_symbol_ref(b->w, img.relocs[i].symbol), 0);
+	dof_image_free(&img);
+	return 0;
+}
+
+static bool
+model_has_probes(const usdt_model_t *m)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		if (m->providers[i]->nprobes > 0)
+			return true;
+	return false;
+}
+
+/* Everything of the object but drti_lite; errors come from elfw_failed. */
+static int
+build_object(build_t *b, const objgen_opts_t *o, err_t *e)
+{
+	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
+	    NULL, 0, 0 };
+
+	if (b->t->stapsdt && model_has_probes(b->m))
+		build_stapsdt_base(b);
+	for (size_t i = 0; i < b->m->nproviders; i++) {
+		const usdt_provider_t *p = b->m->providers[i];
+
+		for (size_t j = 0; j < p->nprobes; j++) {
+			if (build_probe_group(b, p, p->probes[j]) == 0)
+				continue;
+			if (elfw_failed(b->w, e))
+				return -1;
+			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
+		}
+	}
+	if (b->m->nproviders > 0 && build_dof(b, o, e) != 0)
+		return -1;
+	elfw_add_section(b->w, &stack);
+	return elfw_failed(b->w, e) ? -1 : 0;
+}
+
+/* ---- linking with drti_lite ---------------------------------------------- */
+
+/* An anonymous file the linker can open as /proc/self/fd/N; -1 with e set. */
+static int
+anon_file(const char *name, unsigned flags, err_t *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd = memfd_create(name, flags);
+
+	if (fd >= 0)
+		return fd;
+	/* No memfd (old kernel): an unlinked temporary file does the same. */
+	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR |
+	    ((flags & MFD_CLOEXEC) ? O_CLOEXEC : 0), 0600);
+	if (fd < 0)
+		err_errno(e, errno, "cannot create an anonymous file for %s", name);
+	return fd;
+}
+
+static int
+write_all_fd(int fd, const void *buf, size_t len, const char *what, err_t *e)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_errno(e, n < 0 ? errno : EIO, "writing %s", what);
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Up to cap-1 bytes of what fd holds as one line: trailing newlines cut,
+ * inner ones shown as "; ".
+ */
+static void
+read_back(int fd, char *buf, size_t cap)
+{
+	ssize_t n = pread(fd, buf, cap - 3, 0);
+	size_t len = n > 0 ? (size_t)n : 0;
+	char *nl;
+
+	buf[len] = '\0';
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	while ((nl = strchr(buf, '\n')) != NULL && len + 2 < cap) {
+		memmove(nl + 2, nl + 1, len - (size_t)(nl - buf));
+		nl[0] = ';';
+		nl[1] = ' ';
+		len++;
+	}
+}
+
+/*
+ * argv for the linker: the words of cmd (it may carry options, as $LD
+ * often does; cmd is split in place), then -r -o OUT and the two inputs.
+ * NULL on allocation failure or when cmd holds no word.
+ */
+static char **
+linker_argv(char *cmd, const char *out, const char *obj, const char *drti)
+{
+	const char *tail[] = { "-r", "-o", out, obj, drti };
+	size_t ntail = sizeof(tail) / sizeof(tail[0]), n = 0;
+	char **argv = calloc((strlen(cmd) + 1) / 2 + ntail + 1, sizeof(char *));
+	char *save = NULL;
+
+	if (argv == NULL)
+		return NULL;
+	for (char *w = strtok_r(cmd, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;
+	if (n == 0) {
+		free(argv);
+		return NULL;
+	}
+	for (size_t i = 0; i < ntail; i++)
+		argv[n++] = (char *)tail[i];
+	return argv;
+}
+
+/* Describe how a child ended, for a message. */
+static void
+exit_status(int status, char *buf, size_t cap)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, cap, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, cap, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, cap, "status 0x%x", status);
+}
+
+/* Run argv with stdout and stderr into errfd; wait for it. */
+static int
+spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
+{
+	posix_spawn_file_actions_t fa;
+	char msg[1024], how[64];
+	pid_t pid;
+	int rc, status;
+
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return err_errno(e, rc, "cannot run the linker");
+	posix_spawn_file_actions_adddup2(&fa, errfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return err_errno(e, rc, "cannot run the linker '%s'", argv[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_errno(e, errno, "waiting for the linker '%s'", argv[0]);
+	read_back(errfd, msg, sizeof(msg));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		exit_status(status, how, sizeof(how));
+		return err_set(e, "linking with drti_lite failed: '%s -r' ended with %s%s%s",
+		    argv[0], how, msg[0] ? ": " : "", msg);
+	}
+	if (msg[0] != '\0')
+		note(o, "%s -r said: %s", argv[0], msg);
+	return 0;
+}
+
+/* ld -r OBJECT drti_lite.o -o OUT, both inputs from anonymous files. */
+static int
+link_with_drti(const objgen_opts_t *o, int objfd, const char *out, err_t *e)
+{
+	size_t drti_size = (size_t)(drti_object_end - drti_object_start);
+	char objpath[64], drtipath[64];
+	const char *cmd = o->ld_cmd ? o->ld_cmd : "ld";
+	char *words = strdup(cmd), **argv = NULL;
+	int drtifd = -1, errfd = -1, rc = -1;
+
+	if (words == NULL)
+		return err_errno(e, ENOMEM, "linker command");
+	if (cmd[strspn(cmd, " \t")] == '\0') {
+		err_set(e, "the linker command is empty");
+		goto out;
+	}
+	if (drti_size == 0) {
+		err_set(e, "this usdtc was built without drti_lite");
+		goto out;
+	}
+	if ((drtifd = anon_file("drti_lite.o", 0, e)) < 0 ||
+	    (errfd = anon_file("usdtc-ld-output", MFD_CLOEXEC, e)) < 0 ||
+	    write_all_fd(drtifd, drti_object_start, drti_size, "drti_lite.o", e) != 0)
+		goto out;
+	snprintf(objpath, sizeof(objpath), "/proc/self/fd/%d", objfd);
+	snprintf(drtipath, sizeof(drtipath), "/proc/self/fd/%d", drtifd);
+	if ((argv = linker_argv(words, out, objpath, drtipath)) == NULL) {
+		err_errno(e, ENOMEM, "linker command");
+		goto out;
+	}
+	note(o, "linking with drti_lite: %s -r -o %s", cmd, out);
+	rc = spawn_and_wait(o, argv, errfd, e);
+out:
+	free(argv);
+	free(words);
+	if (drtifd >= 0)
+		close(drtifd);
+	if (errfd >= 0)
+		close(errfd);
+	return rc;
+}
+
+/* ---- the stage ------------------------------------------------------------ */
+
+static int
+write_plain(elfw_t *w, const char *out, err_t *e)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
+
+	if (fd < 0)
+		return err_errno(e, errno, "%s", out);
+	rc = elfw_write_rel(w, fd, e);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "%s", out);
+	return rc;
+}
+
+static int
+write_linked(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
+{
+	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
+	int fd = anon_file("usdtc-probes.o", 0, e), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = elfw_write_rel(w, fd, e);
+	if (rc == 0)
+		rc = link_with_drti(o, fd, out, e);
+	close(fd);
+	if (rc == 0)
+		rc = elfw_localize_symbol(out, DOF_ELF_SYMBOL, e);
+	return rc;
+}
+
+int
+objgen_write(usdt_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, const char *out_path, err_t *e)
+{
+	build_t b = { NULL, m, t, 0 };
+	int rc;
+
+	if (check_objects(m, t, o, e) != 0 || add_unit_sites(m, t, e) != 0)
+		return -1;
+	if ((b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL)
+		return -1;
+	rc = build_object(&b, o, e);
+	if (rc == 0 && m->nproviders > 0 && !o->lazyload)
+		rc = write_linked(b.w, o, out_path, e);
+	else if (rc == 0)
+		rc = write_plain(b.w, out_path, e);
+	elfw_free(b.w);
+	return rc;
+}

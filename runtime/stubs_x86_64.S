@@ -1,0 +1,96 @@
+/*
+ * stubs_x86_64.S - the x86_64 probe unit, and a call into one with any
+ * number of arguments.
+ *
+ * usdt_x86_64_unit is the probe unit of compiler/arch_x86_64.c written as
+ * instructions (a unit test checks that the bytes are the same): two 8-byte
+ * slots, each a 5-byte nop that is the tracepoint, a ret, and a 2-byte nop
+ * to fill the slot.  The probe slot is entered with the probe's arguments
+ * where the System V ABI puts them; the is-enabled slot with a pointer to a
+ * uint32_t the tracer sets to 1.  The -h header and the -G object carry
+ * their own copies of these bytes; this one is for the run-time library.
+ *
+ * usdt_probe_call(unit, argc, argv) fires a probe whose arguments are only
+ * known at run time (libusdt's usdt_fire_probe): argv[0..5] go to rdi, rsi,
+ * rdx, rcx, r8, r9 and argv[6..] onto the stack, argv[6] nearest the
+ * return address, then the unit is called like a C function:
+ *
+ *	void usdt_probe_call(const void *unit, int argc, void *const *argv);
+ *
+ * A negative argc counts as 0.  The stack stays 16-byte aligned at the call.
+ */
+
+	.text
+
+	.globl	usdt_x86_64_unit
+	.hidden	usdt_x86_64_unit
+	.type	usdt_x86_64_unit, @function
+	.balign	16
+usdt_x86_64_unit:
+	{disp8} nopl 0x0(%rax,%rax,1)	/* 0f 1f 44 00 00: the probe tracepoint */
+	ret				/* c3 */
+	xchg	%ax, %ax		/* 66 90 */
+	{disp8} nopl 0x0(%rax,%rax,1)	/* +8: the is-enabled tracepoint */
+	ret
+	xchg	%ax, %ax
+	.size	usdt_x86_64_unit, . - usdt_x86_64_unit
+
+	.globl	usdt_probe_call
+	.hidden	usdt_probe_call
+	.type	usdt_probe_call, @function
+	.balign	16
+usdt_probe_call:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	movq	%rdi, %r11		/* the unit */
+	movq	%rdx, %r10		/* argv */
+	movslq	%esi, %rcx		/* argc */
+	testq	%rcx, %rcx
+	jns	1f
+	xorl	%ecx, %ecx
+1:
+	/* Stack arguments: argv[argc-1] down to argv[6], padded to 16 bytes. */
+	cmpq	$6, %rcx
+	jbe	3f
+	testq	$1, %rcx		/* argc - 6 is odd exactly when argc is odd */
+	jz	2f
+	subq	$8, %rsp
+2:
+	pushq	-8(%r10,%rcx,8)
+	decq	%rcx
+	cmpq	$6, %rcx
+	ja	2b
+3:
+	/* Register arguments; %rcx, the count, is loaded last. */
+	cmpq	$5, %rcx
+	jb	4f
+	movq	32(%r10), %r8
+4:	cmpq	$6, %rcx
+	jb	5f
+	movq	40(%r10), %r9
+5:	cmpq	$1, %rcx
+	jb	6f
+	movq	(%r10), %rdi
+6:	cmpq	$2, %rcx
+	jb	7f
+	movq	8(%r10), %rsi
+7:	cmpq	$3, %rcx
+	jb	8f
+	movq	16(%r10), %rdx
+8:	cmpq	$4, %rcx
+	jb	9f
+	movq	24(%r10), %rcx
+9:
+	xorl	%eax, %eax		/* no vector registers, should the unit be variadic */
+	call	*%r11
+	leave
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	usdt_probe_call, . - usdt_probe_call
+
+	.section .note.GNU-stack, "", @progbits
