@@ -33,6 +33,7 @@ COMPILER_SRCS = \
 	compiler/header.c \
 	compiler/dofgen.c \
 	compiler/elfwrite.c \
+	compiler/units.c \
 	compiler/objgen.c \
 	compiler/decode.c \
 	compiler/list.c
@@ -53,7 +54,7 @@ $(B)/compiler/%.o: compiler/%.c compiler/*.h $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/parser.c $(B)/parser.h: compiler/parser.y
+$(B)/parser.c $(B)/parser.h &: compiler/parser.y
 	@mkdir -p $(B)
 	bison -Wall -Werror --defines=$(B)/parser.h -o $(B)/parser.c $<
 

@@ -396,25 +396,14 @@ struct named_type {
 };
 
 /*
- * Integer base types after qualifiers are dropped, in the canonical order
- * usdt_normalise_type produces; plus fixed-width and system typedefs that
- * DTrace predefines for LP64 and that real provider files use.
+ * Base types other than C's integer keywords (integer_words handles those):
+ * bool, the fixed-width and system typedefs that DTrace predefines for LP64
+ * and real provider files use, D's string, and the floating types.
  */
 static const struct named_type known_types[] = {
-	{ "char", 1, true, USDT_TC_INTEGER },
-	{ "signed char", 1, true, USDT_TC_INTEGER },
-	{ "unsigned char", 1, false, USDT_TC_INTEGER },
 	{ "bool", 1, false, USDT_TC_INTEGER },
 	{ "_Bool", 1, false, USDT_TC_INTEGER },
 	{ "boolean_t", 4, true, USDT_TC_INTEGER },
-	{ "short", 2, true, USDT_TC_INTEGER },
-	{ "unsigned short", 2, false, USDT_TC_INTEGER },
-	{ "int", 4, true, USDT_TC_INTEGER },
-	{ "unsigned int", 4, false, USDT_TC_INTEGER },
-	{ "long", 8, true, USDT_TC_INTEGER },
-	{ "unsigned long", 8, false, USDT_TC_INTEGER },
-	{ "long long", 8, true, USDT_TC_INTEGER },
-	{ "unsigned long long", 8, false, USDT_TC_INTEGER },
 	{ "int8_t", 1, true, USDT_TC_INTEGER },
 	{ "int16_t", 2, true, USDT_TC_INTEGER },
 	{ "int32_t", 4, true, USDT_TC_INTEGER },
@@ -503,9 +492,43 @@ typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
 	return ti;
 }
 
+/*
+ * C's integer type specifiers in any order and number ("long unsigned
+ * int", "short signed", "unsigned long long int"): true and *ti filled if
+ * base consists of nothing else.
+ */
+static bool
+integer_words(const char *base, usdt_typeinfo_t *ti)
+{
+	int nlong = 0, nshort = 0, nchar = 0, nint = 0, nsigned = 0, nunsigned = 0;
+	const char *s = base;
+
+	while (*s != '\0') {
+		size_t n = strcspn(s, " ");
+
+		if (n == 4 && strncmp(s, "long", 4) == 0) nlong++;
+		else if (n == 5 && strncmp(s, "short", 5) == 0) nshort++;
+		else if (n == 4 && strncmp(s, "char", 4) == 0) nchar++;
+		else if (n == 3 && strncmp(s, "int", 3) == 0) nint++;
+		else if (n == 6 && strncmp(s, "signed", 6) == 0) nsigned++;
+		else if (n == 8 && strncmp(s, "unsigned", 8) == 0) nunsigned++;
+		else return false;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	if (nlong > 2 || nshort > 1 || nchar > 1 || nint > 1 || nsigned + nunsigned > 1 ||
+	    (nchar && (nlong || nshort || nint)) || (nshort && nlong))
+		return false;
+	*ti = typeinfo(USDT_TC_INTEGER, nchar ? 1 : nshort ? 2 : nlong ? 8 : 4,
+	    nunsigned == 0, true);
+	return true;
+}
+
 static usdt_typeinfo_t
 type_info_depth(const usdt_model_t *m, const char *type, int depth)
 {
+	usdt_typeinfo_t ti;
 	char base[256];
 	size_t len;
 	const char *t = skip_qualifiers(type, &len);
@@ -517,23 +540,12 @@ type_info_depth(const usdt_model_t *m, const char *type, int depth)
 	memcpy(base, t, len);
 	base[len] = '\0';
 
-	/* Integer spellings: drop "int" after a size word, "signed" alone is int. */
 	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
 		if (strcmp(base, known_types[i].name) == 0)
 			return typeinfo(known_types[i].tclass, known_types[i].size,
 			    known_types[i].is_signed, true);
-	if (strcmp(base, "signed") == 0 || strcmp(base, "signed int") == 0)
-		return typeinfo(USDT_TC_INTEGER, 4, true, true);
-	if (strcmp(base, "unsigned") == 0)
-		return typeinfo(USDT_TC_INTEGER, 4, false, true);
-	if (len > 4 && strcmp(base + len - 4, " int") == 0) {
-		base[len - 4] = '\0';
-		if (strncmp(base, "signed ", 7) == 0)
-			memmove(base, base + 7, strlen(base + 7) + 1);
-		return type_info_depth(m, base, depth + 1);
-	}
-	if (strncmp(base, "signed ", 7) == 0)
-		return type_info_depth(m, base + 7, depth + 1);
+	if (integer_words(base, &ti))
+		return ti;
 	if (strncmp(base, "enum ", 5) == 0)
 		return typeinfo(USDT_TC_INTEGER, 4, true, true);
 	if (strncmp(base, "struct ", 7) == 0 || strncmp(base, "union ", 6) == 0) {

@@ -1,0 +1,226 @@
+/*
+ * cpp.c - spawning the C preprocessor and talking to it.
+ *
+ * Like dtrace -C, we hand the definition file to the system's cpp and parse
+ * its output; the line markers it leaves (`# 12 "probes.d"`) keep every
+ * diagnostic on the user's file and line.
+ *
+ * The text goes in on cpp's standard input, after a `#line 1 "probes.d"`
+ * line, rather than as a file argument: a compiler driver given as $CPP
+ * ("gcc -E", "clang -E") takes a file whose name ends in .d for a linker
+ * input and silently prints nothing, while every cpp reads "-" as C.  The
+ * #line makes cpp's own messages and markers name the user's file.  As with
+ * dtrace, which also feeds cpp a descriptor, quoted #include names are found
+ * through -I and the current directory.
+ *
+ * The command is spawned from an argv array, never through a shell.  We
+ * write its input and read its output in one poll loop, so neither side can
+ * block the other however large the text; the input is a socket written
+ * with MSG_NOSIGNAL so a cpp that stops reading (a missing #include) cannot
+ * kill us with SIGPIPE.  Nothing here prints: failures come back in an
+ * err_t, and cpp's own messages go to the stderr we share with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpp.h"
+#include "strbuf.h"
+
+extern char **environ;
+
+/* Split cmd on blanks into words appended to argv (strings point into cmd). */
+static size_t
+split_words(char *cmd, char **argv)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *p = strtok_r(cmd, " \t", &save); p != NULL;
+	    p = strtok_r(NULL, " \t", &save))
+		argv[n++] = p;
+	return n;
+}
+
+/* `#line 1 "path"` and the text: what cpp reads. */
+static void
+make_input(strbuf_t *in, const char *path, const char *text, size_t len)
+{
+	sb_puts(in, "#line 1 \"");
+	for (const char *p = path; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_putc(in, '\\');
+		sb_putc(in, *p == '\n' ? '?' : *p);
+	}
+	sb_puts(in, "\"\n");
+	sb_append(in, text, len);
+}
+
+/* Spawn argv[0] with in_fd as stdin and out_fd as stdout. */
+static int
+spawn(char **argv, int in_fd, int out_fd, pid_t *pidp, err_t *e)
+{
+	posix_spawn_file_actions_t fa;
+	int rc;
+
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return err_errno(e, rc, "cannot run %s", argv[0]);
+	if ((rc = posix_spawn_file_actions_adddup2(&fa, in_fd, 0)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return err_errno(e, rc, "cannot run %s", argv[0]);
+	}
+	rc = posix_spawnp(pidp, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return err_errno(e, rc, "cannot run %s", argv[0]);
+	return 0;
+}
+
+/*
+ * Write in to *to_fd and read *from_fd into out until cpp closes its
+ * output.  A cpp that stops reading just ends the writing.  Closes both.
+ */
+static int
+exchange(int *to_fd, int *from_fd, const strbuf_t *in, strbuf_t *out, err_t *e)
+{
+	size_t done = 0;
+	char buf[16384];
+
+	while (*from_fd >= 0) {
+		struct pollfd pfd[2] = {
+			{ *from_fd, POLLIN, 0 }, { *to_fd, POLLOUT, 0 }
+		};
+		ssize_t n;
+
+		if (poll(pfd, *to_fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_errno(e, errno, "cannot wait for cpp");
+		}
+		if (*to_fd >= 0 && (pfd[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			n = send(*to_fd, in->data + done, in->len - done,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0)
+				done += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || done == in->len) {
+				close(*to_fd);	/* all written, or cpp stopped reading */
+				*to_fd = -1;
+			}
+		}
+		if (pfd[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+			n = read(*from_fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return err_errno(e, errno, "cannot read the output of cpp");
+			if (n == 0) {
+				close(*from_fd);
+				*from_fd = -1;
+			}
+			sb_append(out, buf, (size_t)n);
+		}
+	}
+	if (out->failed)
+		return err_set(e, "out of memory reading the output of cpp");
+	return 0;
+}
+
+/* Wait for pid and turn a failure into a message naming cmd. */
+static int
+wait_cpp(pid_t pid, const char *cmd, err_t *e)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return err_errno(e, errno, "cannot wait for %s", cmd);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		return err_set(e, "%s failed with exit status %d", cmd,
+		    WEXITSTATUS(status));
+	return err_set(e, "%s was killed by signal %d", cmd, WTERMSIG(status));
+}
+
+int
+cpp_run(const parse_opts_t *o, const char *path, const char *text, size_t len,
+    char **outp, size_t *lenp, err_t *e)
+{
+	const char *cmd = o->cpp_cmd != NULL && o->cpp_cmd[0] != '\0' ? o->cpp_cmd : "cpp";
+	char *words = strdup(cmd), **argv = NULL;
+	int sv[2] = { -1, -1 }, pipefd[2] = { -1, -1 }, rc = -1;
+	strbuf_t in, out;
+	size_t argc;
+	pid_t pid;
+
+	sb_init(&in);
+	sb_init(&out);
+	*outp = NULL;
+	*lenp = 0;
+	if (words == NULL ||
+	    (argv = calloc(strlen(cmd) / 2 + o->ncpp_args + 3, sizeof(char *))) == NULL) {
+		err_set(e, "out of memory running cpp");
+		goto out;
+	}
+	if ((argc = split_words(words, argv)) == 0) {
+		err_set(e, "the preprocessor command is empty");
+		goto out;
+	}
+	for (size_t i = 0; i < o->ncpp_args; i++)
+		argv[argc++] = o->cpp_args[i];
+	argv[argc++] = (char *)"-";
+	argv[argc] = NULL;
+	make_input(&in, path, text, len);
+	if (in.failed) {
+		err_set(e, "out of memory running cpp");
+		goto out;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    pipe2(pipefd, O_CLOEXEC) != 0) {
+		err_errno(e, errno, "cannot connect to cpp");
+		goto out;
+	}
+	if (spawn(argv, sv[1], pipefd[1], &pid, e) != 0)
+		goto out;
+	close(sv[1]);
+	close(pipefd[1]);
+	sv[1] = pipefd[1] = -1;
+	rc = exchange(&sv[0], &pipefd[0], &in, &out, e);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	sv[0] = pipefd[0] = -1;
+	if (wait_cpp(pid, argv[0], rc == 0 ? e : NULL) != 0)
+		rc = -1;
+	if (rc == 0) {
+		sb_append(&out, "", 0);	/* NUL-terminated even when empty */
+		if (out.failed) {
+			rc = err_set(e, "out of memory reading the output of cpp");
+		} else {
+			*outp = sb_steal(&out, lenp);
+		}
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (sv[i] >= 0)
+			close(sv[i]);
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+	}
+	sb_free(&in);
+	sb_free(&out);
+	free(argv);
+	free(words);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * diag.h - diagnostics for definition files: where, what, and a tag.
+ *
+ * Every problem found in a definition file is reported once, where it is
+ * known, as
+ *
+ *	probes.d:3:16: error: expected ';' to end the probe ... [D_SYNTAX]
+ *	   probe a(int x)
+ *	                 ^
+ *
+ * the location, the severity, a sentence, and a stable tag that tests and
+ * scripts match.  The source line is shown with tabs expanded and a caret
+ * under the column; columns count bytes from 1.  The text of the line comes
+ * from the buffer being parsed when it is the file named in the location,
+ * else from the file on disk (after `cpp` the location names the user's
+ * file, which is read once and kept), else the line is left out.
+ *
+ * A diag_t counts what it reported; the parser returns that count.  All
+ * diagnostics go to one stream per process, stderr unless diag_set_output
+ * says otherwise (tests capture them; a fuzzer discards them).
+ */
+#ifndef USDTC_DIAG_H
+#define USDTC_DIAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* The text of one file, for quoting its lines. */
+typedef struct diag_text {
+	char *file;
+	char *text;	/* NULL: the file could not be read */
+	size_t len;
+} diag_text_t;
+
+typedef struct diag {
+	int nerrors;
+	int nwarnings;
+	diag_text_t *texts;
+	size_t ntexts;
+} diag_t;
+
+void diag_init(diag_t *d);
+void diag_fini(diag_t *d);
+
+/* Where every diagnostic goes from now on; NULL means stderr. */
+void diag_set_output(FILE *f);
+
+/* Remember the text of file (copied) so its lines can be quoted. */
+int diag_add_text(diag_t *d, const char *file, const char *text, size_t len);
+
+/*
+ * Report at loc (loc.file NULL: about the whole run, "usdtc: error: ...";
+ * loc.line 0: about a whole file).  tag is a D_ name; notes have none.
+ */
+void diag_error(diag_t *d, src_loc_t loc, const char *tag, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_warning(diag_t *d, src_loc_t loc, const char *tag, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(diag_t *d, src_loc_t loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * parse_int.h - what lexer.l, parser.y and parse.c share (not an API).
+ *
+ * One parse_ctx lives for one parse_file/parse_buffer call and holds all of
+ * its state, so the scanner and the parser are reentrant: the lexer reaches
+ * it through yyextra, the grammar through its parse parameter.
+ *
+ * lexer.l	tokens, comments, control lines (handed to parse_control_line),
+ *		source positions; one export: lexer_run.
+ * parser.y	the grammar; builds the small values below and calls the
+ *		parse_* actions; reports syntax errors with what was expected.
+ * parse.c	the entry points of parse.h, the semantic actions (names,
+ *		limits, duplicates, struct layout, translators, pragmas) and
+ *		the arena that holds every string and value of one parse.
+ */
+#ifndef USDTC_PARSE_INT_H
+#define USDTC_PARSE_INT_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "model.h"
+
+typedef void *yyscan_t;
+
+/* Where a token or a rule's text lies (columns count bytes from 1). */
+typedef struct parse_loc {
+	const char *file;
+	int first_line, first_column;
+	int last_line, last_column;	/* the last byte, inclusive */
+} parse_loc_t;
+
+/*
+ * A rule's location spans its first to its last non-empty symbol; an empty
+ * rule sits just after the symbol before it, with first > last marking it
+ * empty, so that empty rules (and mid-rule actions) never move a start.
+ */
+static inline bool
+parse_loc_empty(const parse_loc_t *l)
+{
+	return l->first_line > l->last_line ||
+	    (l->first_line == l->last_line && l->first_column > l->last_column);
+}
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)					\
+	do {								\
+		int first_ = 1, last_ = (int)(N);			\
+		while (first_ < last_ && parse_loc_empty(&YYRHSLOC(Rhs, first_))) \
+			first_++;					\
+		while (last_ > first_ && parse_loc_empty(&YYRHSLOC(Rhs, last_))) \
+			last_--;					\
+		if (N) {						\
+			(Cur).file = YYRHSLOC(Rhs, first_).file;	\
+			(Cur).first_line = YYRHSLOC(Rhs, first_).first_line; \
+			(Cur).first_column = YYRHSLOC(Rhs, first_).first_column; \
+			(Cur).last_line = YYRHSLOC(Rhs, last_).last_line; \
+			(Cur).last_column = YYRHSLOC(Rhs, last_).last_column; \
+		} else {						\
+			(Cur).file = YYRHSLOC(Rhs, 0).file;		\
+			(Cur).first_line = (Cur).last_line =		\
+			    YYRHSLOC(Rhs, 0).last_line;			\
+			(Cur).last_column = YYRHSLOC(Rhs, 0).last_column; \
+			(Cur).first_column = (Cur).last_column + 1;	\
+		}							\
+	} while (0)
+
+/* The specifiers of a declaration: "const char", "struct foo", "unsigned long". */
+struct ctype {
+	char *text;
+	bool has_layout;	/* a struct/union/enum body written here: size, align */
+	bool known;		/* with has_layout: every member's size was known */
+	unsigned size, align;
+};
+
+/* One declarator: the name and what surrounds it. */
+struct cdecl {
+	char *name;		/* NULL when abstract */
+	parse_loc_t name_loc;
+	char *abs;		/* the declarator without its name: "*", "*[4]", "(*)(int)" */
+	bool pointer;		/* the declared object (or array element) is a pointer */
+	bool grouped;		/* "(*name)...": later suffixes belong to the pointee */
+	unsigned long nelem;	/* array elements (product of dimensions); 1 if none */
+	bool dim_unknown;	/* a dimension we could not evaluate */
+	bool flexible;		/* "[]" */
+	int bits;		/* bit-field width; -1 none; -2 not a number */
+	struct cdecl *next;
+};
+
+struct dlist {
+	struct cdecl *head, *tail;
+};
+
+/* One probe parameter as written. */
+struct cparam {
+	char *type;		/* specifiers + abstract declarator, as written */
+	char *name;		/* NULL when unnamed */
+	parse_loc_t loc;
+	bool is_void;		/* exactly "void", no declarator */
+	struct cparam *next;
+};
+
+struct plist {
+	struct cparam *head, *tail;
+	size_t n;
+};
+
+/* A construct the parser is inside, for "to end the X begun at line N". */
+struct construct {
+	const char *what;
+	int closer;		/* the character that ends it */
+	parse_loc_t loc;
+};
+
+#define PARSE_MAX_OPEN	32
+
+struct layout;			/* a struct/union body being laid out (parse.c) */
+struct pending_attr;		/* a #pragma D attributes waiting for its provider */
+struct new_probe;		/* a probe declared by this parse */
+struct arena_block;
+
+/* Lexer start-of-item modes: how a top-level item ends. */
+enum lex_item { LEX_ITEM_DECL, LEX_ITEM_CLAUSE };
+
+struct parse_ctx {
+	usdt_model_t *m;
+	diag_t *d;
+	const char *main_file;		/* interned: the file being parsed */
+	bool from_cpp;			/* text is cpp output: map <stdin> */
+	const char *text;
+	size_t len;
+
+	/* lexer */
+	yyscan_t scanner;
+	const char *cur_file;
+	int line, col;
+	int depth;			/* braces open in the current item */
+	enum lex_item item;
+	int comment_state;		/* start condition to return to after a comment */
+	parse_loc_t comment_loc;
+	parse_loc_t tok_loc, prev_loc;	/* the last token and the one before */
+	char tok_text[48];		/* the last token's text, shortened */
+	char pspec_text[48];		/* the first probe description of the last clause */
+	parse_loc_t pspec_loc;
+	bool lex_error;			/* a lexical error was reported */
+
+	/* parser */
+	struct construct open[PARSE_MAX_OPEN];
+	int nopen;			/* may exceed PARSE_MAX_OPEN; only those are kept */
+
+	/* semantic state */
+	usdt_provider_t *prov;		/* provider whose body is being read */
+	size_t prov_first;		/* its probes from this index were declared in this body */
+	struct layout *layout;
+	struct pending_attr *attrs, *attrs_tail;
+	struct new_probe *probes, *probes_tail;
+
+	struct arena_block *arena;
+	jmp_buf fatal;			/* out of memory: abandon the parse */
+};
+
+/* lexer.l: run the grammar over ctx->text; yyparse's result. */
+int lexer_run(struct parse_ctx *ctx);
+/* lexer.l: free the scanner (also after a longjmp out of lexer_run). */
+void lexer_free(struct parse_ctx *ctx);
+
+/* parse.c: memory that lives until the parse ends; never NULL. */
+void *parse_alloc(struct parse_ctx *ctx, size_t size);
+char *parse_strndup(struct parse_ctx *ctx, const char *s, size_t n);
+char *parse_strdup(struct parse_ctx *ctx, const char *s);
+/* a, then sep and b if b is not empty (and a is not empty). */
+char *parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b);
+_Noreturn void parse_nomem(struct parse_ctx *ctx);
+
+src_loc_t parse_src(parse_loc_t l);
+/* The location just after loc's last byte. */
+src_loc_t parse_src_after(parse_loc_t l);
+
+/*
+ * parse.c: a line starting with '#'; loc covers it.  Returns true if it
+ * leaves a comment open (the lexer then skips to its end).
+ */
+bool parse_control_line(struct parse_ctx *ctx, const char *s, size_t n, parse_loc_t loc);
+
+/* parse.c: construct stack for syntax error messages. */
+void parse_open(struct parse_ctx *ctx, const char *what, int closer, parse_loc_t loc);
+void parse_close(struct parse_ctx *ctx);
+
+/* parse.c: semantic actions. */
+void parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc);
+void parse_provider_end(struct parse_ctx *ctx);
+void parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
+    struct plist *nargs, struct plist *xargs);
+struct cparam *parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d,
+    parse_loc_t loc);
+struct ctype *parse_ctype(struct parse_ctx *ctx, const char *text);
+void parse_layout_begin(struct parse_ctx *ctx, bool is_union);
+struct ctype *parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag);
+struct ctype *parse_enum(struct parse_ctx *ctx, const char *tag);
+void parse_member(struct parse_ctx *ctx, struct ctype *t, struct dlist *decls);
+void parse_typedef(struct parse_ctx *ctx, struct ctype *t, struct dlist *decls);
+void parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *outd,
+    struct ctype *in, struct cdecl *ind, parse_loc_t loc);
+/* The full type a declarator gives: "char" + "*[4]" -> "char *[4]". */
+char *parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d);
+
+#endif

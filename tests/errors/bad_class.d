@@ -1,0 +1,6 @@
+/* expect: D_PRAGMA_INVAL 6:22 */
+provider shop {
+	probe order__placed(int id);
+};
+
+#pragma D attributes Evolving/Evolving/Nowhere provider shop args

@@ -1,0 +1,5 @@
+/* expect: D_SYNTAX 5:1 */
+provider shop {
+	probe order__placed(int id);
+};
+}

@@ -1,0 +1,7 @@
+/* expect: D_SYNTAX 4:2 */
+provider shop {
+	probe order__placed(int id);
+}
+provider bank {
+	probe transfer(long amount);
+};

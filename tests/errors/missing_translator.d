@@ -1,0 +1,8 @@
+/* expect: D_PROV_PRXLATOR 7:37 */
+typedef struct order {
+	long id;
+} order_t;
+
+provider shop {
+	probe order__placed(order_t *o) : (orderinfo_t *o);
+};

@@ -1,0 +1,4 @@
+/* expect: D_SYNTAX 3:30 */
+provider shop {
+	probe order__placed(int id) $;
+};

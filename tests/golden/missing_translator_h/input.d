@@ -1,0 +1,6 @@
+typedef struct order { long id; } order_t;
+
+provider shop {
+	probe order__placed(order_t *o) :
+	    (orderinfo_t *o);
+};

@@ -1,0 +1,4 @@
+provider shop {
+	probe order__placed(int id)
+	probe order__shipped(int id);
+};
