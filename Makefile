@@ -27,6 +27,7 @@ COMPILER_SRCS = \
 	compiler/model.c \
 	compiler/target.c \
 	compiler/arch_x86_64.c \
+	compiler/arch_aarch64.c \
 	compiler/diag.c \
 	compiler/cpp.c \
 	compiler/parse.c \
@@ -35,6 +36,7 @@ COMPILER_SRCS = \
 	compiler/elfwrite.c \
 	compiler/units.c \
 	compiler/objgen.c \
+	compiler/rewrite.c \
 	compiler/decode.c \
 	compiler/list.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
@@ -45,7 +47,7 @@ LIB_OBJS = $(filter-out $(B)/compiler/main.o,$(COMPILER_OBJS))
 USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
 
-all: $(USDTC)
+all: $(USDTC) libusdt
 
 $(USDTC): $(COMPILER_OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -68,7 +70,7 @@ $(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c compiler/*.h $(B)/parser.h
 
 # drti_lite is linked into every -G output, so it is built without sanitizers
 # and embedded in usdtc (compiler/drti_blob.S) to keep usdtc one file.
-$(DRTI): runtime/drti_lite.c compiler/dof.h
+$(DRTI): runtime/drti_lite.c runtime/drti_proto.h compiler/dof.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
 		-D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
@@ -76,6 +78,56 @@ $(DRTI): runtime/drti_lite.c compiler/dof.h
 $(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI)
 	@mkdir -p $(dir $@)
 	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' -o $@ $<
+
+# libusdt (runtime/usdt.h): the compiler's library layer and the run-time
+# API as position-independent code built with -fvisibility=hidden; the
+# shared library exports only the API (runtime/libusdt.map), the archive
+# has every other symbol made local.  libusdt.pc is for installing (PREFIX),
+# libusdt-uninstalled.pc lets the tests build against $(B) with pkg-config.
+LIBUSDT_VERSION = 1.0.0
+LIBUSDT_SONAME  = libusdt.so.1
+LIBUSDT_SRCS = compiler/err.c compiler/strbuf.c compiler/model.c compiler/target.c \
+	compiler/arch_x86_64.c compiler/arch_aarch64.c compiler/dofgen.c compiler/elfwrite.c compiler/units.c \
+	runtime/usdt_image.c runtime/usdt.c
+LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_x86_64.o
+LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
+	$(B)/libusdt.pc $(B)/libusdt-uninstalled.pc
+PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
+	-Icompiler -Iruntime -D_GNU_SOURCE
+
+libusdt: $(LIBUSDT)
+
+$(B)/pic/%.o: %.c compiler/*.h runtime/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -c -o $@ $<
+
+$(B)/pic/runtime/stubs_x86_64.o: runtime/stubs_x86_64.S
+	@mkdir -p $(dir $@)
+	$(CC) -fPIC -c -o $@ $<
+
+$(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) runtime/libusdt.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
+		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
+		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined \
+		-o $@ $(LIBUSDT_OBJS) -lelf -ldl -lpthread
+
+$(B)/libusdt.so: $(B)/$(LIBUSDT_SONAME)
+	ln -sf $(LIBUSDT_SONAME) $@
+
+$(B)/libusdt.a: $(LIBUSDT_OBJS)
+	$(LD) -r -o $(B)/pic/libusdt-all.o $(LIBUSDT_OBJS)
+	objcopy --localize-hidden $(B)/pic/libusdt-all.o
+	rm -f $@ && ar rcs $@ $(B)/pic/libusdt-all.o
+
+$(B)/libusdt.pc: runtime/libusdt.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBUSDT_VERSION)|' $< > $@
+
+$(B)/libusdt-uninstalled.pc: Makefile
+	printf '%s\n' 'Name: libusdt' 'Description: libusdt in the build tree' \
+		'Version: $(LIBUSDT_VERSION)' \
+		'Libs: -L$(abspath $(B)) -Wl,-rpath,$(abspath $(B)) -lusdt' \
+		'Libs.private: -lelf -ldl -lpthread' \
+		'Cflags: -I$(abspath runtime)' > $@
 
 # `make test` and `make demo` on a fresh Debian machine: as root, install
 # missing packages (.ci/deps) before anything is built; otherwise only say
@@ -108,8 +160,15 @@ deps:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(USDTC) $(DESTDIR)$(PREFIX)/bin/usdtc
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(B)/$(LIBUSDT_SONAME) $(DESTDIR)$(PREFIX)/lib/$(LIBUSDT_SONAME)
+	ln -sf $(LIBUSDT_SONAME) $(DESTDIR)$(PREFIX)/lib/libusdt.so
+	install -m 644 $(B)/libusdt.a $(DESTDIR)$(PREFIX)/lib/libusdt.a
+	install -m 644 runtime/usdt.h $(DESTDIR)$(PREFIX)/include/usdt.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBUSDT_VERSION)|' \
+		runtime/libusdt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libusdt.pc
 
 clean:
 	rm -rf build build-san
 
-.PHONY: all test demo bench regen deps install clean
+.PHONY: all libusdt test demo bench regen deps install clean

@@ -12,6 +12,17 @@
  * (0(%rsp) holds the return address).  Structs passed by value are
  * approximated: up to 16 bytes in general registers, larger ones in memory;
  * the note then describes their first eight bytes.
+ *
+ * At a call site that -G rewrote into the tracepoint, the registers are the
+ * same, but the call has not pushed its return address: stack arguments
+ * start at 0(%rsp) (note_args_call).
+ *
+ * FreeBSD and illumos (DOF version 2) want the is-enabled function to
+ * return an int that the tracer sets: their unit (usdt_arch_x86_64_v2)
+ * clears %rax in the is-enabled slot with `xor %rax,%rax` (48 33 c0, the
+ * bytes dtrace -G writes over is-enabled calls), and the tracepoint is the
+ * first of two 1-byte nops after it, 3 bytes past the slot's start, where
+ * the tracer sets %rax to 1.  The probe slot is the same as on Linux.
  */
 #include <elf.h>
 
@@ -22,6 +33,16 @@ static const uint8_t x86_64_unit[16] = {
 	0xc3,				/* ret */
 	0x66, 0x90,			/* xchg %ax,%ax */
 	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* is-enabled: nopl 0(%rax,%rax,1) */
+	0xc3,				/* ret */
+	0x66, 0x90,			/* xchg %ax,%ax */
+};
+
+static const uint8_t x86_64_v2_unit[16] = {
+	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* probe: nopl 0(%rax,%rax,1) */
+	0xc3,				/* ret */
+	0x66, 0x90,			/* xchg %ax,%ax */
+	0x48, 0x33, 0xc0,		/* is-enabled: xor %rax,%rax */
+	0x90, 0x90,			/* +3: the tracepoint, nop; nop */
 	0xc3,				/* ret */
 	0x66, 0x90,			/* xchg %ax,%ax */
 };
@@ -54,11 +75,12 @@ register_size(unsigned size)
 	return (size == 1 || size == 2 || size == 4) ? size : 8;
 }
 
+/* The arguments, with the first stack argument at stack(%rsp). */
 static void
-x86_64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+describe_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out,
+    unsigned stack)
 {
 	int next_gpr = 0, next_xmm = 0;
-	unsigned stack = 8;	/* first stack argument, past the return address */
 
 	for (size_t i = 0; i < pr->nargc; i++) {
 		usdt_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
@@ -96,6 +118,20 @@ x86_64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
 	}
 }
 
+/* At a unit's entry: past the return address. */
+static void
+x86_64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+{
+	describe_args(m, pr, out, 8);
+}
+
+/* At a rewritten call: nothing pushed yet. */
+static void
+x86_64_note_args_call(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+{
+	describe_args(m, pr, out, 0);
+}
+
 const usdt_arch_t usdt_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
@@ -107,4 +143,20 @@ const usdt_arch_t usdt_arch_x86_64 = {
 	.probe_offset = 0,
 	.enabled_offset = 8,
 	.note_args = x86_64_note_args,
+	.note_args_call = x86_64_note_args_call,
+};
+
+const usdt_arch_t usdt_arch_x86_64_v2 = {
+	.name = "x86_64",
+	.elf_machine = EM_X86_64,
+	.elf_class = ELFCLASS64,
+	.reloc_abs64 = R_X86_64_64,
+	.unit = x86_64_v2_unit,
+	.unit_size = sizeof(x86_64_v2_unit),
+	.unit_align = 16,
+	.probe_offset = 0,
+	.enabled_offset = 8,
+	.enabled_skip = 3,
+	.note_args = x86_64_note_args,
+	.note_args_call = x86_64_note_args_call,
 };

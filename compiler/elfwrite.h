@@ -7,7 +7,7 @@
  * description out as a file.  Today there is one writer, elfw_write_rel
  * (ET_REL, what -G produces); the run-time library will add one for ET_DYN
  * from the same description (program headers and dynamic tables are a
- * property of the writer, not of the builder).  Both ELF classes go through
+ * property of the writer, not of the builder): elfw_write_dyn.  Both ELF classes go through
  * GElf, so there is one copy of every routine.
  *
  * Errors latch, as in strbuf: the first failing call records a message in
@@ -97,6 +97,30 @@ int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
  * local symbols come first.  Returns 0, or -1 with e set.
  */
 int elfw_write_rel(elfw_t *w, int fd, err_t *e);
+
+/* What a shared object needs beyond the description. */
+typedef struct elfw_dyn_opts {
+	const char *soname;	/* DT_SONAME, or NULL for none */
+	unsigned abs_reloc;	/* the machine's absolute address relocation */
+	uint64_t page_size;	/* segment alignment; 0 means 4096 */
+} elfw_dyn_opts_t;
+
+/*
+ * Lay the builder out as a shared object (ET_DYN) that dlopen can load and
+ * write it to fd: read-only, executable and writable PT_LOAD segments,
+ * PT_DYNAMIC, a non-executable PT_GNU_STACK, and a dynamic symbol table
+ * with every global and weak symbol.  Relocations are resolved to
+ * link-time addresses (no dynamic relocations); each must be of type
+ * abs_reloc against a defined symbol.  Groups are ignored.  elfwrite.c
+ * describes the layout.  Returns 0, or -1 with e set.
+ */
+int elfw_write_dyn(elfw_t *w, int fd, const elfw_dyn_opts_t *o, err_t *e);
+
+/*
+ * The link-time address (offset from the load base) elfw_write_dyn gave a
+ * symbol; a symbol's value before any ET_DYN write.
+ */
+uint64_t elfw_symbol_address(const elfw_t *w, int symbol);
 
 /*
  * Make the global symbol `name` of the relocatable object at path local,

@@ -35,7 +35,10 @@
  *
  * PROV_PROBE_ENABLED() reads the probe's semaphore (bumped by Linux tracers)
  * into a flag and passes the flag's address to the is-enabled function,
- * where DTrace stores 1 (DOF version 3).  Everything GNU C is spelled so
+ * where DTrace stores 1 (DOF version 3); on FreeBSD and illumos (DOF
+ * version 2, no semaphores) it is a plain call of the is-enabled function,
+ * which returns an int as their dtrace's header declares it, and the stub
+ * clears the result before its tracepoint.  Everything GNU C is spelled so
  * -std=c89 -pedantic stays quiet: __extension__, __asm__, no // comments;
  * compilers that are not GNU C get the do-nothing macros.
  *
@@ -43,6 +46,7 @@
  * out->failed, which the caller checks once.
  */
 #include <ctype.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,13 +220,23 @@ put_c_asm_line(strbuf_t *out, const strbuf_t *line)
 typedef struct asm_writer {
 	strbuf_t *out;
 	strbuf_t line;
+	char type_mark;		/* before a type in .type and .section: @ or % */
+	bool words;		/* code as 4-byte .inst words (AArch64) */
 } asm_writer_t;
 
+/*
+ * gas reads `@` as a comment on some machines, so there types are written
+ * `%progbits`, `%function` (AArch64 gas and LLVM accept both; x86_64 keeps
+ * the `@` it always had).  Instructions of fixed 4-byte size are written
+ * with .inst, so that the assembler marks them as code, not data.
+ */
 static void
-asm_writer_init(asm_writer_t *w, strbuf_t *out)
+asm_writer_init(asm_writer_t *w, strbuf_t *out, const usdt_target_t *t)
 {
 	w->out = out;
 	sb_init(&w->line);
+	w->type_mark = t->arch->elf_machine == EM_X86_64 ? '@' : '%';
+	w->words = t->arch->elf_machine == EM_AARCH64;
 }
 
 static strbuf_t *
@@ -265,7 +279,7 @@ asm_define_symbol(asm_writer_t *w, const char *sym, const char *type, size_t siz
 		l = asm_begin(w);
 		sb_puts(l, "\t.type ");
 		put_asm_symbol(l, sym);
-		sb_printf(l, ",@%s", type);
+		sb_printf(l, ",%c%s", w->type_mark, type);
 		asm_end(w);
 	}
 	l = asm_begin(w);
@@ -298,7 +312,7 @@ asm_push_group_section(asm_writer_t *w, const char *name_prefix,
 		w->out->failed = true;
 	sb_puts(l, "\t.pushsection ");
 	put_asm_symbol(l, name.data != NULL ? name.data : "");
-	sb_printf(l, ",\"%sG\",@%s,", flags, type);
+	sb_printf(l, ",\"%sG\",%c%s,", flags, w->type_mark, type);
 	put_asm_symbol(l, group);
 	sb_puts(l, ",comdat");
 	asm_end(w);
@@ -327,6 +341,28 @@ asm_bytes(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
 	asm_end(w);
 }
 
+/* unit[from, to) as `.inst` lines of little-endian 4-byte words. */
+static void
+asm_words(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
+{
+	for (size_t i = from; i + 4 <= to; i += 4) {
+		strbuf_t *l = asm_begin(w);
+
+		sb_printf(l, "\t.inst 0x%02x%02x%02x%02x", unit[i + 3], unit[i + 2],
+		    unit[i + 1], unit[i]);
+		asm_end(w);
+	}
+}
+
+static void
+asm_code(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
+{
+	if (w->words && from % 4 == 0 && to % 4 == 0)
+		asm_words(w, unit, from, to);
+	else
+		asm_bytes(w, unit, from, to);
+}
+
 /*
  * The stub: the arch's unit bytes, the probe function's symbol over all of
  * them, the is-enabled function's symbol from enabled_offset to the end.
@@ -342,9 +378,9 @@ asm_stub(asm_writer_t *w, const usdt_arch_t *a, const probe_names_t *n)
 	sb_printf(l, "\t.balign %u", a->unit_align);
 	asm_end(w);
 	asm_define_symbol(w, n->func, "function", a->unit_size);
-	asm_bytes(w, a->unit, 0, split);
+	asm_code(w, a->unit, 0, split);
 	asm_define_symbol(w, n->enabled, "function", a->unit_size - split);
-	asm_bytes(w, a->unit, split, a->unit_size);
+	asm_code(w, a->unit, split, a->unit_size);
 	asm_plain(w, "\t.popsection");
 }
 
@@ -437,7 +473,7 @@ put_probe_unit(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
 {
 	asm_writer_t w;
 
-	asm_writer_init(&w, out);
+	asm_writer_init(&w, out, t);
 	sb_puts(out, "__asm__(\n");
 	asm_sym_directive(&w, ".ifndef", n->func);
 	asm_stub(&w, t->arch, n);
@@ -452,11 +488,11 @@ put_probe_unit(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
 
 /* `.stapsdt.base`, which every stapsdt note points at: once per program. */
 static void
-put_stapsdt_base(strbuf_t *out)
+put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
 {
 	asm_writer_t w;
 
-	asm_writer_init(&w, out);
+	asm_writer_init(&w, out, t);
 	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)\n");
 	sb_puts(out, "#define _USDT_STAPSDT_BASE 1\n");
 	sb_puts(out, "__asm__(\n");
@@ -472,6 +508,19 @@ put_stapsdt_base(strbuf_t *out)
 }
 
 /* ---- the C text of a probe ----------------------------------------------- */
+
+/*
+ * DOF version 2 (FreeBSD, illumos): the is-enabled function takes nothing
+ * and returns an int, 0 from its unit (or from the `xor %rax,%rax` -G
+ * writes over its call), 1 when the tracer sets the result register, as
+ * their dtrace -h declares it.  Otherwise the Linux form: a flag passed by
+ * pointer, through which DTrace stores 1 (version 3).
+ */
+static bool
+enabled_returns_int(const usdt_target_t *t)
+{
+	return t->dof_enabled_version == 2;
+}
 
 /* "(arg0, arg1)" or "()". */
 static void
@@ -494,6 +543,10 @@ put_probe_macros(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
 	sb_putc(out, '\n');
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
+	if (enabled_returns_int(t)) {
+		sb_printf(out, "\t%s()\n", n->c_enabled);
+		return;
+	}
 	sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = %s; "
 	    "%s(&__usdt_e); __usdt_e != 0; }))\n",
 	    t->stapsdt ? n->c_semaphore : "0", n->c_enabled);
@@ -540,7 +593,10 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
 
-	sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
+	if (enabled_returns_int(t))
+		sb_printf(out, "extern int %s(void)", n->c_enabled);
+	else
+		sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
 	put_asm_label(out, n->c_enabled, n->enabled);
 	sb_puts(out, ";\n");
 
@@ -627,7 +683,8 @@ put_prologue(strbuf_t *out, const char *guard_file)
 	put_guard_name(out, guard_file);
 	sb_puts(out, "\n#define\t");
 	put_guard_name(out, guard_file);
-	sb_puts(out, "\n\n#include <stdint.h>\n\n");
+	/* As dtrace's: <unistd.h> for size_t, ssize_t, pid_t, off_t, ... */
+	sb_puts(out, "\n\n#include <unistd.h>\n#include <stdint.h>\n\n");
 	sb_puts(out, "#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
 	sb_puts(out, "#ifndef _DTRACE_VERSION\n#define _DTRACE_VERSION 1\n#endif\n\n");
 }
@@ -646,7 +703,7 @@ header_write(const usdt_model_t *m, const usdt_target_t *t,
 {
 	put_prologue(out, guard_file);
 	if (t->stapsdt && model_has_probes(m))
-		put_stapsdt_base(out);
+		put_stapsdt_base(out, t);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const usdt_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);

@@ -7,6 +7,7 @@
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
  *        model --> objgen.c     -G: probe units, stapsdt notes, DOF, drti_lite
+ *                  rewrite.c    -G: the program's probe calls become sites
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *   any ELF  --> decode.c + list.c  --list / --dump
  *   target.c, arch_x86_64.c     what differs per platform

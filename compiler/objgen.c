@@ -22,10 +22,17 @@
  * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
  * usdtc by drti_blob.S), whose constructor registers that DOF.
  *
- * Steps: check the program's objects (objects are read, never changed in
- * this version: their calls keep calling the units), give each probe its
- * two sites in its unit, generate the DOF, build the object with elfwrite,
- * then `ld -r` it together with drti_lite.  The linker is spawned with an
+ * The groups and .SUNW_dof are built by units.c, which the run-time
+ * library shares.
+ *
+ * Steps: check the program's objects, give each probe its two sites in its
+ * unit, rewrite the probe calls of the objects in place (rewrite.c: each
+ * call becomes the tracepoint and one more site, under its calling
+ * function, with a stapsdt note of its own; objects not given to -G keep
+ * calling the units), generate the DOF, build the object with elfwrite,
+ * then `ld -r` it together with drti_lite.  Objects are rewritten before
+ * the output is built; if building fails, a second run finds their sites
+ * again (rewrite.c keeps a record in each object).  The linker is spawned with an
  * argv array and reads both inputs from anonymous files (memfd) through
  * /proc/self/fd, so nothing but the output touches the disk.  GNU ld
  * ignores version scripts under -r, so __SUNW_dof is made local afterwards
@@ -57,7 +64,9 @@
 #include "dofgen.h"
 #include "elfwrite.h"
 #include "objgen.h"
+#include "rewrite.h"
 #include "strbuf.h"
+#include "units.h"
 
 extern char **environ;
 
@@ -417,7 +426,8 @@ add_unit_sites(usdt_model_t *m, const usdt_target_t *t, err_t *e)
 			if (rc == 0)
 				rc = probe_add_site(pr, fn, fn, 0, t->arch->probe_offset, false);
 			if (rc == 0)
-				rc = probe_add_site(pr, fn, fn, 0, t->arch->enabled_offset, true);
+				rc = probe_add_site(pr, fn, fn, 0, t->arch->enabled_offset +
+				    t->arch->enabled_skip, true);
 			free(fn);
 			if (rc != 0)
 				return err_errno(e, ENOMEM, "probe sites");
@@ -426,184 +436,50 @@ add_unit_sites(usdt_model_t *m, const usdt_target_t *t, err_t *e)
 	return 0;
 }
 
-/* ---- building the object ------------------------------------------------- */
-
-typedef struct build {
-	elfw_t *w;
-	const usdt_model_t *m;
-	const usdt_target_t *t;
-	int base_sym;		/* _.stapsdt.base */
-} build_t;
-
-/* The names one probe's group uses; all malloc'd. */
-typedef struct unit_names {
-	char *func;		/* __dtrace_P___N */
-	char *enabled;		/* __dtraceenabled_P___N */
-	char *semaphore;	/* P_N_semaphore */
-	char *text;		/* .text.__dtrace_P___N */
-} unit_names_t;
-
+/* -v explanations from rewrite.c. */
 static void
-unit_names_free(unit_names_t *n)
+rewrite_note(void *ctx, const char *msg)
 {
-	free(n->func);
-	free(n->enabled);
-	free(n->semaphore);
-	free(n->text);
+	note(ctx, "%s", msg);
 }
 
+/* Each rewritten call site is one more site of its probe. */
 static int
-unit_names_init(unit_names_t *n, const usdt_provider_t *p, const usdt_probe_t *pr)
+add_rewritten_sites(const rewrite_sites_t *s, err_t *e)
 {
-	memset(n, 0, sizeof(*n));
-	n->func = usdt_probe_func(p->name, pr->dof_name);
-	n->enabled = usdt_enabled_func(p->name, pr->dof_name);
-	n->semaphore = usdt_semaphore_name(p->name, pr->name);
-	if (n->func != NULL && asprintf(&n->text, ".text.%s", n->func) < 0)
-		n->text = NULL;
-	if (n->func == NULL || n->enabled == NULL || n->semaphore == NULL || n->text == NULL) {
-		unit_names_free(n);
-		return -1;
+	for (size_t i = 0; i < s->n; i++) {
+		const rewrite_site_t *x = &s->sites[i];
+
+		if (probe_add_site(x->probe, x->func, x->symbol, 0, x->offset,
+		    x->is_enabled) != 0)
+			return err_errno(e, ENOMEM, "probe sites");
 	}
 	return 0;
 }
 
-/* The .stapsdt.base group, signed by its section symbol as gas signs it. */
-static void
-build_stapsdt_base(build_t *b)
-{
-	static const unsigned char zero;
-	int g = elfw_add_group(b->w);
-	elfw_section_desc_t sd = { ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
-	    &zero, 1, g };
-	int sec = elfw_add_section(b->w, &sd);
-	elfw_symbol_desc_t sym = { "_.stapsdt.base", sec, 0, 1, STB_WEAK,
-	    STT_NOTYPE, STV_HIDDEN };
+/* ---- building the object ------------------------------------------------- */
 
-	elfw_set_group_signature(b->w, g, elfw_section_symbol(b->w, sec));
-	b->base_sym = elfw_add_symbol(b->w, &sym);
-}
-
-/* Bytes of an address-sized field of the target. */
-static unsigned
-address_size(const usdt_target_t *t)
-{
-	return t->arch->elf_class == ELFCLASS64 ? 8 : 4;
-}
-
-/*
- * The stapsdt note (type 3, as <sys/sdt.h> writes it): namesz, descsz,
- * type, "stapsdt\0", then pc, base, semaphore (zero here, relocated), then
- * provider, probe as declared and the argument description, NUL-ended,
- * padded to 4.  Returns the offset of pc in the note.
- */
-static size_t
-note_bytes(const build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr,
-    strbuf_t *out)
-{
-	unsigned asz = address_size(b->t);
-	strbuf_t args;
-	size_t descsz;
-
-	sb_init(&args);
-	b->t->arch->note_args(b->m, pr, &args);
-	sb_putc(&args, '\0');
-	descsz = 3 * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
-	sb_u32(out, 8);
-	sb_u32(out, (uint32_t)descsz);
-	sb_u32(out, 3);
-	sb_append(out, "stapsdt", 8);
-	sb_zero(out, 3 * asz);
-	sb_append(out, p->name, strlen(p->name) + 1);
-	sb_append(out, pr->name, strlen(pr->name) + 1);
-	sb_append(out, args.data, args.len);
-	sb_align(out, 4);
-	if (args.failed)
-		out->failed = true;
-	sb_free(&args);
-	return 20;
-}
-
+/* A stapsdt note for each rewritten probe site (not the is-enabled ones). */
 static int
-build_note(build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr,
-    int group, int func_sym, int sem_sym)
+add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 {
-	unsigned asz = address_size(b->t), abs = b->t->arch->reloc_abs64;
-	strbuf_t bytes;
-	size_t pc;
-	int sec;
+	units_site_t *notes = calloc(s->n + 1, sizeof(*notes));
+	size_t n = 0;
+	int rc;
 
-	sb_init(&bytes);
-	pc = note_bytes(b, p, pr, &bytes);
-	if (bytes.failed) {
-		sb_free(&bytes);
-		return -1;
+	if (notes == NULL)
+		return err_errno(e, ENOMEM, "site notes");
+	for (size_t i = 0; b->t->stapsdt && i < s->n; i++) {
+		const rewrite_site_t *x = &s->sites[i];
+
+		if (!x->is_enabled)
+			notes[n++] = (units_site_t){ x->provider, x->probe, x->symbol,
+			    x->offset, !x->tail };
 	}
-	elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
-	    bytes.len, group };
-	sec = elfw_add_section(b->w, &sd);
-	sb_free(&bytes);
-	elfw_add_reloc(b->w, sec, pc, abs, func_sym, b->t->arch->probe_offset);
-	elfw_add_reloc(b->w, sec, pc + asz, abs, b->base_sym, 0);
-	return elfw_add_reloc(b->w, sec, pc + 2 * asz, abs, sem_sym, 0);
-}
-
-/* One probe's COMDAT group: unit, and on stapsdt targets semaphore and note. */
-static int
-build_probe_group(build_t *b, const usdt_provider_t *p, const usdt_probe_t *pr)
-{
-	static const unsigned char semaphore[2];
-	const usdt_arch_t *a = b->t->arch;
-	unit_names_t n;
-	int g, text, func_sym, sem_sym, rc = 0;
-
-	if (unit_names_init(&n, p, pr) != 0)
-		return -1;
-	g = elfw_add_group(b->w);
-	elfw_section_desc_t td = { n.text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	    a->unit_align, 0, a->unit, a->unit_size, g };
-	text = elfw_add_section(b->w, &td);
-	elfw_symbol_desc_t fd = { n.func, text, 0, a->unit_size, STB_WEAK, STT_FUNC,
-	    STV_HIDDEN };
-	elfw_symbol_desc_t ed = { n.enabled, text, a->enabled_offset,
-	    a->unit_size - a->enabled_offset, STB_WEAK, STT_FUNC, STV_HIDDEN };
-	func_sym = elfw_add_symbol(b->w, &fd);
-	elfw_add_symbol(b->w, &ed);
-	elfw_set_group_signature(b->w, g, func_sym);
-	if (b->t->stapsdt) {
-		elfw_section_desc_t sd = { ".probes", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
-		    2, 0, semaphore, sizeof(semaphore), g };
-		int sec = elfw_add_section(b->w, &sd);
-		elfw_symbol_desc_t ssd = { n.semaphore, sec, 0, sizeof(semaphore),
-		    STB_WEAK, STT_OBJECT, STV_HIDDEN };
-
-		sem_sym = elfw_add_symbol(b->w, &ssd);
-		rc = build_note(b, p, pr, g, func_sym, sem_sym);
-	}
-	unit_names_free(&n);
-	return rc;
-}
-
-/* .SUNW_dof: the DOF, its symbol, and a relocation per probe address. */
-static int
-build_dof(build_t *b, const objgen_opts_t *o, err_t *e)
-{
-	dof_image_t img = { 0 };
-	int sec;
-
-	if (dof_generate(b->m, b->t, &img, e) != 0)
-		return -1;
-	/* Writable: the relocated addresses then need no text relocation in a PIE. */
-	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
-	    8, 0, img.data, img.size, 0 };
-	sec = elfw_add_section(b->w, &sd);
-	elfw_symbol_desc_t sym = { o->lazyload ? DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL,
-	    sec, 0, img.size, STB_GLOBAL, STT_OBJECT, STV_HIDDEN };
-	elfw_add_symbol(b->w, &sym);
-	for (size_t i = 0; i < img.nrelocs; i++)
-		elfw_add_reloc(b->w, sec, img.relocs[i].offset, b->t->dof_reloc,
-		    elfw_symbol_ref(b->w, img.relocs[i].symbol), 0);
-	dof_image_free(&img);
+	rc = units_add_site_notes(b, notes, n);
+	free(notes);
+	if (rc != 0)
+		return elfw_failed(b->w, e) ? -1 : err_errno(e, ENOMEM, "site notes");
 	return 0;
 }
 
@@ -616,27 +492,28 @@ model_has_probes(const usdt_model_t *m)
 	return false;
 }
 
-/* Everything of the object but drti_lite; errors come from elfw_failed. */
+/* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
-build_object(build_t *b, const objgen_opts_t *o, err_t *e)
+build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 {
 	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
 	    NULL, 0, 0 };
 
 	if (b->t->stapsdt && model_has_probes(b->m))
-		build_stapsdt_base(b);
+		units_add_stapsdt_base(b);
 	for (size_t i = 0; i < b->m->nproviders; i++) {
 		const usdt_provider_t *p = b->m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
-			if (build_probe_group(b, p, p->probes[j]) == 0)
+			if (units_add_probe_group(b, p, p->probes[j]) == 0)
 				continue;
 			if (elfw_failed(b->w, e))
 				return -1;
 			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
 		}
 	}
-	if (b->m->nproviders > 0 && build_dof(b, o, e) != 0)
+	if (b->m->nproviders > 0 && units_add_dof(b, o->lazyload ?
+	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, e) < 0)
 		return -1;
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
@@ -848,14 +725,22 @@ int
 objgen_write(usdt_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	build_t b = { NULL, m, t, 0 };
+	units_t b = { NULL, m, t, 0 };
+	rewrite_opts_t ro = { rewrite_note, (void *)o };
+	rewrite_sites_t sites = { NULL, 0 };
 	int rc;
 
-	if (check_objects(m, t, o, e) != 0 || add_unit_sites(m, t, e) != 0)
+	if (check_objects(m, t, o, e) != 0 || add_unit_sites(m, t, e) != 0 ||
+	    rewrite_objects(m, t, o->objects, o->nobjects, &ro, &sites, e) != 0 ||
+	    add_rewritten_sites(&sites, e) != 0 ||
+	    (b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL) {
+		rewrite_sites_free(&sites);
 		return -1;
-	if ((b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL)
-		return -1;
+	}
 	rc = build_object(&b, o, e);
+	if (rc == 0)
+		rc = add_site_notes(&b, &sites, e);
+	rewrite_sites_free(&sites);
 	if (rc == 0 && m->nproviders > 0 && !o->lazyload)
 		rc = write_linked(b.w, o, out_path, e);
 	else if (rc == 0)

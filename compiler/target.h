@@ -12,7 +12,8 @@
  * function so the linker keeps exactly one copy:
  *
  *	__dtrace_P___N:		+probe_offset	the tracepoint (x86_64: 5-byte nop), ret
- *	__dtraceenabled_P___N:	+enabled_offset	the is-enabled tracepoint, ret
+ *	__dtraceenabled_P___N:	+enabled_offset	[DOF v2: clear the result,]
+ *				+enabled_skip	the is-enabled tracepoint, ret
  *
  * DTrace sees one function, __dtrace_P___N (its symbol covers the whole
  * unit), with the probe offset and the is-enabled offset inside it; Linux
@@ -37,12 +38,24 @@ typedef struct usdt_arch {
 	size_t unit_size;
 	unsigned unit_align;
 	uint32_t probe_offset;		/* the probe tracepoint within the unit */
-	uint32_t enabled_offset;	/* the is-enabled tracepoint within the unit */
+	uint32_t enabled_offset;	/* the is-enabled function within the unit */
+	/*
+	 * From the is-enabled function's entry to its tracepoint: 0, or 3 in
+	 * the DOF version 2 unit, whose slot clears %rax first (`48 33 c0`)
+	 * so that it returns 0 unless the tracer sets %rax to 1.
+	 */
+	uint32_t enabled_skip;
 	/*
 	 * Append the stapsdt argument description ("-4@%edi 8@%rsi ...") of a
 	 * probe's native arguments as they lie at the unit's entry.
 	 */
 	void (*note_args)(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out);
+	/*
+	 * The same, as the arguments lie at the call instruction of a site
+	 * that -G rewrote into the tracepoint (rewrite.c): no return address
+	 * has been pushed yet.
+	 */
+	void (*note_args_call)(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out);
 } usdt_arch_t;
 
 enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
@@ -57,6 +70,8 @@ typedef struct usdt_target {
 } usdt_target_t;
 
 extern const usdt_arch_t usdt_arch_x86_64;
+extern const usdt_arch_t usdt_arch_x86_64_v2;	/* is-enabled slot clears %rax */
+extern const usdt_arch_t usdt_arch_aarch64;
 
 /* NULL if the name is unknown. */
 const usdt_target_t *target_find(const char *name);

@@ -9,8 +9,9 @@
  *    count how often drti_lite tries when there is no DTrace);
  *  - ioctl ADDDOF on it logs the dof_helper_t, copies dofh_loadsz bytes of
  *    DOF from dofhp_dof into USDTC_SHIM_DIR/dof.PID.GEN, and checks, in the
- *    running process, that every probe and is-enabled offset lands on the
- *    tracepoint (0f 1f 44 00 00) after the consumer's rule (a dofpr_addr
+ *    running process, that every probe and is-enabled offset lands on a
+ *    tracepoint (0f 1f 44 00 00; c3 0f 1f 40 00 where -G rewrote a tail
+ *    call into ret + nop) after the consumer's rule (a dofpr_addr
  *    below dofhp_addr is relative and gets dofhp_addr added); it returns a
  *    generation number;
  *  - ioctl REMOVE logs the generation it was given (by value).
@@ -109,8 +110,10 @@ check_site(int gen, const char *prov, const char *func, const char *name,
     const char *kind, uint64_t addr)
 {
 	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const unsigned char ret_nop4[5] = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 };
 	unsigned char code[5];
-	int ok = peek(addr, code, sizeof(code)) == 0 && memcmp(code, nop5, 5) == 0;
+	int ok = peek(addr, code, sizeof(code)) == 0 &&
+	    (memcmp(code, nop5, 5) == 0 || memcmp(code, ret_nop4, 5) == 0);
 
 	shim_log("SITE pid=%d gen=%d %s:%s:%s %s 0x%llx %s", (int)getpid(), gen, prov,
 	    func, name, kind, (unsigned long long)addr, ok ? "ok" : "BAD");

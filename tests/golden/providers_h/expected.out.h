@@ -5,6 +5,7 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#include <unistd.h>
 #include <stdint.h>
 
 #ifdef	__cplusplus

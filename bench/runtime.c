@@ -1,0 +1,207 @@
+/*
+ * runtime.c - what libusdt's run-time providers cost (bench/runtime).
+ *
+ *	runtime create		create + enable, and disable + free, of providers
+ *				of 10, 100 and 1,000 probes (2 arguments each)
+ *	runtime fire		per-call cost with no tracer: usdt_is_enabled,
+ *				usdt_fire_probe, and the guarded pattern
+ *				(if (usdt_is_enabled(p)) usdt_fire_probe(...)),
+ *				against an empty loop
+ *	runtime enabled		prints "ready PID", waits (30 s at most) until a
+ *				tracer enables probe benchprov:hit, then times
+ *				the guarded pattern while it is traced
+ *
+ * Times are the median of several runs, from CLOCK_MONOTONIC.  Uses only
+ * usdt.h.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <usdt.h>
+
+#define RUNS 7
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+static void
+die(usdt_provider_t *p, const char *what)
+{
+	fprintf(stderr, "runtime: %s: %s\n", what, p ? usdt_errstr(p) : "out of memory");
+	exit(1);
+}
+
+/* A provider "benchprov" with n probes p0..p(n-1) of (int, char *). */
+static usdt_provider_t *
+make_provider(int n, usdt_probedef_t **defs)
+{
+	const char *types[] = { "int", "char *" };
+	usdt_provider_t *p = usdt_create_provider("benchprov", "bench");
+	char name[32];
+
+	if (p == NULL)
+		die(NULL, "usdt_create_provider");
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), n == 1 ? "hit" : "p%d", i);
+		if ((defs[i] = usdt_create_probe("func", name, 2, types)) == NULL)
+			die(NULL, "usdt_create_probe");
+		if (usdt_provider_add_probe(p, defs[i]) != 0)
+			die(p, "usdt_provider_add_probe");
+	}
+	return p;
+}
+
+static void
+free_provider(usdt_provider_t *p, usdt_probedef_t **defs, int n)
+{
+	usdt_provider_free(p);
+	for (int i = 0; i < n; i++)
+		usdt_probe_release(defs[i]);
+}
+
+static void
+bench_create(void)
+{
+	static const int sizes[] = { 10, 100, 1000 };
+	usdt_probedef_t **defs = calloc(1000, sizeof(*defs));
+
+	printf("%-24s %14s %14s %14s\n", "provider", "create+enable", "per probe",
+	    "disable+free");
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		double up[RUNS], down[RUNS];
+		int n = sizes[s];
+
+		for (int r = 0; r < RUNS; r++) {
+			double t0 = now_ns(), t1, t2;
+			usdt_provider_t *p = make_provider(n, defs);
+
+			if (usdt_provider_enable(p) != 0)
+				die(p, "usdt_provider_enable");
+			t1 = now_ns();
+			free_provider(p, defs, n);
+			t2 = now_ns();
+			up[r] = t1 - t0;
+			down[r] = t2 - t1;
+		}
+		printf("%5d probes %12s %11.1f us %11.2f us %11.1f us\n", n, "",
+		    median(up, RUNS) / 1e3, median(up, RUNS) / 1e3 / n,
+		    median(down, RUNS) / 1e3);
+	}
+	free(defs);
+}
+
+/* One timed loop of n iterations of `body`; ns per iteration. */
+#define TIME_LOOP(n, body) ({						\
+	double t0_ = now_ns();						\
+	for (long i_ = 0; i_ < (n); i_++) {				\
+		body;							\
+		__asm__ __volatile__("" ::: "memory");			\
+	}								\
+	(now_ns() - t0_) / (double)(n);					\
+})
+
+static void
+print_row(const char *what, double ns, double base)
+{
+	printf("%-44s %9.2f ns %9.1fx\n", what, ns, base > 0 ? ns / base : 0.0);
+}
+
+static void
+bench_fire(void)
+{
+	usdt_probedef_t *def;
+	usdt_provider_t *p = make_provider(1, &def);
+	void *argv[] = { (void *)(intptr_t)42, "hello" };
+	const long n = 20000000;
+	double empty[RUNS], isen[RUNS], fire[RUNS], guarded[RUNS], base;
+	volatile long sink = 0;
+
+	if (usdt_provider_enable(p) != 0)
+		die(p, "usdt_provider_enable");
+	for (int r = 0; r < RUNS; r++) {
+		empty[r] = TIME_LOOP(n, sink++);
+		isen[r] = TIME_LOOP(n, sink += usdt_is_enabled(def->probe));
+		fire[r] = TIME_LOOP(n, usdt_fire_probe(def->probe, 2, argv));
+		guarded[r] = TIME_LOOP(n, if (usdt_is_enabled(def->probe))
+		    usdt_fire_probe(def->probe, 2, argv));
+	}
+	base = median(empty, RUNS);
+	printf("%-44s %12s %10s\n", "no tracer, per call", "time", "vs empty");
+	print_row("empty loop", base, base);
+	print_row("usdt_is_enabled", median(isen, RUNS), base);
+	print_row("usdt_fire_probe (2 args, unconditional)", median(fire, RUNS), base);
+	print_row("if (usdt_is_enabled) usdt_fire_probe", median(guarded, RUNS), base);
+	free_provider(p, &def, 1);
+}
+
+static void
+bench_enabled(void)
+{
+	usdt_probedef_t *def;
+	usdt_provider_t *p = make_provider(1, &def);
+	void *argv[] = { (void *)(intptr_t)42, "hello" };
+	const long n = 200000;
+	volatile long sink = 0;
+	double empty, guarded;
+	time_t end;
+
+	if (usdt_provider_enable(p) != 0)
+		die(p, "usdt_provider_enable");
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	for (end = time(NULL) + 30; !usdt_is_enabled(def->probe); usleep(10000))
+		if (time(NULL) > end) {
+			fprintf(stderr, "runtime: no tracer enabled benchprov:hit\n");
+			exit(1);
+		}
+	empty = TIME_LOOP(n, sink++);
+	guarded = TIME_LOOP(n, if (usdt_is_enabled(def->probe))
+	    usdt_fire_probe(def->probe, 2, argv));
+	printf("%-44s %12s %10s\n", "traced by bpftrace, per call", "time", "vs empty");
+	print_row("empty loop", empty, empty);
+	print_row("if (usdt_is_enabled) usdt_fire_probe", guarded, empty);
+	free_provider(p, &def, 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (strcmp(mode, "create") == 0)
+		bench_create();
+	else if (strcmp(mode, "fire") == 0)
+		bench_fire();
+	else if (strcmp(mode, "enabled") == 0)
+		bench_enabled();
+	else {
+		fprintf(stderr, "usage: %s create|fire|enabled\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,1476 @@
+/*
+ * rewrite.c - zero-call probes: -G rewrites the probe calls of the
+ * program's objects in place, as dtrace -G does.
+ *
+ * A probe written through the header is a call to __dtrace_P___N (or, for
+ * _ENABLED(), to __dtraceenabled_P___N), the stub in the probe's unit.  A
+ * disabled probe then costs a call and a return.  Given the program's
+ * objects, -G removes that cost: each call becomes the tracepoint itself,
+ * and the DOF and a stapsdt note describe the place where it now sits.
+ *
+ * Finding the calls.  A call to a probe function in a relocatable object is
+ * a relocation against that symbol.  For every SHT_RELA section of code
+ * (SHF_EXECINSTR target, not part of a probe's own COMDAT group, whose
+ * note refers to the stub but is no call), each relocation whose symbol is
+ * a probe function of the model must be the rel32 of a call (x86_64: e8,
+ * R_X86_64_PC32 or PLT32, addend -4) or of a tail-call jump (e9).  Such a
+ * site becomes
+ *
+ *	call probe		0f 1f 44 00 00	the 5-byte nop (uprobes emulate it)
+ *	jmp probe (tail)	c3 0f 1f 40 00	ret, then a 4-byte nop never reached
+ *	call is-enabled		0f 1f 44 00 00	(DOF version 3, Linux)
+ *
+ * and its relocation is removed from the section entirely (the section
+ * shrinks): a relocation kept as R_X86_64_NONE against a special symbol is
+ * what breaks PIE links with Oracle's dtrace.  The is-enabled site needs
+ * no code of its own under the DOF v3 convention: the header has already
+ * loaded the semaphore into the flag whose address the call passes in the
+ * first argument register, and DTrace stores 1 through that pointer at the
+ * tracepoint.  Targets with the DOF v2 convention (the site must clear the
+ * result register) keep their is-enabled calls until that is written.
+ *
+ * Whatever is not such a call keeps calling the stub, which still works,
+ * and -v says why: an address taken (lea), a conditional jump, a REL
+ * relocation, a reference from data, code in a COMDAT section (the linker
+ * may keep another object's copy of the function, and the site would then
+ * point into code we never rewrote), code outside any function symbol.
+ * LLVM bitcode and GCC/LLVM LTO objects are not rewritten either: the
+ * linker may compile their IR afresh, calls included.
+ *
+ * Recording sites.  The DOF names a site as function + offset, and the
+ * function's address comes from a relocation in the -G object.  That
+ * relocation must reach this very copy of the function, in every kind of
+ * link, so it names the function's own symbol only when that is a global
+ * with non-default visibility (hidden, protected: bound inside the link
+ * unit).  Any other function (static, weak, or a default-visibility global
+ * that a shared library's users could preempt) gets an alias, as dtrace
+ * gives static functions: a GLOBAL STV_HIDDEN symbol `__$dtrace<key>.<func>`
+ * at the function's section and value, appended to the object's symbol
+ * table.  key is a hash of the object's real path, so two objects with the
+ * same static function name differ.  dofpr_func keeps the plain name.  The
+ * alias is STT_NOTYPE with size 0 and leading underscores, because tools
+ * that name code by its symbols (perf, objdump, llvm-symbolizer, gdb) then
+ * keep choosing the function's own name, even over a local one; hidden
+ * symbols stay in a linked file's .symtab.  Each probe site also gets a stapsdt
+ * note (built by objgen.c) at the same place; its arguments are where the
+ * calling convention left them at the call, which differs from a stub's
+ * entry in one point on x86_64: stack arguments start at 0(%rsp), there is
+ * no return address yet (arch->note_args_call).  A tail call's arguments
+ * are as at stub entry.
+ *
+ * Running -G again.  A rewritten site has no relocation left, so a second
+ * -G over the same objects would find nothing.  Each rewrite therefore
+ * also records its sites in a section of the object, `.usdt.sites`
+ * (SHT_PROGBITS, SHF_EXCLUDE: `ld -r` keeps it, final links drop it), one
+ * line per site:
+ *
+ *	call|tail <TAB> probe function <TAB> symbol <TAB> function <TAB> offset
+ *
+ * where symbol is the relocation symbol (the alias, or the function), kept
+ * in the object's symbol table, so the record stays true after `ld -r`
+ * moves the code.  A later run reads the records back, checks that each
+ * site still holds the rewritten bytes, and reports the sites again: the
+ * DOF and notes come out the same, and the object is not written at all
+ * when there is nothing new to rewrite.  (`strip` or `objcopy` dropping
+ * the section loses the sites for later runs, not the rewriting.)
+ *
+ * Writing.  An object with something to rewrite is copied to a temporary
+ * file beside it, edited there with libelf (ELF_C_RDWR: code bytes patched
+ * in place, relocation sections compacted, symbol and string tables and
+ * .usdt.sites grown, only appended to, so no index in the object changes),
+ * and renamed over the original (through symlinks: the file they name).
+ * A failure leaves the original untouched.
+ *
+ * Nothing here prints: -v explanations go to the caller's callback, errors
+ * into err_t.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rewrite.h"
+#include "strbuf.h"
+
+#define PROBE_PREFIX	"__dtrace_"
+#define ENABLED_PREFIX	"__dtraceenabled_"
+#define ALIAS_PREFIX	"__$dtrace"
+#define SITES_SECTION	".usdt.sites"
+#define SITE_SIZE	5
+
+/* ---- how a call looks, per architecture ----------------------------------- */
+
+typedef struct call_isa {
+	unsigned machine;		/* EM_* */
+	uint8_t call_op;		/* call rel32 */
+	uint8_t jump_op;		/* jmp rel32: a tail call */
+	unsigned rel_pc32;		/* relocations a rel32 call may carry */
+	unsigned rel_plt32;
+	int64_t addend;			/* of such a relocation */
+	uint8_t probe[SITE_SIZE];	/* replaces a call */
+	uint8_t tail[SITE_SIZE];	/* replaces a tail call */
+} call_isa_t;
+
+static const call_isa_t call_isas[] = {
+	{
+		.machine = EM_X86_64,
+		.call_op = 0xe8,
+		.jump_op = 0xe9,
+		.rel_pc32 = R_X86_64_PC32,
+		.rel_plt32 = R_X86_64_PLT32,
+		.addend = -4,
+		.probe = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },	/* nopl 0(%rax,%rax,1) */
+		.tail = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 },	/* ret; nopl 0(%rax) */
+	},
+};
+
+static const call_isa_t *
+call_isa_for(unsigned machine)
+{
+	for (size_t i = 0; i < sizeof(call_isas) / sizeof(call_isas[0]); i++)
+		if (call_isas[i].machine == machine)
+			return &call_isas[i];
+	return NULL;
+}
+
+/* ---- a small map from names to indices ------------------------------------ */
+
+typedef struct name_slot {
+	const char *key;	/* NULL: empty */
+	size_t val;
+} name_slot_t;
+
+typedef struct name_map {
+	name_slot_t *slots;
+	size_t cap;		/* a power of two, or 0 */
+	size_t n;
+} name_map_t;
+
+static uint32_t
+hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int
+map_init(name_map_t *map, size_t expected)
+{
+	size_t cap = 16;
+
+	while (cap < expected * 2 + 1)
+		cap *= 2;
+	map->slots = calloc(cap, sizeof(name_slot_t));
+	map->cap = map->slots ? cap : 0;
+	map->n = 0;
+	return map->slots ? 0 : -1;
+}
+
+static void
+map_free(name_map_t *map)
+{
+	free(map->slots);
+	map->slots = NULL;
+	map->cap = map->n = 0;
+}
+
+/* The value stored for key, or (size_t)-1. */
+static size_t
+map_get(const name_map_t *map, const char *key)
+{
+	if (map->cap == 0)
+		return (size_t)-1;
+	for (size_t i = hash_name(key) & (map->cap - 1);; i = (i + 1) & (map->cap - 1)) {
+		if (map->slots[i].key == NULL)
+			return (size_t)-1;
+		if (strcmp(map->slots[i].key, key) == 0)
+			return map->slots[i].val;
+	}
+}
+
+/* Insert (the first value for a key wins); key must outlive the map. */
+static void
+map_put(name_map_t *map, const char *key, size_t val)
+{
+	size_t i;
+
+	if (map->n * 2 + 2 > map->cap)
+		return;		/* sized by map_init; never happens */
+	for (i = hash_name(key) & (map->cap - 1); map->slots[i].key != NULL;
+	    i = (i + 1) & (map->cap - 1))
+		if (strcmp(map->slots[i].key, key) == 0)
+			return;
+	map->slots[i].key = key;
+	map->slots[i].val = val;
+	map->n++;
+}
+
+/* ---- the model's probe functions ------------------------------------------ */
+
+typedef struct probe_ref {
+	usdt_provider_t *prov;
+	usdt_probe_t *probe;
+	bool is_enabled;
+	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
+} probe_ref_t;
+
+typedef struct probe_index {
+	probe_ref_t *refs;
+	size_t n;
+	name_map_t map;
+} probe_index_t;
+
+static void
+probe_index_free(probe_index_t *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->refs[i].name);
+	free(x->refs);
+	map_free(&x->map);
+}
+
+/* Both function names of every probe of m; -1 on allocation failure. */
+static int
+probe_index_init(probe_index_t *x, usdt_model_t *m)
+{
+	size_t total = 0;
+
+	memset(x, 0, sizeof(*x));
+	for (size_t i = 0; i < m->nproviders; i++)
+		total += 2 * m->providers[i]->nprobes;
+	if ((x->refs = calloc(total + 1, sizeof(probe_ref_t))) == NULL ||
+	    map_init(&x->map, total) != 0)
+		goto fail;
+	for (size_t i = 0; i < m->nproviders; i++) {
+		usdt_provider_t *p = m->providers[i];
+
+		for (size_t j = 0; j < p->nprobes; j++) {
+			for (int en = 0; en < 2; en++) {
+				probe_ref_t *r = &x->refs[x->n];
+
+				r->prov = p;
+				r->probe = p->probes[j];
+				r->is_enabled = en;
+				r->name = en ? usdt_enabled_func(p->name, r->probe->dof_name)
+				    : usdt_probe_func(p->name, r->probe->dof_name);
+				if (r->name == NULL)
+					goto fail;
+				map_put(&x->map, r->name, x->n++);
+			}
+		}
+	}
+	return 0;
+fail:
+	probe_index_free(x);
+	return -1;
+}
+
+static const probe_ref_t *
+probe_lookup(const probe_index_t *x, const char *name)
+{
+	size_t i = map_get(&x->map, name);
+
+	return i == (size_t)-1 ? NULL : &x->refs[i];
+}
+
+static bool
+is_probe_function(const char *name)
+{
+	return strncmp(name, PROBE_PREFIX, sizeof(PROBE_PREFIX) - 1) == 0 ||
+	    strncmp(name, ENABLED_PREFIX, sizeof(ENABLED_PREFIX) - 1) == 0;
+}
+
+/* ---- the results ---------------------------------------------------------- */
+
+static void
+site_free(rewrite_site_t *s)
+{
+	free(s->func);
+	free(s->symbol);
+}
+
+void
+rewrite_sites_free(rewrite_sites_t *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		site_free(&s->sites[i]);
+	free(s->sites);
+	s->sites = NULL;
+	s->n = 0;
+}
+
+static int
+add_site(rewrite_sites_t *out, const probe_ref_t *r, const char *func,
+    const char *symbol, uint32_t offset, bool tail)
+{
+	rewrite_site_t s = { r->prov, r->probe, strdup(func), strdup(symbol),
+	    offset, r->is_enabled, tail }, *grown;
+
+	if (s.func == NULL || s.symbol == NULL ||
+	    (grown = realloc(out->sites, (out->n + 1) * sizeof(*grown))) == NULL) {
+		site_free(&s);
+		return -1;
+	}
+	out->sites = grown;
+	out->sites[out->n++] = s;
+	return 0;
+}
+
+/* Move every site of from to the end of to; from is left empty. */
+static int
+move_sites(rewrite_sites_t *to, rewrite_sites_t *from)
+{
+	rewrite_site_t *grown;
+
+	if (from->n == 0)
+		return 0;
+	if ((grown = realloc(to->sites, (to->n + from->n) * sizeof(*grown))) == NULL)
+		return -1;
+	memcpy(grown + to->n, from->sites, from->n * sizeof(*grown));
+	to->sites = grown;
+	to->n += from->n;
+	free(from->sites);
+	from->sites = NULL;
+	from->n = 0;
+	return 0;
+}
+
+/* ---- one object: its tables ----------------------------------------------- */
+
+/* A function symbol, for finding the function around a site. */
+typedef struct func_sym {
+	size_t shndx;
+	uint64_t value;
+	uint64_t size;
+	size_t index;		/* in the symbol table */
+	int rank;		/* preference among symbols at one address */
+} func_sym_t;
+
+typedef struct object {
+	const char *path;		/* as given, for messages */
+	const usdt_target_t *t;
+	const call_isa_t *isa;
+	const rewrite_opts_t *o;
+	Elf *elf;
+	size_t nsections;
+	size_t shstrndx;
+	Elf_Scn *symscn;		/* NULL: no symbol table */
+	size_t symndx;
+	GElf_Shdr symsh;
+	Elf_Data *syms;
+	Elf_Data *xndx;			/* SHT_SYMTAB_SHNDX data, or NULL */
+	size_t xndx_scn;		/* its section index, 0 if none */
+	size_t nsyms;
+	bool *probe_group;		/* [nsections]: in a probe's COMDAT group */
+	bool *grouped;			/* [nsections]: in any group */
+	func_sym_t *funcs;		/* sorted by section, value */
+	size_t nfuncs;
+	name_map_t defined;		/* name -> index of defined symbols */
+	char alias_prefix[32];		/* "__$dtrace<key>." */
+} object_t;
+
+static void __attribute__((format(printf, 2, 3)))
+note(const object_t *ob, const char *fmt, ...)
+{
+	char msg[512];
+	int n;
+	va_list ap;
+
+	if (ob->o == NULL || ob->o->note == NULL)
+		return;
+	n = snprintf(msg, sizeof(msg), "%s: ", ob->path);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	ob->o->note(ob->o->note_ctx, msg);
+}
+
+static int
+fail_libelf(err_t *e, const char *path, const char *call)
+{
+	return err_set(e, "%s: %s failed: %s", path, call, elf_errmsg(-1));
+}
+
+uint32_t
+rewrite_alias_key(const char *path)
+{
+	return hash_name(path);
+}
+
+/* Symbol i, with its real section index; false if unreadable. */
+static bool
+get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx)
+{
+	Elf32_Word x = 0;
+
+	if (gelf_getsymshndx(ob->syms, ob->xndx, (int)i, sym, &x) == NULL)
+		return false;
+	*shndx = sym->st_shndx == SHN_XINDEX ? x : sym->st_shndx;
+	return true;
+}
+
+static const char *
+sym_name(const object_t *ob, const GElf_Sym *sym)
+{
+	const char *s = elf_strptr(ob->elf, ob->symsh.sh_link, sym->st_name);
+
+	return s ? s : "";
+}
+
+static const char *
+section_name(const object_t *ob, size_t idx)
+{
+	Elf_Scn *scn = elf_getscn(ob->elf, idx);
+	GElf_Shdr sh;
+	const char *s = NULL;
+
+	if (scn != NULL && gelf_getshdr(scn, &sh) != NULL)
+		s = elf_strptr(ob->elf, ob->shstrndx, sh.sh_name);
+	return s ? s : "?";
+}
+
+/* Mark the members of COMDAT groups, and of probe groups in particular. */
+static int
+find_groups(object_t *ob, err_t *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	ob->probe_group = calloc(ob->nsections + 1, sizeof(bool));
+	ob->grouped = calloc(ob->nsections + 1, sizeof(bool));
+	if (ob->probe_group == NULL || ob->grouped == NULL)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		Elf_Data *data;
+		GElf_Sym sig;
+		size_t shndx;
+		bool probe;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_GROUP)
+			continue;
+		if ((data = elf_getdata(scn, NULL)) == NULL)
+			return fail_libelf(e, ob->path, "elf_getdata");
+		probe = sh.sh_link == ob->symndx && get_sym(ob, sh.sh_info, &sig, &shndx) &&
+		    is_probe_function(sym_name(ob, &sig));
+		for (size_t k = 1; k < data->d_size / 4; k++) {
+			uint32_t member;
+
+			memcpy(&member, (const char *)data->d_buf + 4 * k, 4);
+			if (member < ob->nsections) {
+				ob->grouped[member] = true;
+				ob->probe_group[member] |= probe;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+compare_funcs(const void *a, const void *b)
+{
+	const func_sym_t *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;	/* preferred first */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Preference among function symbols at one address. */
+static int
+func_rank(const GElf_Sym *sym)
+{
+	int rank = sym->st_size > 0 ? 4 : 0;
+
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return rank + 3;
+	case STB_WEAK: return rank + 2;
+	default: return rank + 1;
+	}
+}
+
+/* The function symbols (not our aliases), and a map of defined names. */
+static int
+index_symbols(object_t *ob, err_t *e)
+{
+	if (map_init(&ob->defined, ob->nsyms) != 0 ||
+	    (ob->funcs = calloc(ob->nsyms + 1, sizeof(func_sym_t))) == NULL)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	for (size_t i = 1; i < ob->nsyms; i++) {
+		GElf_Sym sym;
+		size_t shndx;
+		const char *name;
+
+		if (!get_sym(ob, i, &sym, &shndx))
+			return fail_libelf(e, ob->path, "gelf_getsymshndx");
+		if (sym.st_shndx == SHN_UNDEF || shndx >= ob->nsections ||
+		    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
+			continue;
+		name = sym_name(ob, &sym);
+		if (*name != '\0' && GELF_ST_BIND(sym.st_info) != STB_LOCAL)
+			map_put(&ob->defined, name, i);
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    strncmp(name, ALIAS_PREFIX, sizeof(ALIAS_PREFIX) - 1) == 0)
+			continue;
+		ob->funcs[ob->nfuncs++] = (func_sym_t){ shndx, sym.st_value,
+		    sym.st_size, i, func_rank(&sym) };
+	}
+	qsort(ob->funcs, ob->nfuncs, sizeof(func_sym_t), compare_funcs);
+	return 0;
+}
+
+/*
+ * The function whose code holds bytes [at, at + SITE_SIZE) of section
+ * shndx: the last function symbol starting at or before `at`, if its size
+ * covers the site (a size-0 symbol, from assembly, covers up to the next).
+ */
+static const func_sym_t *
+enclosing_function(const object_t *ob, size_t shndx, uint64_t at)
+{
+	size_t lo = 0, hi = ob->nfuncs;
+	const func_sym_t *f;
+
+	/* The first entry past (shndx, at). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const func_sym_t *x = &ob->funcs[mid];
+
+		if (x->shndx < shndx || (x->shndx == shndx && x->value <= at))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	f = &ob->funcs[lo - 1];
+	if (f->shndx != shndx)
+		return NULL;
+	while (lo - 1 > 0 && ob->funcs[lo - 2].shndx == shndx &&
+	    ob->funcs[lo - 2].value == f->value)
+		f = &ob->funcs[--lo - 1];	/* the preferred one sorts first */
+	if (f->size > 0 && at + SITE_SIZE > f->value + f->size)
+		return NULL;
+	return f;
+}
+
+static void
+object_free(object_t *ob)
+{
+	free(ob->probe_group);
+	free(ob->grouped);
+	free(ob->funcs);
+	map_free(&ob->defined);
+	ob->probe_group = ob->grouped = NULL;
+	ob->funcs = NULL;
+}
+
+/* Read the tables of an ELF object ob->elf. */
+static int
+object_init(object_t *ob, err_t *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
+	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0)
+		return fail_libelf(e, ob->path, "elf_getshdrnum");
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return fail_libelf(e, ob->path, "gelf_getshdr");
+		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
+			ob->symscn = scn;
+			ob->symndx = elf_ndxscn(scn);
+			ob->symsh = sh;
+		}
+	}
+	if (ob->symscn == NULL)
+		return 0;
+	if ((ob->syms = elf_getdata(ob->symscn, NULL)) == NULL || ob->symsh.sh_entsize == 0)
+		return fail_libelf(e, ob->path, "elf_getdata (.symtab)");
+	ob->nsyms = ob->symsh.sh_size / ob->symsh.sh_entsize;
+	scn = NULL;
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB_SHNDX &&
+		    sh.sh_link == ob->symndx) {
+			ob->xndx = elf_getdata(scn, NULL);
+			ob->xndx_scn = elf_ndxscn(scn);
+		}
+	if (find_groups(ob, e) != 0 || index_symbols(ob, e) != 0)
+		return -1;
+	return 0;
+}
+
+/* LTO objects: the linker may recompile their IR, so leave them alone. */
+static bool
+has_lto_sections(const object_t *ob)
+{
+	for (size_t i = 1; i < ob->nsections; i++) {
+		const char *n = section_name(ob, i);
+
+		if (strncmp(n, ".gnu.lto_", 9) == 0 || strncmp(n, ".gnu.lto.", 9) == 0 ||
+		    strcmp(n, ".llvm.lto") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The bytes of section idx (one data block), or NULL. */
+static Elf_Data *
+section_data(const object_t *ob, size_t idx, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = elf_getscn(ob->elf, idx);
+
+	if (scn == NULL || gelf_getshdr(scn, sh) == NULL || sh->sh_type == SHT_NOBITS)
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+/* ---- one object: planning --------------------------------------------------- */
+
+/* One call to rewrite, by indices that copying the file does not change. */
+typedef struct planned {
+	size_t relsec, relidx;	/* the relocation to remove */
+	size_t textsec;		/* the code */
+	uint64_t at;		/* the instruction's offset in textsec */
+	const func_sym_t *func;
+	const probe_ref_t *ref;
+	bool tail;
+} planned_t;
+
+typedef struct plan {
+	planned_t *calls;
+	size_t n;
+} plan_t;
+
+static int
+plan_add(plan_t *p, const planned_t *c)
+{
+	planned_t *grown = realloc(p->calls, (p->n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return -1;
+	p->calls = grown;
+	p->calls[p->n++] = *c;
+	return 0;
+}
+
+static const char *
+probe_desc(const probe_ref_t *r)
+{
+	return r->is_enabled ? "is-enabled call" : "probe call";
+}
+
+/*
+ * Whether relocation rela of a code section (header text) is a call or
+ * tail call we can rewrite; if not, a note says why.  Fills c.
+ */
+static bool
+is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *bytes,
+    const GElf_Rela *rela, planned_t *c)
+{
+	const char *where = section_name(ob, c->textsec);
+	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
+	uint8_t op;
+
+	if (type != ob->isa->rel_pc32 && type != ob->isa->rel_plt32) {
+		note(ob, "%s+0x%llx: %s (relocation type %u) is not a call: it keeps the stub",
+		    where, (unsigned long long)rela->r_offset, c->ref->name, type);
+		return false;
+	}
+	if (rela->r_offset < 1 || rela->r_offset + 4 > text->sh_size ||
+	    bytes == NULL || bytes->d_buf == NULL || rela->r_offset + 4 > bytes->d_size) {
+		note(ob, "%s+0x%llx: %s relocation outside its section: it keeps the stub",
+		    where, (unsigned long long)rela->r_offset, c->ref->name);
+		return false;
+	}
+	c->at = rela->r_offset - 1;
+	op = ((const uint8_t *)bytes->d_buf)[c->at];
+	if ((op != ob->isa->call_op && op != ob->isa->jump_op) || rela->r_addend != ob->isa->addend) {
+		note(ob, "%s+0x%llx: reference to %s is not a call or jump "
+		    "(opcode 0x%02x, addend %lld): it keeps the stub", where,
+		    (unsigned long long)c->at, c->ref->name, op, (long long)rela->r_addend);
+		return false;
+	}
+	c->tail = op == ob->isa->jump_op;
+	if (ob->grouped[c->textsec]) {
+		note(ob, "%s+0x%llx: %s in a COMDAT section (the linker may keep another "
+		    "object's copy of the function): it keeps the stub", where,
+		    (unsigned long long)c->at, probe_desc(c->ref));
+		return false;
+	}
+	if (c->ref->is_enabled && ob->t->dof_enabled_version != 3) {
+		note(ob, "%s+0x%llx: is-enabled calls are rewritten only under the DOF "
+		    "version 3 convention; it keeps the stub", where, (unsigned long long)c->at);
+		return false;
+	}
+	if ((c->func = enclosing_function(ob, c->textsec, c->at)) == NULL) {
+		note(ob, "%s+0x%llx: %s outside any function symbol: it keeps the stub",
+		    where, (unsigned long long)c->at, probe_desc(c->ref));
+		return false;
+	}
+	return true;
+}
+
+/* The calls to rewrite in one relocation section. */
+static int
+plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
+    const GElf_Shdr *sh, plan_t *p, err_t *e)
+{
+	size_t relsec = elf_ndxscn(scn), n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Shdr text;
+	Elf_Data *rels = elf_getdata(scn, NULL), *bytes;
+	bool code;
+
+	if (ob->probe_group[relsec] || sh->sh_info >= ob->nsections ||
+	    ob->probe_group[sh->sh_info] || sh->sh_link != ob->symndx)
+		return 0;
+	if (rels == NULL)
+		return fail_libelf(e, ob->path, "elf_getdata (relocations)");
+	bytes = section_data(ob, sh->sh_info, &text);
+	code = bytes != NULL && (text.sh_flags & SHF_EXECINSTR) != 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Rel rel;
+		GElf_Sym sym;
+		size_t shndx;
+		planned_t c = { relsec, i, sh->sh_info, 0, NULL, NULL, false };
+
+		if (sh->sh_type == SHT_RELA ? gelf_getrela(rels, (int)i, &rela) == NULL
+		    : gelf_getrel(rels, (int)i, &rel) == NULL)
+			return fail_libelf(e, ob->path, "gelf_getrela");
+		if (sh->sh_type == SHT_REL) {
+			rela.r_offset = rel.r_offset;
+			rela.r_info = rel.r_info;
+			rela.r_addend = 0;
+		}
+		if (GELF_R_SYM(rela.r_info) == 0 ||
+		    !get_sym(ob, GELF_R_SYM(rela.r_info), &sym, &shndx) ||
+		    (c.ref = probe_lookup(px, sym_name(ob, &sym))) == NULL)
+			continue;
+		if (sh->sh_type == SHT_REL || !code) {
+			note(ob, "%s+0x%llx: reference to %s is not a call in code: it keeps the stub",
+			    section_name(ob, sh->sh_info), (unsigned long long)rela.r_offset,
+			    c.ref->name);
+			continue;
+		}
+		if (is_rewritable_call(ob, &text, bytes, &rela, &c) && plan_add(p, &c) != 0)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+	}
+	return 0;
+}
+
+static int
+plan_object(const object_t *ob, const probe_index_t *px, plan_t *p, err_t *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return fail_libelf(e, ob->path, "gelf_getshdr");
+		if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
+		    plan_reloc_section(ob, px, scn, &sh, p, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- one object: sites recorded by earlier runs ----------------------------- */
+
+/* The index of the .usdt.sites section, or 0. */
+static size_t
+sites_section(const object_t *ob)
+{
+	for (size_t i = 1; i < ob->nsections; i++)
+		if (strcmp(section_name(ob, i), SITES_SECTION) == 0)
+			return i;
+	return 0;
+}
+
+/* Whether the code at (shndx, at) holds what a rewrite of this kind leaves. */
+static bool
+holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool tail)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = section_data(ob, shndx, &sh);
+
+	return d != NULL && d->d_buf != NULL && at + SITE_SIZE <= d->d_size &&
+	    memcmp((const uint8_t *)d->d_buf + at, tail ? ob->isa->tail : ob->isa->probe,
+	    SITE_SIZE) == 0;
+}
+
+/* Split a record line into its five tab-separated fields; false if malformed. */
+static bool
+split_record(char *line, char *field[5])
+{
+	for (int i = 0; i < 5; i++) {
+		field[i] = line;
+		line = strchr(line, i < 4 ? '\t' : '\0');
+		if (line == NULL || (i < 4 && *line == '\0'))
+			return false;
+		if (i < 4)
+			*line++ = '\0';
+	}
+	return *field[0] != '\0';
+}
+
+/* One record: "call|tail PROBEFUNC SYMBOL FUNC OFFSET". */
+static int
+recover_record(const object_t *ob, const probe_index_t *px, char *line,
+    rewrite_sites_t *out, err_t *e)
+{
+	char *f[5], *end;
+	const probe_ref_t *r;
+	unsigned long off;
+	size_t idx, shndx;
+	GElf_Sym sym;
+	bool tail;
+
+	if (!split_record(line, f) || (strcmp(f[0], "call") != 0 && strcmp(f[0], "tail") != 0)) {
+		note(ob, SITES_SECTION ": a malformed record is ignored");
+		return 0;
+	}
+	tail = strcmp(f[0], "tail") == 0;
+	errno = 0;
+	off = strtoul(f[4], &end, 10);
+	if (*end != '\0' || errno != 0 || off > UINT32_MAX) {
+		note(ob, SITES_SECTION ": a record with a bad offset is ignored");
+		return 0;
+	}
+	if ((r = probe_lookup(px, f[1])) == NULL)
+		return err_set(e, "%s: was rewritten by an earlier -G for %s, which the "
+		    "provider definition no longer declares; rebuild the object from its "
+		    "source", ob->path, f[1]);
+	if ((idx = map_get(&ob->defined, f[2])) == (size_t)-1 ||
+	    !get_sym(ob, idx, &sym, &shndx) ||
+	    !holds_rewrite(ob, shndx, sym.st_value + off, tail)) {
+		note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
+		    "it is left out", f[1], f[3], off);
+		return 0;
+	}
+	if (add_site(out, r, f[3], f[2], (uint32_t)off, tail) != 0)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	return 0;
+}
+
+/* The sites an earlier run recorded in .usdt.sites. */
+static int
+recover_sites(const object_t *ob, const probe_index_t *px, rewrite_sites_t *out,
+    err_t *e)
+{
+	size_t idx = sites_section(ob);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	char *text, *line, *save = NULL;
+	int rc = 0;
+
+	if (idx == 0 || (d = section_data(ob, idx, &sh)) == NULL || d->d_size == 0)
+		return 0;
+	if ((text = malloc(d->d_size + 1)) == NULL)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	memcpy(text, d->d_buf, d->d_size);
+	text[d->d_size] = '\0';
+	for (line = strtok_r(text, "\n", &save); line != NULL && rc == 0;
+	    line = strtok_r(NULL, "\n", &save))
+		rc = recover_record(ob, px, line, out, e);
+	free(text);
+	return rc;
+}
+
+/* ---- one object: what the rewrite adds ------------------------------------- */
+
+/* A symbol the rewrite appends: an alias of function symbol `of`. */
+typedef struct new_alias {
+	size_t of;		/* symbol index of the function */
+	char *name;
+} new_alias_t;
+
+typedef struct edits {
+	new_alias_t *aliases;
+	size_t naliases;
+	strbuf_t records;	/* lines for .usdt.sites */
+	rewrite_sites_t sites;	/* reported once the object is written */
+} edits_t;
+
+static void
+edits_free(edits_t *ed)
+{
+	for (size_t i = 0; i < ed->naliases; i++)
+		free(ed->aliases[i].name);
+	free(ed->aliases);
+	sb_free(&ed->records);
+	rewrite_sites_free(&ed->sites);
+}
+
+/* Names in records are whole fields: no tabs or newlines. */
+static bool
+recordable(const char *name)
+{
+	return strpbrk(name, "\t\n") == NULL && *name != '\0';
+}
+
+/*
+ * The relocation symbol for function f: its own name when bound inside
+ * the link unit, else its alias (reused when the object already has it,
+ * added to ed->aliases when not).  NULL on allocation failure.
+ */
+static char *
+site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
+{
+	GElf_Sym sym;
+	size_t shndx;
+	const char *name;
+	char *alias;
+
+	if (!get_sym(ob, f->index, &sym, &shndx))
+		return NULL;
+	name = sym_name(ob, &sym);
+	if (GELF_ST_BIND(sym.st_info) == STB_GLOBAL &&
+	    GELF_ST_VISIBILITY(sym.st_other) != STV_DEFAULT)
+		return strdup(name);
+	if (asprintf(&alias, "%s%s", ob->alias_prefix, name) < 0)
+		return NULL;
+	if (map_get(&ob->defined, alias) != (size_t)-1)
+		return alias;
+	for (size_t i = 0; i < ed->naliases; i++)
+		if (ed->aliases[i].of == f->index)
+			return alias;
+	new_alias_t *grown = realloc(ed->aliases, (ed->naliases + 1) * sizeof(*grown));
+	char *copy = strdup(alias);
+
+	if (grown == NULL || copy == NULL) {
+		free(copy);
+		free(alias);
+		if (grown != NULL)
+			ed->aliases = grown;
+		return NULL;
+	}
+	ed->aliases = grown;
+	ed->aliases[ed->naliases++] = (new_alias_t){ f->index, copy };
+	return alias;
+}
+
+/* Decide names, records and sites for every planned call. */
+static int
+prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		planned_t *c = &p->calls[i];
+		GElf_Sym fsym;
+		size_t shndx;
+		const char *func;
+		char *symbol;
+		uint64_t off = c->at - c->func->value;
+		int rc;
+
+		if (!get_sym(ob, c->func->index, &fsym, &shndx))
+			return fail_libelf(e, ob->path, "gelf_getsym");
+		func = sym_name(ob, &fsym);
+		if (off > UINT32_MAX || !recordable(func)) {
+			note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
+			    section_name(ob, c->textsec), (unsigned long long)c->at,
+			    probe_desc(c->ref), func);
+			c->ref = NULL;	/* dropped from the plan */
+			continue;
+		}
+		if ((symbol = site_symbol(ob, c->func, ed)) == NULL)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+		sb_printf(&ed->records, "%s\t%s\t%s\t%s\t%llu\n", c->tail ? "tail" : "call",
+		    c->ref->name, symbol, func, (unsigned long long)off);
+		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)off, c->tail);
+		free(symbol);
+		if (rc != 0 || ed->records.failed)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+	}
+	return 0;
+}
+
+/* ---- one object: writing ----------------------------------------------------- */
+
+/* A section whose bytes grow: its old bytes, then what was appended. */
+typedef struct grown {
+	size_t idx;
+	strbuf_t bytes;
+} grown_t;
+
+typedef struct writer {
+	object_t *ob;
+	grown_t grown[4];	/* strtab, shstrtab, symtab, shndx: at most */
+	size_t ngrown;
+	err_t *e;
+} writer_t;
+
+static grown_t *
+grown_section(writer_t *w, size_t idx)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	grown_t *g;
+
+	for (size_t i = 0; i < w->ngrown; i++)
+		if (w->grown[i].idx == idx)
+			return &w->grown[i];
+	if (w->ngrown == sizeof(w->grown) / sizeof(w->grown[0]) ||
+	    (d = section_data(w->ob, idx, &sh)) == NULL)
+		return NULL;
+	g = &w->grown[w->ngrown++];
+	g->idx = idx;
+	sb_init(&g->bytes);
+	sb_append(&g->bytes, d->d_buf, d->d_size);
+	return g;
+}
+
+/* Append a NUL-terminated string to a string table; its offset, or -1. */
+static int64_t
+append_string(writer_t *w, size_t idx, const char *s)
+{
+	grown_t *g = grown_section(w, idx);
+	size_t off;
+
+	if (g == NULL)
+		return -1;
+	off = g->bytes.len;
+	sb_append(&g->bytes, s, strlen(s) + 1);
+	return g->bytes.failed || off > UINT32_MAX ? -1 : (int64_t)off;
+}
+
+/* Point each grown section at its new bytes (alive until the writer ends). */
+static int
+install_grown(writer_t *w)
+{
+	for (size_t i = 0; i < w->ngrown; i++) {
+		grown_t *g = &w->grown[i];
+		Elf_Data *d = elf_getdata(elf_getscn(w->ob->elf, g->idx), NULL);
+
+		if (d == NULL || g->bytes.failed)
+			return -1;
+		d->d_buf = g->bytes.data;
+		d->d_size = g->bytes.len;
+		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	}
+	return 0;
+}
+
+/* Overwrite each planned call with the tracepoint. */
+static int
+patch_calls(writer_t *w, const plan_t *p)
+{
+	const call_isa_t *isa = w->ob->isa;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const planned_t *c = &p->calls[i];
+		Elf_Data *d;
+		GElf_Shdr sh;
+		uint8_t *code;
+
+		if (c->ref == NULL)
+			continue;
+		if ((d = section_data(w->ob, c->textsec, &sh)) == NULL ||
+		    c->at + SITE_SIZE > d->d_size)
+			return fail_libelf(w->e, w->ob->path, "elf_getdata (code)");
+		code = (uint8_t *)d->d_buf + c->at;
+		if (code[0] != (c->tail ? isa->jump_op : isa->call_op))
+			return err_set(w->e, "%s: changed while -G read it", w->ob->path);
+		memcpy(code, c->tail ? isa->tail : isa->probe, SITE_SIZE);
+		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	}
+	return 0;
+}
+
+static int
+compare_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Remove the planned calls' relocations, compacting each section. */
+static int
+remove_relocs(writer_t *w, const plan_t *p)
+{
+	size_t *gone = calloc(p->n + 1, sizeof(size_t)), ngone = 0;
+	int rc = 0;
+
+	if (gone == NULL)
+		return err_errno(w->e, ENOMEM, "%s", w->ob->path);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->calls[i].ref != NULL)
+			gone[ngone++] = p->calls[i].relsec;
+	qsort(gone, ngone, sizeof(size_t), compare_size);
+	for (size_t i = 0; i < ngone && rc == 0; i++) {
+		size_t sec = gone[i], n, kept = 0;
+		bool *drop;
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (i > 0 && gone[i - 1] == sec)
+			continue;
+		if ((d = section_data(w->ob, sec, &sh)) == NULL || sh.sh_entsize == 0) {
+			rc = fail_libelf(w->e, w->ob->path, "elf_getdata (relocations)");
+			break;
+		}
+		n = d->d_size / sh.sh_entsize;
+		if ((drop = calloc(n + 1, sizeof(bool))) == NULL) {
+			rc = err_errno(w->e, ENOMEM, "%s", w->ob->path);
+			break;
+		}
+		for (size_t j = 0; j < p->n; j++)
+			if (p->calls[j].ref != NULL && p->calls[j].relsec == sec &&
+			    p->calls[j].relidx < n)
+				drop[p->calls[j].relidx] = true;
+		for (size_t j = 0; j < n && rc == 0; j++) {
+			GElf_Rela r;
+
+			if (drop[j])
+				continue;
+			if (gelf_getrela(d, (int)j, &r) == NULL ||
+			    gelf_update_rela(d, (int)kept++, &r) == 0)
+				rc = fail_libelf(w->e, w->ob->path, "gelf_update_rela");
+		}
+		free(drop);
+		d->d_size = kept * sh.sh_entsize;
+		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	}
+	free(gone);
+	return rc;
+}
+
+/*
+ * Append the alias symbols (global: after every local, as ELF wants).  The
+ * symbol table's data is pointed at its grown bytes first, so that each
+ * entry is written through libelf in the object's class.
+ */
+static int
+add_aliases(writer_t *w, const edits_t *ed)
+{
+	object_t *ob = w->ob;
+	size_t symsize = gelf_fsize(ob->elf, ELF_T_SYM, 1, EV_CURRENT), first;
+	grown_t *symtab, *xndx = NULL;
+
+	if (ed->naliases == 0)
+		return 0;
+	if ((symtab = grown_section(w, ob->symndx)) == NULL ||
+	    (ob->xndx_scn != 0 && (xndx = grown_section(w, ob->xndx_scn)) == NULL))
+		return err_errno(w->e, ENOMEM, "%s", ob->path);
+	first = symtab->bytes.len / symsize;
+	sb_zero(&symtab->bytes, ed->naliases * symsize);
+	if (symtab->bytes.failed)
+		return err_errno(w->e, ENOMEM, "%s", ob->path);
+	ob->syms->d_buf = symtab->bytes.data;
+	ob->syms->d_size = symtab->bytes.len;
+	for (size_t i = 0; i < ed->naliases; i++) {
+		GElf_Sym fsym, alias;
+		size_t shndx;
+		int64_t name = append_string(w, ob->symsh.sh_link, ed->aliases[i].name);
+		uint32_t x;
+
+		if (name < 0 || !get_sym(ob, ed->aliases[i].of, &fsym, &shndx))
+			return err_errno(w->e, ENOMEM, "%s", ob->path);
+		alias = fsym;
+		alias.st_name = (Elf64_Word)name;
+		/* Untyped and empty: see the top of the file. */
+		alias.st_info = GELF_ST_INFO(STB_GLOBAL, STT_NOTYPE);
+		alias.st_other = STV_HIDDEN;
+		alias.st_size = 0;
+		if (gelf_update_sym(ob->syms, (int)(first + i), &alias) == 0)
+			return fail_libelf(w->e, ob->path, "gelf_update_sym");
+		if (xndx != NULL) {
+			x = alias.st_shndx == SHN_XINDEX ? (uint32_t)shndx : 0;
+			sb_append(&xndx->bytes, &x, sizeof(x));
+		}
+	}
+	return 0;
+}
+
+/* Append the records to .usdt.sites, creating it if need be. */
+static int
+add_records(writer_t *w, const edits_t *ed)
+{
+	object_t *ob = w->ob;
+	size_t idx = sites_section(ob);
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	int64_t name;
+
+	if (ed->records.len == 0)
+		return 0;
+	if (idx != 0) {
+		grown_t *g = grown_section(w, idx);
+
+		if (g == NULL)
+			return err_errno(w->e, ENOMEM, "%s", ob->path);
+		sb_append(&g->bytes, ed->records.data, ed->records.len);
+		return 0;
+	}
+	if ((name = append_string(w, ob->shstrndx, SITES_SECTION)) < 0)
+		return err_errno(w->e, ENOMEM, "%s", ob->path);
+	if ((scn = elf_newscn(ob->elf)) == NULL || gelf_getshdr(scn, &sh) == NULL)
+		return fail_libelf(w->e, ob->path, "elf_newscn");
+	sh.sh_name = (Elf64_Word)name;
+	sh.sh_type = SHT_PROGBITS;
+	sh.sh_flags = SHF_EXCLUDE;
+	sh.sh_addralign = 1;
+	if (gelf_update_shdr(scn, &sh) == 0 || (d = elf_newdata(scn)) == NULL)
+		return fail_libelf(w->e, ob->path, "elf_newdata");
+	d->d_buf = ed->records.data;
+	d->d_size = ed->records.len;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = 1;
+	d->d_version = EV_CURRENT;
+	return 0;
+}
+
+/* Apply the plan to the copy open as ob (ELF_C_RDWR) and write it. */
+static int
+write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
+{
+	writer_t w = { ob, { { 0, { 0 } } }, 0, e };
+	off_t size;
+	int rc = -1;
+
+	if (patch_calls(&w, p) != 0 || remove_relocs(&w, p) != 0 ||
+	    add_aliases(&w, ed) != 0 || add_records(&w, ed) != 0)
+		goto out;
+	if (install_grown(&w) != 0) {
+		err_errno(e, ENOMEM, "%s", ob->path);
+		goto out;
+	}
+	if ((size = elf_update(ob->elf, ELF_C_WRITE)) < 0) {
+		fail_libelf(e, ob->path, "elf_update");
+		goto out;
+	}
+	/* libelf grows the file but does not shrink it. */
+	if (ftruncate(fd, size) != 0) {
+		err_errno(e, errno, "%s", ob->path);
+		goto out;
+	}
+	rc = 0;
+out:
+	/* libelf has written the grown bytes and reads them no more. */
+	for (size_t i = 0; i < w.ngrown; i++)
+		sb_free(&w.grown[i].bytes);
+	return rc;
+}
+
+/* Copy src (open) into a new temporary file beside path; its fd, or -1. */
+static int
+copy_to_temp(int src, const char *path, const struct stat *st, char **tmp_out, err_t *e)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0, fd;
+	char *tmp, buf[65536];
+	ssize_t n;
+	off_t at = 0;
+
+	if (asprintf(&tmp, "%.*s.%s.usdtc-XXXXXX", dirlen, path,
+	    slash ? slash + 1 : path) < 0)
+		return err_errno(e, ENOMEM, "%s", path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		err_errno(e, errno, "%s: cannot create a temporary file beside it", path);
+		free(tmp);
+		return -1;
+	}
+	while ((n = pread(src, buf, sizeof(buf), at)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			err_errno(e, errno ? errno : EIO, "%s: copying to %s", path, tmp);
+			goto fail;
+		}
+		at += n;
+	}
+	if (fchmod(fd, st->st_mode & 07777) != 0) {
+		err_errno(e, errno, "%s", tmp);
+		goto fail;
+	}
+	*tmp_out = tmp;
+	return fd;
+fail:
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+/* Edit a copy of the object and rename it over the original. */
+static int
+commit_object(const object_t *read_ob, int src, const char *real,
+    const plan_t *p, const edits_t *ed, err_t *e)
+{
+	object_t ob;
+	struct stat st;
+	char *tmp = NULL;
+	int fd, rc = -1;
+
+	memset(&ob, 0, sizeof(ob));
+	ob.path = read_ob->path;
+	ob.t = read_ob->t;
+	ob.isa = read_ob->isa;
+	ob.o = read_ob->o;
+	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
+	if (fstat(src, &st) != 0)
+		return err_errno(e, errno, "%s", read_ob->path);
+	if ((fd = copy_to_temp(src, real, &st, &tmp, e)) < 0)
+		return -1;
+	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
+		fail_libelf(e, read_ob->path, "elf_begin");
+	else if (object_init(&ob, e) != 0)
+		;	/* e is set */
+	else if (ob.nsections != read_ob->nsections || ob.nsyms != read_ob->nsyms)
+		err_set(e, "%s: changed while -G read it", read_ob->path);
+	else
+		rc = write_edits(&ob, p, ed, fd, e);
+	object_free(&ob);
+	if (ob.elf != NULL)
+		elf_end(ob.elf);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "%s", tmp);
+	if (rc == 0 && rename(tmp, real) != 0)
+		rc = err_errno(e, errno, "%s: cannot replace it with %s", read_ob->path, tmp);
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* ---- one object, start to end ------------------------------------------------ */
+
+typedef struct context {
+	usdt_model_t *m;
+	const usdt_target_t *t;
+	const call_isa_t *isa;
+	const rewrite_opts_t *o;
+	probe_index_t probes;
+} context_t;
+
+static int
+rewrite_elf(context_t *cx, object_t *ob, int fd, const char *real,
+    rewrite_sites_t *out, err_t *e)
+{
+	plan_t p = { NULL, 0 };
+	edits_t ed = { NULL, 0, { NULL, 0, 0, false }, { NULL, 0 } };
+	int rc;
+
+	if ((rc = object_init(ob, e)) != 0 || ob->symscn == NULL)
+		goto out;
+	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1)
+		goto out;	/* IR only: objgen.c has said why it keeps the stubs */
+	if (has_lto_sections(ob)) {
+		note(ob, "LTO object: the linker may compile its IR afresh, so its probe "
+		    "calls are not rewritten and keep calling the stubs");
+		goto out;
+	}
+	if ((rc = recover_sites(ob, &cx->probes, out, e)) != 0 ||
+	    (rc = plan_object(ob, &cx->probes, &p, e)) != 0 || p.n == 0)
+		goto out;
+	if ((rc = prepare_edits(ob, &p, &ed, e)) != 0 || ed.sites.n == 0)
+		goto out;
+	if ((rc = commit_object(ob, fd, real, &p, &ed, e)) != 0)
+		goto out;
+	note(ob, "rewrote %zu probe call%s", ed.sites.n, ed.sites.n == 1 ? "" : "s");
+	if (move_sites(out, &ed.sites) != 0)
+		rc = err_errno(e, ENOMEM, "%s", ob->path);
+out:
+	edits_free(&ed);
+	free(p.calls);
+	return rc;
+}
+
+static bool
+is_elf_file(int fd)
+{
+	unsigned char magic[4];
+
+	return pread(fd, magic, sizeof(magic), 0) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+}
+
+static int
+rewrite_one(context_t *cx, const char *path, const char *real,
+    rewrite_sites_t *out, err_t *e)
+{
+	object_t ob;
+	int fd, rc = 0;
+
+	memset(&ob, 0, sizeof(ob));
+	ob.path = path;
+	ob.t = cx->t;
+	ob.isa = cx->isa;
+	ob.o = cx->o;
+	snprintf(ob.alias_prefix, sizeof(ob.alias_prefix), "%s%08x.", ALIAS_PREFIX,
+	    rewrite_alias_key(real));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", path);
+	if (!is_elf_file(fd)) {
+		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
+		close(fd);
+		return 0;
+	}
+	if ((ob.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		rc = fail_libelf(e, path, "elf_begin");
+	else
+		rc = rewrite_elf(cx, &ob, fd, real, out, e);
+	object_free(&ob);
+	if (ob.elf != NULL)
+		elf_end(ob.elf);
+	close(fd);
+	return rc;
+}
+
+int
+rewrite_objects(usdt_model_t *m, const usdt_target_t *t, char *const *paths,
+    size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
+{
+	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 } };
+	char **seen;
+	int rc = 0;
+
+	if (npaths == 0)
+		return 0;
+	if (cx.isa == NULL) {
+		if (o != NULL && o->note != NULL)
+			o->note(o->note_ctx, "probe calls are not rewritten for this "
+			    "architecture; they keep calling the stubs");
+		return 0;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
+	if ((seen = calloc(npaths, sizeof(char *))) == NULL || probe_index_init(&cx.probes, m) != 0) {
+		free(seen);
+		return err_errno(e, ENOMEM, "rewriting probe calls");
+	}
+	for (size_t i = 0; i < npaths && rc == 0; i++) {
+		bool again = false;
+
+		if ((seen[i] = realpath(paths[i], NULL)) == NULL) {
+			rc = err_errno(e, errno, "%s", paths[i]);
+			break;
+		}
+		/* The same file twice: its sites once. */
+		for (size_t j = 0; j < i && !again; j++)
+			again = strcmp(seen[j], seen[i]) == 0;
+		if (!again)
+			rc = rewrite_one(&cx, paths[i], seen[i], out, e);
+	}
+	for (size_t i = 0; i < npaths; i++)
+		free(seen[i]);
+	free(seen);
+	probe_index_free(&cx.probes);
+	return rc;
+}

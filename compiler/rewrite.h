@@ -1,0 +1,60 @@
+/*
+ * rewrite.h - the -G stage's call-site rewriting: zero-call probes.
+ *
+ * rewrite_objects() turns every call to a probe function in the program's
+ * objects into the target's tracepoint, in place, and says where each one
+ * now is (function + offset), so objgen.c records the sites in the DOF and
+ * gives each probe site a stapsdt note.  rewrite.c explains how and why.
+ */
+#ifndef USDTC_REWRITE_H
+#define USDTC_REWRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+#include "target.h"
+
+/* One rewritten call site (or one recovered from an earlier -G run). */
+typedef struct rewrite_site {
+	usdt_provider_t *provider;	/* in the model given to rewrite_objects */
+	usdt_probe_t *probe;
+	char *func;		/* dofpr_func: the calling function's name */
+	char *symbol;		/* what relocations use: func, or its alias */
+	uint32_t offset;	/* of the tracepoint from the start of func */
+	bool is_enabled;	/* an is-enabled site */
+	bool tail;		/* was a tail call: arguments lie as at stub entry */
+} rewrite_site_t;
+
+typedef struct rewrite_sites {
+	rewrite_site_t *sites;
+	size_t n;
+} rewrite_sites_t;
+
+/* Receives one -v explanation (a complete sentence, no newline). */
+typedef void (*rewrite_note_fn)(void *ctx, const char *msg);
+
+typedef struct rewrite_opts {
+	rewrite_note_fn note;	/* NULL: explanations are dropped */
+	void *note_ctx;
+} rewrite_opts_t;
+
+/*
+ * Rewrite the probe calls of each object in paths (ELF relocatable objects
+ * of target t; LLVM bitcode and GCC LTO objects are left alone with a
+ * note), and append every site, new or recorded by an earlier run, to out.
+ * The objects must already have been checked against m (objgen.c does).
+ * Returns 0, or -1 with e set; objects rewritten before a failure stay
+ * rewritten and a later run finds their sites again.
+ */
+int rewrite_objects(usdt_model_t *m, const usdt_target_t *t,
+    char *const *paths, size_t npaths, const rewrite_opts_t *o,
+    rewrite_sites_t *out, err_t *e);
+void rewrite_sites_free(rewrite_sites_t *s);
+
+/* The key of the alias symbols made for an object at path (for tests). */
+uint32_t rewrite_alias_key(const char *path);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * units.c - the probe groups every object that carries probes holds.
+ *
+ * For each probe P:N of the model (target.h describes the probe unit,
+ * DESIGN.md section 6 the reasons), one COMDAT group signed by
+ * __dtrace_P___N, the same group the -h header emits as top-level asm, so
+ * a linker keeps one copy whichever comes first:
+ *
+ *	.text.__dtrace_P___N	the probe unit; __dtrace_P___N at 0 and
+ *				__dtraceenabled_P___N at the is-enabled slot,
+ *				both weak hidden functions
+ *	.note.stapsdt		one stapsdt note: pc = the probe tracepoint,
+ *				base = _.stapsdt.base, semaphore, "P", "N",
+ *				the argument description (Linux targets)
+ *	.probes			the semaphore P_N_semaphore, 2 bytes
+ *
+ * the COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and
+ * the weak hidden symbol _.stapsdt.base every note points at; and
+ * .SUNW_dof, the DOF of the whole model (dofgen.c), whose probe addresses
+ * are relocations against the probe functions.  A -G object given the
+ * program's objects also holds one note, outside any group, for each call
+ * site rewrite.c turned into a tracepoint (units_add_site_notes).
+ *
+ * Everything is described to an elfw builder: addresses are relocations,
+ * which the -G object leaves to the program's linker and the run-time
+ * library's ET_DYN writer resolves itself.  The same code serves both, so
+ * a run-time provider looks to tracers exactly like a compiled one.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dof.h"
+#include "dofgen.h"
+#include "strbuf.h"
+#include "units.h"
+
+/* The .stapsdt.base group, signed by its section symbol as gas signs it. */
+void
+units_add_stapsdt_base(units_t *u)
+{
+	static const unsigned char zero;
+	int g = elfw_add_group(u->w);
+	elfw_section_desc_t sd = { ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
+	    &zero, 1, g };
+	int sec = elfw_add_section(u->w, &sd);
+	elfw_symbol_desc_t sym = { "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+	    STT_NOTYPE, STV_HIDDEN };
+
+	elfw_set_group_signature(u->w, g, elfw_section_symbol(u->w, sec));
+	u->base_sym = elfw_add_symbol(u->w, &sym);
+}
+
+/* Bytes of an address-sized field of the target. */
+static unsigned
+address_size(const usdt_target_t *t)
+{
+	return t->arch->elf_class == ELFCLASS64 ? 8 : 4;
+}
+
+/*
+ * The stapsdt note (type 3, as <sys/sdt.h> writes it): namesz, descsz,
+ * type, "stapsdt\0", then pc, base, semaphore (zero here, relocated), then
+ * provider, probe as declared and the argument description, NUL-ended,
+ * padded to 4.  Returns the offset of pc in the note.
+ */
+static size_t
+note_bytes(const units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
+    bool at_call, strbuf_t *out)
+{
+	unsigned asz = address_size(u->t);
+	strbuf_t args;
+	size_t descsz;
+
+	sb_init(&args);
+	if (at_call)
+		u->t->arch->note_args_call(u->m, pr, &args);
+	else
+		u->t->arch->note_args(u->m, pr, &args);
+	sb_putc(&args, '\0');
+	descsz = 3 * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
+	sb_u32(out, 8);
+	sb_u32(out, (uint32_t)descsz);
+	sb_u32(out, 3);
+	sb_append(out, "stapsdt", 8);
+	sb_zero(out, 3 * asz);
+	sb_append(out, p->name, strlen(p->name) + 1);
+	sb_append(out, pr->name, strlen(pr->name) + 1);
+	sb_append(out, args.data, args.len);
+	sb_align(out, 4);
+	if (args.failed)
+		out->failed = true;
+	sb_free(&args);
+	return 20;
+}
+
+static int
+add_note(units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
+    int group, int func_sym, int sem_sym)
+{
+	unsigned asz = address_size(u->t), abs = u->t->arch->reloc_abs64;
+	strbuf_t bytes;
+	size_t pc;
+	int sec;
+
+	sb_init(&bytes);
+	pc = note_bytes(u, p, pr, false, &bytes);
+	if (bytes.failed) {
+		sb_free(&bytes);
+		return -1;
+	}
+	elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
+	    bytes.len, group };
+	sec = elfw_add_section(u->w, &sd);
+	sb_free(&bytes);
+	elfw_add_reloc(u->w, sec, pc, abs, func_sym, u->t->arch->probe_offset);
+	elfw_add_reloc(u->w, sec, pc + asz, abs, u->base_sym, 0);
+	return elfw_add_reloc(u->w, sec, pc + 2 * asz, abs, sem_sym, 0);
+}
+
+int
+units_add_probe_group_named(units_t *u, const usdt_provider_t *p,
+    const usdt_probe_t *pr, const units_names_t *n)
+{
+	static const unsigned char semaphore[2];
+	const usdt_arch_t *a = u->t->arch;
+	char *text;
+	int g, sec, func_sym, sem_sym;
+
+	if (asprintf(&text, ".text.%s", n->func) < 0)
+		return -1;
+	g = elfw_add_group(u->w);
+	elfw_section_desc_t td = { text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	    a->unit_align, 0, a->unit, a->unit_size, g };
+	sec = elfw_add_section(u->w, &td);
+	free(text);
+	elfw_symbol_desc_t fd = { n->func, sec, 0, a->unit_size, STB_WEAK, STT_FUNC,
+	    STV_HIDDEN };
+	elfw_symbol_desc_t ed = { n->enabled, sec, a->enabled_offset,
+	    a->unit_size - a->enabled_offset, STB_WEAK, STT_FUNC, STV_HIDDEN };
+	func_sym = elfw_add_symbol(u->w, &fd);
+	elfw_add_symbol(u->w, &ed);
+	elfw_set_group_signature(u->w, g, func_sym);
+	if (!u->t->stapsdt)
+		return 0;
+	elfw_section_desc_t sd = { ".probes", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
+	    2, 0, semaphore, sizeof(semaphore), g };
+	sec = elfw_add_section(u->w, &sd);
+	elfw_symbol_desc_t ssd = { n->semaphore, sec, 0, sizeof(semaphore),
+	    STB_WEAK, STT_OBJECT, STV_HIDDEN };
+	sem_sym = elfw_add_symbol(u->w, &ssd);
+	return add_note(u, p, pr, g, func_sym, sem_sym);
+}
+
+/* The names -h and -G give a probe's group (model.h). */
+int
+units_add_probe_group(units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr)
+{
+	char *func = usdt_probe_func(p->name, pr->dof_name);
+	char *enabled = usdt_enabled_func(p->name, pr->dof_name);
+	char *semaphore = usdt_semaphore_name(p->name, pr->name);
+	units_names_t n = { func, enabled, semaphore };
+	int rc = -1;
+
+	if (func != NULL && enabled != NULL && semaphore != NULL)
+		rc = units_add_probe_group_named(u, p, pr, &n);
+	free(func);
+	free(enabled);
+	free(semaphore);
+	return rc;
+}
+
+int
+units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
+{
+	unsigned asz = address_size(u->t), abs = u->t->arch->reloc_abs64;
+	strbuf_t bytes;
+	size_t *pcs = calloc(n + 1, sizeof(size_t));
+	int sec, rc = -1;
+
+	sb_init(&bytes);
+	for (size_t i = 0; pcs != NULL && i < n; i++) {
+		size_t start = bytes.len;
+
+		pcs[i] = start + note_bytes(u, sites[i].p, sites[i].pr, sites[i].at_call, &bytes);
+	}
+	if (n > 0 && pcs != NULL && !bytes.failed) {
+		elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
+		    bytes.len, 0 };
+
+		sec = elfw_add_section(u->w, &sd);
+		rc = 0;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			char *semaphore = usdt_semaphore_name(sites[i].p->name, sites[i].pr->name);
+
+			if (semaphore == NULL) {
+				rc = -1;
+				break;
+			}
+			elfw_add_reloc(u->w, sec, pcs[i], abs, elfw_symbol_ref(u->w, sites[i].symbol),
+			    (int64_t)sites[i].offset);
+			elfw_add_reloc(u->w, sec, pcs[i] + asz, abs, u->base_sym, 0);
+			if (elfw_add_reloc(u->w, sec, pcs[i] + 2 * asz, abs,
+			    elfw_symbol_ref(u->w, semaphore), 0) < 0)
+				rc = -1;
+			free(semaphore);
+		}
+	} else if (n == 0) {
+		rc = 0;
+	}
+	sb_free(&bytes);
+	free(pcs);
+	return rc;
+}
+
+int
+units_add_dof(units_t *u, const char *symbol, err_t *e)
+{
+	dof_image_t img = { 0 };
+	int sec;
+
+	if (dof_generate(u->m, u->t, &img, e) != 0)
+		return -1;
+	/* Writable: the relocated addresses then need no text relocation in a PIE. */
+	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
+	    8, 0, img.data, img.size, 0 };
+	sec = elfw_add_section(u->w, &sd);
+	elfw_symbol_desc_t sym = { symbol, sec, 0, img.size, STB_GLOBAL, STT_OBJECT,
+	    STV_HIDDEN };
+	elfw_add_symbol(u->w, &sym);
+	for (size_t i = 0; i < img.nrelocs; i++)
+		elfw_add_reloc(u->w, sec, img.relocs[i].offset, u->t->dof_reloc,
+		    elfw_symbol_ref(u->w, img.relocs[i].symbol), 0);
+	dof_image_free(&img);
+	if (sec < 0 && !elfw_failed(u->w, e))
+		return err_set(e, "cannot add the DOF section");
+	return sec;
+}

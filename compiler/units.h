@@ -1,0 +1,78 @@
+/*
+ * units.h - the probe groups every object that carries probes holds.
+ *
+ * Shared by the -G stage (objgen.c, an ET_REL object) and the run-time
+ * library (runtime/usdt_image.c, an ET_DYN object): for each probe, its
+ * unit of stub code, its stapsdt note and its semaphore, in one COMDAT
+ * group; the .stapsdt.base group the notes point at; and .SUNW_dof, the
+ * DOF of the whole model.  units.c describes what each holds.
+ */
+#ifndef USDTC_UNITS_H
+#define USDTC_UNITS_H
+
+#include "elfwrite.h"
+#include "err.h"
+#include "model.h"
+#include "target.h"
+
+/* The object being built, and what the groups share. */
+typedef struct units {
+	elfw_t *w;
+	const usdt_model_t *m;
+	const usdt_target_t *t;
+	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
+} units_t;
+
+/* The .stapsdt.base group; call it before the first probe group. */
+void units_add_stapsdt_base(units_t *u);
+
+/*
+ * One probe's group: the unit with __dtrace_P___N and
+ * __dtraceenabled_P___N, and on stapsdt targets the semaphore
+ * P_N_semaphore in .probes and the note.  Returns 0, or -1 when memory
+ * ran out or the builder failed (elfw_failed says which).
+ */
+int units_add_probe_group(units_t *u, const usdt_provider_t *p,
+    const usdt_probe_t *pr);
+
+/*
+ * The same group with the symbol names given: the run-time library gives
+ * each unit its own names when two probes of a provider share a name (one
+ * per function, as libusdt allows).  The text section is ".text." + func.
+ */
+typedef struct units_names {
+	const char *func;	/* the unit, at the probe slot */
+	const char *enabled;	/* the is-enabled slot */
+	const char *semaphore;	/* in .probes */
+} units_names_t;
+
+int units_add_probe_group_named(units_t *u, const usdt_provider_t *p,
+    const usdt_probe_t *pr, const units_names_t *names);
+
+/* A call site that -G rewrote into a tracepoint (rewrite.c). */
+typedef struct units_site {
+	const usdt_provider_t *p;
+	const usdt_probe_t *pr;
+	const char *symbol;	/* the calling function, or its alias */
+	uint64_t offset;	/* of the tracepoint from symbol */
+	bool at_call;		/* arguments as at a call, not a tail call's jump */
+} units_site_t;
+
+/*
+ * A stapsdt note for each site, all in one .note.stapsdt section outside
+ * any group (one section however many sites: section numbers are 16-bit
+ * before extended numbering): pc = symbol + offset, the semaphore of the
+ * site's probe (whose group must be in the object already), arguments as
+ * they lie at the call (at_call) or, for a rewritten tail call, as at a
+ * unit's entry.  Returns 0, or -1 as units_add_probe_group.
+ */
+int units_add_site_notes(units_t *u, const units_site_t *sites, size_t n);
+
+/*
+ * .SUNW_dof for every provider of the model, whose probes must have sites,
+ * with `symbol` (global hidden) at its start and one relocation per probe
+ * address not yet known.  Returns the section handle, or -1 with e set.
+ */
+int units_add_dof(units_t *u, const char *symbol, err_t *e);
+
+#endif

@@ -1,0 +1,694 @@
+/*
+ * usdt.c - libusdt: the classic libusdt API on top of the compiler.
+ *
+ * The original libusdt wrote DOF and stub code into memory it made
+ * writable and executable, and only DTrace could see its probes.  Here a
+ * run-time provider is an ordinary shared object, built by the compiler's
+ * own stages (usdt_image.c: model, probe units, stapsdt notes, DOF, the
+ * ET_DYN writer) and loaded by the dynamic linker, so every tracer finds it
+ * the way it finds probes compiled into a library:
+ *
+ *   usdt_provider_enable
+ *	1. writes the object to an anonymous file: memfd_create, or, where
+ *	   there is no memfd (or LIBUSDT_NO_MEMFD is set), an unnamed
+ *	   O_TMPFILE in $TMPDIR or /tmp.  Neither has a name in any
+ *	   directory, so nothing is left on disk even if the process is
+ *	   killed;
+ *	2. dlopens it as /proc/PID/fd/N.  The loader maps it read-only,
+ *	   read+execute and read+write by segment: no page is ever writable
+ *	   and executable;
+ *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
+ *	   does for a -G object (drti_proto.h: same device, ioctls, generation
+ *	   and environment variables).  No DTrace is the normal case on
+ *	   Linux and costs one failed open();
+ *	4. points each probedef's probe at its unit's tracepoint, is-enabled
+ *	   tracepoint and semaphore.
+ *   usdt_provider_disable unregisters, dlcloses and closes the file; a
+ *   provider can then be changed and enabled again.
+ *
+ * How Linux tracers find the object.  /proc/PID/maps names it
+ * "/memfd:libusdt:PROV (deleted)", a path no tracer can open.  bpftrace
+ * (through bcc) resolves such a mapping by looking in /proc/PID/fd for a
+ * descriptor of the same inode, and lists the probes as
+ * usdt:/proc/PID/fd/N:PROV:PROBE; `bpftrace -p PID` with usdt:*:PROV:PROBE
+ * attaches to them.  So the descriptor stays open for as long as the
+ * provider is enabled: that costs one descriptor per enabled provider (it
+ * is close-on-exec), and it is what makes the probes visible.  gdb and
+ * `usdtc --list` open the same /proc/PID/fd/N path, which is also the name
+ * the loader records (dlopen was given it).  The O_TMPFILE fallback shows
+ * in maps as "/tmp/#N (deleted)", which bcc does not resolve: there only
+ * DTrace, gdb and tools given the /proc/PID/fd path see the probes.  That
+ * is the price of leaving nothing on disk on systems without memfd.
+ *
+ * The fire path.  usdt_fire_probe calls the probe's unit through
+ * usdt_probe_call (stubs_x86_64.S), which puts argv[0..5] in the argument
+ * registers and the rest on the stack, as the stapsdt note describes them.
+ * usdt_is_enabled reads the probe's semaphore (raised by bpftrace and perf)
+ * and, only when the DOF was registered with DTrace, also runs the
+ * is-enabled tracepoint with a flag DTrace sets.  Neither takes a lock or
+ * touches anything shared between providers, so probes fire in any thread
+ * while other providers are enabled and disabled; enable and disable
+ * themselves are serialized by one mutex (libelf and the loader prefer
+ * it).
+ *
+ * Ownership and errors follow the original library: a probedef starts with
+ * two references (the caller's, the provider's); each failing call
+ * records a message usdt_errstr returns; nothing aborts or prints.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "drti_proto.h"
+#include "err.h"
+#include "usdt.h"
+#include "usdt_image.h"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U	/* Linux 6.3: executable memfd, whatever the sysctl says */
+#endif
+
+/* Fire a unit with argc arguments from argv (stubs_x86_64.S). */
+extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
+
+/* An enabled probe: the public part first, so usdt_probe_t * points here. */
+typedef struct fire {
+	usdt_probe_t pub;
+	const void *unit;			/* the probe tracepoint */
+	void (*enabled)(uint32_t *flag);	/* the is-enabled tracepoint */
+	const uint16_t *semaphore;		/* NULL when the target has none */
+	bool dtrace;				/* the DOF is registered */
+} fire_t;
+
+/* What an enabled provider holds; provider->file points here. */
+typedef struct loaded {
+	int fd;			/* the object's anonymous file, kept open */
+	void *handle;		/* dlopen's */
+	uintptr_t base;		/* its load bias */
+	drti_reg_t reg;		/* its DTrace registration */
+	fire_t *fires;		/* one per probedef enabled */
+	size_t nfires;
+} loaded_t;
+
+/* Serializes enable and disable (never taken on the fire path). */
+static pthread_mutex_t usdt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- errors --------------------------------------------------------------- */
+
+static const char *const usdt_errors[] = {
+	[USDT_ERROR_MALLOC] = "failed to allocate memory",
+	[USDT_ERROR_VALLOC] = "failed to allocate page-aligned memory",
+	[USDT_ERROR_NOPROBES] = "no probes defined",
+	[USDT_ERROR_LOADDOF] = "failed to load DOF: %s",
+	[USDT_ERROR_ALREADYENABLED] = "provider is already enabled",
+	[USDT_ERROR_UNLOADDOF] = "failed to unload DOF: %s",
+	[USDT_ERROR_DUP_PROBE] = "probe named %s:%s:%s:%s already exists",
+	[USDT_ERROR_REMOVE_PROBE] = "failed to remove probe %s:%s:%s:%s",
+	[USDT_ERROR_ARGTYPE] = "probe %s:%s:%s:%s: argument %d has type '%s', which "
+	    "cannot be passed (use int, char *, an integer type or a pointer)",
+	[USDT_ERROR_NAME] = "invalid %s name '%s': %s",
+	[USDT_ERROR_LOADOBJ] = "failed to load the probe object: %s",
+};
+
+/* When even the message cannot be allocated. */
+static char usdt_nomem_msg[] = "failed to allocate memory";
+static char usdt_noerror_msg[] = "no error";
+
+static void
+set_error_text(usdt_provider_t *provider, char *msg)
+{
+	if (provider->error != usdt_nomem_msg)
+		free(provider->error);
+	provider->error = msg != NULL ? msg : usdt_nomem_msg;
+}
+
+void
+usdt_error(usdt_provider_t *provider, usdt_error_t error, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	if (provider == NULL)
+		return;
+	va_start(ap, error);
+	if ((unsigned)error < sizeof(usdt_errors) / sizeof(usdt_errors[0])) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		if (vasprintf(&msg, usdt_errors[error], ap) < 0)
+			msg = NULL;
+#pragma GCC diagnostic pop
+	} else if (asprintf(&msg, "unknown libusdt error %d", (int)error) < 0) {
+		msg = NULL;
+	}
+	va_end(ap);
+	set_error_text(provider, msg);
+}
+
+char *
+usdt_errstr(usdt_provider_t *provider)
+{
+	if (provider == NULL || provider->error == NULL)
+		return usdt_noerror_msg;
+	return provider->error;
+}
+
+/* ---- names and types ---------------------------------------------------- */
+
+/* Why a name cannot be a DTrace provider or probe name, or NULL if it can. */
+static const char *
+bad_identifier(const char *s, size_t max, bool dash)
+{
+	size_t n = strlen(s);
+
+	if (n == 0)
+		return "it is empty";
+	if (n >= max)
+		return "it is too long for DTrace";
+	if (s[0] >= '0' && s[0] <= '9')
+		return "it starts with a digit";
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_' || (dash && *s == '-')))
+			return dash ? "only letters, digits, '_' and '-' are allowed" :
+			    "only letters, digits and '_' are allowed";
+	return NULL;
+}
+
+/* Why a name cannot be a function name in a probe description, or NULL. */
+static const char *
+bad_function(const char *s)
+{
+	if (s[0] == '\0')
+		return "it is empty";
+	for (; *s != '\0'; s++)
+		if (*s == ':' || *s == ' ' || *s == '\t' || *s == '\n')
+			return "':' and white space are not allowed";
+	return NULL;
+}
+
+/* A probedef's names and types, checked when it joins a provider. */
+static int
+check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
+{
+	const char *why;
+
+	if ((why = bad_identifier(pd->name, 64, true)) != NULL) {
+		usdt_error(provider, USDT_ERROR_NAME, "probe", pd->name, why);
+		return -1;
+	}
+	if ((why = bad_function(pd->function)) != NULL) {
+		usdt_error(provider, USDT_ERROR_NAME, "function", pd->function, why);
+		return -1;
+	}
+	for (size_t i = 0; i < pd->argc; i++) {
+		char *t = usdt_image_arg_type(pd->types[i]);
+
+		if (t == NULL) {
+			if (errno == ENOMEM)
+				usdt_error(provider, USDT_ERROR_MALLOC);
+			else
+				usdt_error(provider, USDT_ERROR_ARGTYPE, provider->name,
+				    provider->module, pd->function, pd->name, (int)i,
+				    pd->types[i]);
+			return -1;
+		}
+		free(t);
+	}
+	return 0;
+}
+
+/* ---- providers and probedefs -------------------------------------------- */
+
+usdt_provider_t *
+usdt_create_provider(const char *name, const char *module)
+{
+	usdt_provider_t *p;
+
+	if (name == NULL || (p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->name = strdup(name);
+	p->module = strdup(module != NULL ? module : "");
+	if (p->name == NULL || p->module == NULL) {
+		free((char *)p->name);
+		free((char *)p->module);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void
+free_probedef_now(usdt_probedef_t *pd)
+{
+	for (size_t i = 0; i < pd->argc; i++)
+		free(pd->types[i]);
+	free((char *)pd->name);
+	free((char *)pd->function);
+	free(pd);
+}
+
+/* Drop one of the two references (the caller's, the provider's). */
+static void
+drop_probedef(usdt_probedef_t *pd)
+{
+	if (pd->refcnt <= 1)
+		free_probedef_now(pd);
+	else
+		pd->refcnt--;
+}
+
+usdt_probedef_t *
+usdt_create_probe(const char *func, const char *name, size_t argc, const char **types)
+{
+	usdt_probedef_t *pd;
+
+	if (func == NULL || name == NULL || (argc > 0 && types == NULL))
+		return NULL;
+	if (argc > USDT_ARG_MAX)
+		argc = USDT_ARG_MAX;
+	if ((pd = calloc(1, sizeof(*pd))) == NULL)
+		return NULL;
+	pd->refcnt = 2;
+	pd->function = strdup(func);
+	pd->name = strdup(name);
+	if (pd->function == NULL || pd->name == NULL) {
+		free_probedef_now(pd);
+		return NULL;
+	}
+	for (size_t i = 0; i < argc; i++) {
+		if (types[i] == NULL || (pd->types[i] = strdup(types[i])) == NULL) {
+			free_probedef_now(pd);
+			return NULL;
+		}
+		pd->argc = i + 1;
+	}
+	return pd;
+}
+
+void
+usdt_probe_release(usdt_probedef_t *probedef)
+{
+	if (probedef != NULL)
+		drop_probedef(probedef);
+}
+
+static bool
+same_probe(const usdt_probedef_t *a, const usdt_probedef_t *b)
+{
+	return strcmp(a->name, b->name) == 0 && strcmp(a->function, b->function) == 0;
+}
+
+int
+usdt_provider_add_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
+{
+	usdt_probedef_t **tail;
+
+	if (provider == NULL || probedef == NULL)
+		return -1;
+	for (tail = &provider->probedefs; *tail != NULL; tail = &(*tail)->next) {
+		if (same_probe(*tail, probedef)) {
+			usdt_error(provider, USDT_ERROR_DUP_PROBE, provider->name,
+			    provider->module, probedef->function, probedef->name);
+			return -1;
+		}
+	}
+	if (check_probedef(provider, probedef) != 0)
+		return -1;
+	probedef->next = NULL;
+	*tail = probedef;
+	return 0;
+}
+
+int
+usdt_provider_remove_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
+{
+	usdt_probedef_t **link;
+
+	if (provider == NULL || probedef == NULL)
+		return -1;
+	if (provider->probedefs == NULL) {
+		usdt_error(provider, USDT_ERROR_NOPROBES);
+		return -1;
+	}
+	for (link = &provider->probedefs; *link != NULL; link = &(*link)->next) {
+		usdt_probedef_t *pd = *link;
+
+		if (!same_probe(pd, probedef))
+			continue;
+		*link = pd->next;
+		pd->next = NULL;
+		/* Its unit stays loaded until disable, but it no longer fires. */
+		pd->probe = NULL;
+		drop_probedef(pd);
+		return 0;
+	}
+	usdt_error(provider, USDT_ERROR_REMOVE_PROBE, provider->name,
+	    provider->module, probedef->function, probedef->name);
+	return -1;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* An anonymous, close-on-exec file for the object; -1 with e set. */
+static int
+anon_file(const char *provider, err_t *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	char name[96];
+	int fd = -1;
+
+	snprintf(name, sizeof(name), "libusdt:%s", provider);
+	if (getenv("LIBUSDT_NO_MEMFD") == NULL) {
+		fd = memfd_create(name, MFD_CLOEXEC | MFD_EXEC);
+		if (fd < 0 && errno == EINVAL)	/* a kernel before MFD_EXEC */
+			fd = memfd_create(name, MFD_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = open(tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
+	    O_TMPFILE | O_RDWR | O_CLOEXEC, 0700);
+	if (fd < 0)
+		err_errno(e, errno, "no memfd, and no unnamed temporary file in %s",
+		    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	return fd;
+}
+
+/* The probes to build, in probedef order; types converted.  NULL on ENOMEM. */
+static usdt_image_probe_t *
+image_probes(const usdt_provider_t *provider, size_t *np)
+{
+	usdt_image_probe_t *ip;
+	size_t n = 0, i = 0;
+
+	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next)
+		n++;
+	if ((ip = calloc(n, sizeof(*ip))) == NULL)
+		return NULL;
+	*np = n;
+	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++) {
+		char **types = calloc(pd->argc + 1, sizeof(char *));
+
+		ip[i].function = pd->function;
+		ip[i].name = pd->name;
+		ip[i].types = types;
+		if (types == NULL)
+			return ip;	/* caller sees the NULL types */
+		for (size_t k = 0; k < pd->argc; k++) {
+			if ((types[k] = usdt_image_arg_type(pd->types[k])) == NULL)
+				return ip;
+			ip[i].argc = k + 1;
+		}
+	}
+	return ip;
+}
+
+static bool
+image_probes_complete(const usdt_provider_t *provider, const usdt_image_probe_t *ip)
+{
+	size_t i = 0;
+
+	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++)
+		if (ip[i].types == NULL || ip[i].argc != pd->argc)
+			return false;
+	return true;
+}
+
+static void
+image_probes_free(usdt_image_probe_t *ip, size_t n)
+{
+	for (size_t i = 0; ip != NULL && i < n; i++) {
+		for (size_t k = 0; ip[i].types != NULL && k < ip[i].argc; k++)
+			free(ip[i].types[k]);
+		free((char **)ip[i].types);
+	}
+	free(ip);
+}
+
+/*
+ * The DOF in the loaded object must be the one in our file: a stale object
+ * of the same /proc path (its descriptor number reused) would not be.
+ */
+static int
+check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(l->base + dof);
+	unsigned char buf[4096];
+	uint64_t size, done = 0;
+
+	if (!drti_dof_magic_ok(h))
+		return err_set(e, "the loaded object has no DOF where it was written");
+	size = h->dofh_loadsz;
+	while (done < size) {
+		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t got = pread(l->fd, buf, want, (off_t)(dof + done));
+
+		if (got <= 0)
+			return err_errno(e, got < 0 ? errno : EIO, "reading back the object");
+		if (memcmp(buf, (const char *)h + done, (size_t)got) != 0)
+			return err_set(e, "the loader returned another object than the one "
+			    "written (was its /proc path reused?)");
+		done += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* Write the object, load it, check it; on failure l holds what to undo. */
+static int
+load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
+    size_t n, usdt_image_layout_t *layout, err_t *e)
+{
+	char path[64];
+	struct link_map *lm = NULL;
+
+	if ((l->fd = anon_file(provider->name, e)) < 0)
+		return -1;
+	if (usdt_image_write(provider->name, ip, n, l->fd, layout, e) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)getpid(), l->fd);
+	if ((l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		const char *why = dlerror();
+
+		return err_set(e, "dlopen %s: %s", path, why ? why : "failed");
+	}
+	if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
+		return err_set(e, "dlinfo %s: %s", path, dlerror());
+	l->base = (uintptr_t)lm->l_addr;
+	return check_loaded_dof(l, layout->dof, e);
+}
+
+/* Hand the DOF to DTrace; 0 also when there is no DTrace. */
+static int
+register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
+{
+	drti_reg_init(&l->reg);
+	if (drti_disabled())
+		return 0;
+	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);
+	l->reg.helper.dofhp_addr = l->base;
+	l->reg.helper.dofhp_dof = l->base + dof;
+	if (drti_register(&l->reg) < 0) {
+		usdt_error(provider, USDT_ERROR_LOADDOF, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Undo whatever of l exists (the DTrace registration is undone by the caller). */
+static void
+unload(loaded_t *l)
+{
+	if (l->handle != NULL)
+		dlclose(l->handle);
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->fires);
+	free(l);
+}
+
+/* Point every probedef at its unit, tracepoints and semaphore. */
+static int
+attach_probes(usdt_provider_t *provider, loaded_t *l, const usdt_image_layout_t *layout,
+    size_t n)
+{
+	size_t i = 0;
+
+	if ((l->fires = calloc(n, sizeof(fire_t))) == NULL)
+		return -1;
+	l->nfires = n;
+	for (usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++) {
+		const usdt_image_addrs_t *a = &layout->probes[i];
+		fire_t *f = &l->fires[i];
+
+		f->unit = (const void *)(l->base + a->probe);
+		f->enabled = (void (*)(uint32_t *))(l->base + a->enabled);
+		f->semaphore = a->semaphore ? (const uint16_t *)(l->base + a->semaphore) : NULL;
+		f->dtrace = l->reg.gen >= 0;
+		f->pub.probe_addr = (void *)f->unit;
+		f->pub.isenabled_addr = (int (*)(void))(l->base + a->enabled);
+	}
+	i = 0;
+	for (usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++)
+		pd->probe = &l->fires[i].pub;
+	return 0;
+}
+
+static int
+enable_locked(usdt_provider_t *provider)
+{
+	usdt_image_layout_t layout = { NULL, 0 };
+	usdt_image_probe_t *ip;
+	loaded_t *l;
+	size_t n = 0;
+	err_t e = { "" };
+	int rc = -1;
+
+	ip = image_probes(provider, &n);
+	l = calloc(1, sizeof(*l));
+	layout.probes = calloc(n + 1, sizeof(*layout.probes));
+	if (ip == NULL || l == NULL || layout.probes == NULL ||
+	    !image_probes_complete(provider, ip)) {
+		usdt_error(provider, USDT_ERROR_MALLOC);
+		goto out;
+	}
+	l->fd = -1;
+	l->reg.gen = -1;
+	if (load_object(provider, l, ip, n, &layout, &e) != 0) {
+		usdt_error(provider, USDT_ERROR_LOADOBJ, e.msg);
+		goto out;
+	}
+	if (register_dof(provider, l, layout.dof) != 0)
+		goto out;
+	if (attach_probes(provider, l, &layout, n) != 0) {
+		drti_unregister(&l->reg);
+		usdt_error(provider, USDT_ERROR_MALLOC);
+		goto out;
+	}
+	provider->file = l;
+	provider->enabled = 1;
+	l = NULL;
+	rc = 0;
+out:
+	if (l != NULL)
+		unload(l);
+	image_probes_free(ip, n);
+	free(layout.probes);
+	return rc;
+}
+
+int
+usdt_provider_enable(usdt_provider_t *provider)
+{
+	const char *why;
+	int rc;
+
+	if (provider == NULL)
+		return -1;
+	if (provider->enabled) {
+		usdt_error(provider, USDT_ERROR_ALREADYENABLED);
+		return 0;	/* not fatal, as in the original */
+	}
+	if (provider->probedefs == NULL) {
+		usdt_error(provider, USDT_ERROR_NOPROBES);
+		return -1;
+	}
+	if ((why = bad_identifier(provider->name, 64, false)) != NULL) {
+		usdt_error(provider, USDT_ERROR_NAME, "provider", provider->name, why);
+		return -1;
+	}
+	pthread_mutex_lock(&usdt_lock);
+	rc = enable_locked(provider);
+	pthread_mutex_unlock(&usdt_lock);
+	return rc;
+}
+
+/* Unregister and unload; with force, unload even if DTrace refuses. */
+static int
+disable(usdt_provider_t *provider, bool force)
+{
+	loaded_t *l = provider->file;
+
+	if (!provider->enabled || l == NULL)
+		return 0;
+	pthread_mutex_lock(&usdt_lock);
+	if (drti_unregister(&l->reg) != 0 && !force) {
+		usdt_error(provider, USDT_ERROR_UNLOADDOF, strerror(errno));
+		pthread_mutex_unlock(&usdt_lock);
+		return -1;
+	}
+	for (usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next)
+		pd->probe = NULL;
+	unload(l);
+	pthread_mutex_unlock(&usdt_lock);
+	provider->file = NULL;
+	provider->enabled = 0;
+	return 0;
+}
+
+int
+usdt_provider_disable(usdt_provider_t *provider)
+{
+	if (provider == NULL)
+		return -1;
+	return disable(provider, false);
+}
+
+void
+usdt_provider_free(usdt_provider_t *provider)
+{
+	usdt_probedef_t *pd, *next;
+
+	if (provider == NULL)
+		return;
+	disable(provider, true);
+	for (pd = provider->probedefs; pd != NULL; pd = next) {
+		next = pd->next;
+		pd->next = NULL;
+		pd->probe = NULL;
+		drop_probedef(pd);
+	}
+	if (provider->error != usdt_nomem_msg)
+		free(provider->error);
+	free((char *)provider->name);
+	free((char *)provider->module);
+	free(provider);
+}
+
+/* ---- firing ------------------------------------------------------------- */
+
+int
+usdt_is_enabled(usdt_probe_t *probe)
+{
+	const fire_t *f = (const fire_t *)probe;
+	uint32_t flag = 0;
+
+	if (f == NULL)
+		return 0;
+	if (f->semaphore != NULL && __atomic_load_n(f->semaphore, __ATOMIC_RELAXED) != 0)
+		return 1;
+	if (!f->dtrace)
+		return 0;
+	f->enabled(&flag);
+	return flag != 0;
+}
+
+void
+usdt_fire_probe(usdt_probe_t *probe, size_t argc, void **argv)
+{
+	const fire_t *f = (const fire_t *)probe;
+
+	if (f == NULL)
+		return;
+	if (argv == NULL)
+		argc = 0;
+	usdt_probe_call(f->unit, argc > USDT_ARG_MAX ? USDT_ARG_MAX : (int)argc, argv);
+}
