@@ -28,16 +28,22 @@ COMPILER_SRCS = \
 	compiler/target.c \
 	compiler/arch_x86_64.c \
 	compiler/arch_aarch64.c \
+	compiler/arch_arm64_macos.c \
 	compiler/diag.c \
 	compiler/cpp.c \
 	compiler/parse.c \
 	compiler/header.c \
+	compiler/header_macos.c \
 	compiler/dofgen.c \
 	compiler/elfwrite.c \
+	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \
+	compiler/drti_objects.c \
 	compiler/rewrite.c \
 	compiler/decode.c \
+	compiler/macho_read.c \
+	compiler/macho_write.c \
 	compiler/list.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
 COMPILER_OBJS = $(COMPILER_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o) $(B)/compiler/drti_blob.o
@@ -68,16 +74,51 @@ $(B)/lexer.c: compiler/lexer.l $(B)/parser.h
 $(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c compiler/*.h $(B)/parser.h
 	$(CC) $(ALL_CFLAGS) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c -o $@ $<
 
-# drti_lite is linked into every -G output, so it is built without sanitizers
-# and embedded in usdtc (compiler/drti_blob.S) to keep usdtc one file.
+# drti_lite is merged into every -G output, so it is built without sanitizers
+# and embedded in usdtc (compiler/drti_blob.S) to keep usdtc one file; and
+# without a GNU property note, which -G cannot merge (compiler/elfmerge.c),
+# where the compiler would add one by default.
+DRTI_NOPROP = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=none) \
+	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
 $(DRTI): runtime/drti_lite.c runtime/drti_proto.h compiler/dof.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
-		-D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
+		$(DRTI_NOPROP) -D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
 
-$(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI)
+# drti_lite for the other targets (compiler/drti_objects.c), embedded beside
+# the host's when a compiler for them is at hand, else -G for that target
+# asks for -x lazyload: x86_64-freebsd and x86_64-illumos from
+# runtime/drti_kernel.c with any x86_64 compiler (freestanding, no headers
+# of those systems), aarch64-linux from runtime/drti_lite.c with AARCH64_CC.
+HOST_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter x86_64-%,$(HOST_MACHINE)),)
+KDRTI_CC ?= $(CC)
+ifeq ($(origin AARCH64_CC),undefined)
+AARCH64_CC := $(shell command -v aarch64-linux-gnu-gcc 2>/dev/null)
+endif
+endif
+DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC),aarch64-linux)
+DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
+DRTI_FLAGS = -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector
+KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
+
+$(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c
 	@mkdir -p $(dir $@)
-	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' -o $@ $<
+	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_FREEBSD -c -o $@ $<
+
+$(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c
+	@mkdir -p $(dir $@)
+	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS -c -o $@ $<
+
+$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c runtime/drti_proto.h compiler/dof.h
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
+
+$(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI) $(DRTI_OTHERS)
+	@mkdir -p $(dir $@)
+	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' \
+		$(foreach t,$(DRTI_TARGETS),-DDRTI_$(subst -,_,$(t))='"$(B)/runtime/drti-$(t).o"') \
+		-o $@ $<
 
 # libusdt (runtime/usdt.h): the compiler's library layer and the run-time
 # API as position-independent code built with -fvisibility=hidden; the
@@ -87,9 +128,11 @@ $(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI)
 LIBUSDT_VERSION = 1.0.0
 LIBUSDT_SONAME  = libusdt.so.1
 LIBUSDT_SRCS = compiler/err.c compiler/strbuf.c compiler/model.c compiler/target.c \
-	compiler/arch_x86_64.c compiler/arch_aarch64.c compiler/dofgen.c compiler/elfwrite.c compiler/units.c \
+	compiler/arch_x86_64.c compiler/arch_aarch64.c compiler/arch_arm64_macos.c compiler/dofgen.c compiler/elfwrite.c compiler/units.c \
 	runtime/usdt_image.c runtime/usdt.c
-LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_x86_64.o
+# The probe unit and usdt_probe_call in the host's instructions.
+STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
+LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
 LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 	$(B)/libusdt.pc $(B)/libusdt-uninstalled.pc
 PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
@@ -101,7 +144,7 @@ $(B)/pic/%.o: %.c compiler/*.h runtime/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) -c -o $@ $<
 
-$(B)/pic/runtime/stubs_x86_64.o: runtime/stubs_x86_64.S
+$(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c -o $@ $<
 

@@ -9,6 +9,12 @@
  *  - section indices: SHT_GROUP sections first (the gABI wants a group
  *    before its members), then each section immediately followed by the
  *    RELA section that relocates it, then .symtab, .strtab, .shstrtab;
+ *  - extended section numbering when there are SHN_LORESERVE (0xff00)
+ *    sections or more, as a -G object of ten thousand probes has: the
+ *    count in section 0's sh_size (libelf puts it there), the .shstrtab
+ *    index in section 0's sh_link with e_shstrndx = SHN_XINDEX, and a
+ *    .symtab_shndx section after .symtab holding the index of every
+ *    symbol whose st_shndx says SHN_XINDEX;
  *  - the symbol table: the null symbol, every STB_LOCAL symbol, then the
  *    rest, with sh_info = the first non-local index, as the gABI requires;
  *  - group membership: a member gets SHF_GROUP, and so does its RELA
@@ -22,8 +28,11 @@
  * elf_errmsg(-1); elf_end runs on every path.
  *
  * elfw_localize_symbol is the one routine that edits an existing file: the
- * -G stage uses it after `ld -r`, because GNU ld ignores version scripts
- * under -r and so cannot make __SUNW_dof local itself.
+ * -G stage uses it after `ld -r`, when asked to run one (-x ldpath=),
+ * because GNU ld ignores version scripts under -r and so cannot make
+ * __SUNW_dof local itself.  By default -G merges drti_lite into the builder
+ * instead (elfmerge.c) and makes the symbol local there
+ * (elfw_set_symbol_bind).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +40,8 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfwrite.h"
@@ -184,6 +195,13 @@ elfw_failed(const elfw_t *w, err_t *e)
 	if (w->failed && e != NULL)
 		*e = w->err;
 	return w->failed;
+}
+
+void
+elfw_class_and_machine(const elfw_t *w, unsigned *elf_class, unsigned *machine)
+{
+	*elf_class = w->elf_class;
+	*machine = w->machine;
 }
 
 static bool
@@ -384,6 +402,38 @@ elfw_symbol_ref(elfw_t *w, const char *name)
 }
 
 int
+elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d)
+{
+	const elfw_sym_t *s;
+
+	if (!valid_symbol(w, symbol))
+		return -1;
+	s = &w->syms[symbol - 1];
+	d->name = s->name;
+	d->section = s->section;
+	d->value = s->value;
+	d->size = s->size;
+	d->bind = GELF_ST_BIND(s->info);
+	d->type = GELF_ST_TYPE(s->info);
+	d->visibility = GELF_ST_VISIBILITY(s->other);
+	return 0;
+}
+
+int
+elfw_set_symbol_bind(elfw_t *w, int symbol, unsigned bind)
+{
+	elfw_sym_t *s;
+
+	if (w->failed)
+		return -1;
+	if (!valid_symbol(w, symbol))
+		return fail(w, "binding of an unknown symbol");
+	s = &w->syms[symbol - 1];
+	s->info = (unsigned char)GELF_ST_INFO(bind, GELF_ST_TYPE(s->info));
+	return 0;
+}
+
+int
 elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
     int symbol, int64_t addend)
 {
@@ -487,7 +537,10 @@ strtab_add(strtab_t *t, const char *s)
 /* What one write needs besides the builder; released by layout_free. */
 typedef struct layout {
 	size_t symtab, strtab, shstrtab;	/* output section indices */
+	size_t symtab_shndx;	/* SHT_SYMTAB_SHNDX's index, 0 if not needed */
 	size_t nsections;			/* including the null section */
+	size_t *members;	/* section positions (0-based), grouped by group */
+	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
 	int *order;		/* symbol handles in output order (from index 1) */
 	size_t nlocals;		/* output index of the first non-local symbol */
 	strtab_t strs;		/* .strtab */
@@ -499,6 +552,8 @@ typedef struct layout {
 static void
 layout_free(layout_t *l)
 {
+	free(l->members);
+	free(l->group_start);
 	free(l->order);
 	strtab_free(&l->strs);
 	strtab_free(&l->shstrs);
@@ -534,12 +589,14 @@ assign_indices(elfw_t *w, layout_t *l, err_t *e)
 		w->secs[i].rel_index = w->secs[i].nrels > 0 ? next++ : 0;
 	}
 	l->symtab = next++;
+	/* A symbol's st_shndx is 16 bits: past that, SHT_SYMTAB_SHNDX holds it. */
+	if (l->symtab > SHN_LORESERVE)
+		l->symtab_shndx = next++;
 	l->strtab = next++;
 	l->shstrtab = next++;
 	l->nsections = next;
-	if (next >= SHN_LORESERVE)
-		return err_set(e, "ELF writer: %zu sections need extended section numbering, "
-		    "which is not supported", next);
+	if (next > UINT32_MAX)
+		return err_set(e, "ELF writer: %zu sections are more than ELF can number", next);
 	return 0;
 }
 
@@ -566,17 +623,44 @@ order_symbols(elfw_t *w, layout_t *l, err_t *e)
 	return 0;
 }
 
+/*
+ * The members of every group, in one pass (a counting sort by group), so
+ * that a write stays linear in the number of sections however many
+ * groups there are.
+ */
 static int
-check_groups(const elfw_t *w, err_t *e)
+collect_groups(const elfw_t *w, layout_t *l, err_t *e)
+{
+	size_t *fill;
+
+	l->group_start = calloc(w->ngroups + 2, sizeof(size_t));
+	l->members = calloc(w->nsecs + 1, sizeof(size_t));
+	fill = calloc(w->ngroups + 1, sizeof(size_t));
+	if (l->group_start == NULL || l->members == NULL || fill == NULL) {
+		free(fill);
+		return err_errno(e, ENOMEM, "ELF writer");
+	}
+	for (size_t i = 0; i < w->nsecs; i++)
+		if (w->secs[i].group != 0)
+			l->group_start[w->secs[i].group]++;	/* group g counts at g + 1 */
+	for (size_t g = 0; g < w->ngroups; g++) {
+		l->group_start[g + 1] += l->group_start[g];
+		fill[g] = l->group_start[g];
+	}
+	for (size_t i = 0; i < w->nsecs; i++)
+		if (w->secs[i].group != 0)
+			l->members[fill[w->secs[i].group - 1]++] = i;
+	free(fill);
+	return 0;
+}
+
+static int
+check_groups(const elfw_t *w, const layout_t *l, err_t *e)
 {
 	for (size_t g = 0; g < w->ngroups; g++) {
-		bool has_member = false;
-
 		if (w->groups[g].signature == 0)
 			return err_set(e, "ELF writer: group %zu has no signature symbol", g + 1);
-		for (size_t i = 0; i < w->nsecs && !has_member; i++)
-			has_member = w->secs[i].group == (int)g + 1;
-		if (!has_member)
+		if (l->group_start[g + 1] == l->group_start[g])
 			return err_set(e, "ELF writer: group %zu (%s) has no sections", g + 1,
 			    w->syms[w->groups[g].signature - 1].name);
 	}
@@ -591,6 +675,15 @@ symbol_shndx(const elfw_t *w, int section)
 	if (section == ELFW_ABS)
 		return SHN_ABS;
 	return (uint32_t)w->secs[section - 1].index;
+}
+
+/* What st_shndx holds for a section index: SHN_XINDEX past the 16 bits. */
+static GElf_Section
+symbol_st_shndx(uint32_t shndx)
+{
+	bool special = shndx == SHN_ABS || shndx == SHN_UNDEF;
+
+	return (GElf_Section)(!special && shndx >= SHN_LORESERVE ? SHN_XINDEX : shndx);
 }
 
 /* Add a section to elf with one data block; NULL with e set on failure. */
@@ -652,19 +745,18 @@ emit_group(elfw_t *w, layout_t *l, Elf *elf, size_t g, err_t *e)
 	uint32_t *words;
 	GElf_Shdr sh;
 
-	for (size_t i = 0; i < w->nsecs; i++)
-		if (w->secs[i].group == (int)g + 1)
-			n += w->secs[i].rel_index ? 2 : 1;
+	for (size_t k = l->group_start[g]; k < l->group_start[g + 1]; k++)
+		n += w->secs[l->members[k]].rel_index ? 2 : 1;
 	if ((words = layout_buffer(l, n * sizeof(uint32_t))) == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	n = 0;
 	words[n++] = GRP_COMDAT;
-	for (size_t i = 0; i < w->nsecs; i++) {
-		if (w->secs[i].group != (int)g + 1)
-			continue;
-		words[n++] = (uint32_t)w->secs[i].index;
-		if (w->secs[i].rel_index)
-			words[n++] = (uint32_t)w->secs[i].rel_index;
+	for (size_t k = l->group_start[g]; k < l->group_start[g + 1]; k++) {
+		const elfw_sec_t *s = &w->secs[l->members[k]];
+
+		words[n++] = (uint32_t)s->index;
+		if (s->rel_index)
+			words[n++] = (uint32_t)s->rel_index;
 	}
 	sh = shdr(&l->shstrs, ".group", SHT_GROUP, 0, 4, 4, (uint32_t)l->symtab,
 	    (uint32_t)w->syms[w->groups[g].signature - 1].index);
@@ -726,6 +818,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	size_t n = w->nsyms + 1;
 	void *buf = layout_buffer(l, n * entsize);
+	uint32_t *xwords = NULL;
 	Elf_Scn *scn;
 	Elf_Data *data;
 	GElf_Shdr sh;
@@ -738,20 +831,32 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 	if ((scn = emit_section(elf, &sh, buf, n * entsize, ELF_T_SYM, e)) == NULL)
 		return -1;
 	data = elf_getdata(scn, NULL);
+	if (l->symtab_shndx != 0 && (xwords = layout_buffer(l, n * sizeof(uint32_t))) == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
 	for (size_t i = 1; i < n; i++) {
 		const elfw_sym_t *s = &w->syms[l->order[i] - 1];
+		uint32_t shndx = symbol_shndx(w, s->section);
 		GElf_Sym sym = { 0 };
 
 		sym.st_name = (GElf_Word)strtab_add(&l->strs, s->name);
 		sym.st_info = s->info;
 		sym.st_other = s->other;
-		sym.st_shndx = (GElf_Section)symbol_shndx(w, s->section);
+		sym.st_shndx = symbol_st_shndx(shndx);
 		sym.st_value = s->value;
 		sym.st_size = s->size;
 		if (gelf_update_sym(data, (int)i, &sym) == 0)
 			return fail_libelf(e, "gelf_update_sym", "ELF writer");
+		if (sym.st_shndx == SHN_XINDEX && xwords == NULL)
+			return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
+		if (sym.st_shndx == SHN_XINDEX)
+			xwords[i] = shndx;
 	}
-	return 0;
+	if (l->symtab_shndx == 0)
+		return 0;
+	/* Extended section numbering: the full index of each symbol's section. */
+	sh = shdr(&l->shstrs, ".symtab_shndx", SHT_SYMTAB_SHNDX, 0, 4, 4,
+	    (uint32_t)l->symtab, 0);
+	return emit_section(elf, &sh, xwords, n * sizeof(uint32_t), ELF_T_WORD, e) ? 0 : -1;
 }
 
 /* A finished string table; the table keeps owning its bytes. */
@@ -779,17 +884,39 @@ emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
 	eh.e_type = ET_REL;
 	eh.e_machine = (GElf_Half)w->machine;
 	eh.e_version = EV_CURRENT;
-	eh.e_shstrndx = (GElf_Half)l->shstrtab;
+	/* Past 16 bits the index lives in section 0's sh_link (set_shstrndx). */
+	eh.e_shstrndx = (GElf_Half)(l->shstrtab >= SHN_LORESERVE ? SHN_XINDEX : l->shstrtab);
 	if (gelf_update_ehdr(elf, &eh) == 0)
 		return fail_libelf(e, "gelf_update_ehdr", "ELF writer");
 	return 0;
 }
 
+/*
+ * Extended section numbering (gABI): with SHN_LORESERVE sections or more,
+ * section 0's sh_link holds the .shstrtab index that e_shstrndx cannot.
+ * libelf itself moves the section count to section 0's sh_size.
+ */
+static int
+set_shstrndx(const layout_t *l, Elf *elf, err_t *e)
+{
+	Elf_Scn *scn0;
+	GElf_Shdr sh;
+
+	if (l->shstrtab < SHN_LORESERVE)
+		return 0;
+	if ((scn0 = elf_getscn(elf, 0)) == NULL || gelf_getshdr(scn0, &sh) == NULL)
+		return fail_libelf(e, "elf_getscn", "ELF writer");
+	sh.sh_link = (GElf_Word)l->shstrtab;
+	if (gelf_update_shdr(scn0, &sh) == 0)
+		return fail_libelf(e, "gelf_update_shdr", "ELF writer");
+	return 0;
+}
+
 /* Everything after the layout decisions: libelf builds and writes the file. */
 static int
-emit_file(elfw_t *w, layout_t *l, int fd, err_t *e)
+emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 {
-	Elf *elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	Elf *elf = elf_begin(fd, cmd, NULL);
 	int rc = -1;
 
 	if (elf == NULL)
@@ -804,7 +931,8 @@ emit_file(elfw_t *w, layout_t *l, int fd, err_t *e)
 		goto out;
 	/* Name .shstrtab before handing its bytes over: they must be final. */
 	strtab_add(&l->shstrs, ".shstrtab");
-	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0)
+	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
+	    set_shstrndx(l, elf, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
 		fail_libelf(e, "elf_update", "ELF writer");
@@ -813,6 +941,58 @@ emit_file(elfw_t *w, layout_t *l, int fd, err_t *e)
 	rc = 0;
 out:
 	elf_end(elf);
+	return rc;
+}
+
+/* Write the whole of the file staged in stage to fd. */
+static int
+copy_staged(int stage, int fd, err_t *e)
+{
+	struct stat st;
+	const char *p;
+	void *map;
+	size_t left;
+
+	if (fstat(stage, &st) != 0)
+		return err_errno(e, errno, "ELF writer: staged file");
+	if (st.st_size == 0)
+		return 0;
+	if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, stage, 0)) == MAP_FAILED)
+		return err_errno(e, errno, "ELF writer: staged file");
+	for (p = map, left = (size_t)st.st_size; left > 0;) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_errno(e, n < 0 ? errno : EIO, "ELF writer: writing the object");
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	munmap(map, (size_t)st.st_size);
+	return left == 0 ? 0 : -1;
+}
+
+/*
+ * libelf's ELF_C_WRITE makes one pwrite call per section, and a -G object
+ * may have a hundred thousand sections; ELF_C_WRITE_MMAP writes through a
+ * mapping but ends with msync(MS_SYNC), which waits for the disk.  So the
+ * file is laid out in an anonymous memory file (memfd) through a mapping
+ * and then written to fd in one go.  Without memfd, libelf writes to fd.
+ */
+static int
+emit_staged(elfw_t *w, layout_t *l, int fd, err_t *e)
+{
+	int stage = memfd_create("usdtc-object", MFD_CLOEXEC), rc;
+
+	if (stage < 0)
+		return emit_file(w, l, fd, ELF_C_WRITE, e);
+	rc = emit_file(w, l, stage, ELF_C_WRITE_MMAP, e);
+	if (rc == 0)
+		rc = copy_staged(stage, fd, e);
+	close(stage);
 	return rc;
 }
 
@@ -827,8 +1007,8 @@ elfw_write_rel(elfw_t *w, int fd, err_t *e)
 	strtab_init(&l.strs);
 	strtab_init(&l.shstrs);
 	if (assign_indices(w, &l, e) == 0 && order_symbols(w, &l, e) == 0 &&
-	    check_groups(w, e) == 0)
-		rc = emit_file(w, &l, fd, e);
+	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0)
+		rc = emit_staged(w, &l, fd, e);
 	layout_free(&l);
 	return rc;
 }

@@ -61,6 +61,8 @@ void elfw_free(elfw_t *w);
 
 /* True once a call has failed; e (if non-NULL) receives the message. */
 bool elfw_failed(const elfw_t *w, err_t *e);
+/* The class and machine the builder was made for. */
+void elfw_class_and_machine(const elfw_t *w, unsigned *elf_class, unsigned *machine);
 
 /*
  * A COMDAT group (GRP_COMDAT).  Its signature symbol is named later with
@@ -81,6 +83,25 @@ int elfw_section_symbol(elfw_t *w, int section);
 int elfw_find_symbol(const elfw_t *w, const char *name);
 /* That symbol, or a new undefined STB_GLOBAL reference to name. */
 int elfw_symbol_ref(elfw_t *w, const char *name);
+/*
+ * What a symbol was added as (name points into the builder); -1 if the
+ * handle names no symbol.
+ */
+int elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d);
+/* Change a symbol's binding (STB_*), e.g. to make it local before writing. */
+int elfw_set_symbol_bind(elfw_t *w, int symbol, unsigned bind);
+
+/*
+ * Copy the relocatable object image[0, size) into the builder as `ld -r`
+ * would combine it with what the builder holds: its sections, symbols and
+ * relocations, renumbered (elfmerge.c says what it takes and what it
+ * refuses).  An undefined symbol of the image binds to the builder's
+ * global or weak symbol of the same name.  what names the image in
+ * errors.  Returns 0, or -1 with e set; after a failure the builder may
+ * hold part of the image and is not to be written.
+ */
+int elfw_merge_rel(elfw_t *w, const void *image, size_t size, const char *what,
+    err_t *e);
 
 /*
  * A relocation of the given type at offset inside section, against symbol

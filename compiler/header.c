@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "header.h"
+#include "header_macos.h"
 
 /* Everything one probe is called, computed once per provider. */
 typedef struct probe_names {
@@ -200,9 +201,16 @@ put_c_asm_line(strbuf_t *out, const strbuf_t *line)
 {
 	sb_putc(out, '"');
 	for (size_t i = 0; i < line->len; i++) {
-		char c = line->data[i];
+		size_t plain = strcspn(line->data + i, "\t\"\\?");
+		char c;
 
-		switch (c) {
+		if (plain > 0) {	/* a run that needs no escape, in one copy */
+			plain = plain < line->len - i ? plain : line->len - i;
+			sb_append(out, line->data + i, plain);
+			i += plain - 1;
+			continue;
+		}
+		switch ((c = line->data[i])) {
 		case '\t': sb_puts(out, "\\t"); break;
 		case '"': sb_puts(out, "\\\""); break;
 		case '\\': sb_puts(out, "\\\\"); break;
@@ -336,8 +344,12 @@ asm_bytes(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
 		return;
 	l = asm_begin(w);
 	sb_puts(l, "\t.byte ");
-	for (size_t i = from; i < to; i++)
-		sb_printf(l, "%s0x%02x", i > from ? "," : "", unit[i]);
+	for (size_t i = from; i < to; i++) {
+		static const char hex[] = "0123456789abcdef";	/* a printf per byte is slow */
+		char b[5] = { ',', '0', 'x', hex[unit[i] >> 4], hex[unit[i] & 15] };
+
+		sb_append(l, i > from ? b : b + 1, i > from ? 5 : 4);
+	}
 	asm_end(w);
 }
 
@@ -701,6 +713,10 @@ void
 header_write(const usdt_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out)
 {
+	if (t->os == USDT_OS_MACOS) {	/* macOS dtrace's header: no code */
+		header_macos_write(m, t, guard_file, out);
+		return;
+	}
 	put_prologue(out, guard_file);
 	if (t->stapsdt && model_has_probes(m))
 		put_stapsdt_base(out, t);

@@ -14,9 +14,22 @@
  * applied, because a PIE link may leave the section bytes zero and keep
  * the addresses only in .rela.dyn.  In a relocatable object nothing is
  * applied; instead each probe record shows the symbol its address is
- * relocated against (from .rela.SUNW_dof).  Then the consumer's rule for
+ * relocated against (from .rela.SUNW_dof, whose entries, like those of the
+ * notes, must be the machine's 64-bit address relocations: R_X86_64_64 or
+ * GLOB_DAT, R_AARCH64_ABS64 or GLOB_DAT).  Then the consumer's rule for
  * a load base, when one is given: a record with a DOF SETX relocation whose
  * address is <= base gets base added.
+ *
+ * Mach-O.  A 64-bit Mach-O file (macho_read.c) has its DOF in every
+ * section of type S_DTRACE_DOF, the sections dyld registers.  macOS gives
+ * the kernel each such section's address as the base of all its probes
+ * (dofpr_addr is not used), and its PROFFS/PRENOFFS entries are signed
+ * distances from the DOF; so in a linked image each record shows that
+ * base as its address and each site the tracepoint the kernel derives
+ * (macho_tracepoint_adjust).  In an object, the relocation pairs that
+ * make the entries relative (macho_dof_relocs) are checked and each
+ * record shows the function its sites are relative to.  Mach-O files
+ * have no stapsdt notes.
  *
  * Notes.  Every SHT_NOTE section named .note.stapsdt (an object has one per
  * COMDAT group) is decoded; in a relocatable object the pc, base and
@@ -46,12 +59,14 @@
 #include "decode.h"
 #include "dof.h"
 #include "list.h"
+#include "macho_read.h"
 
 /* A relocation of a relocatable object: at off (in its target), sym+addend. */
 typedef struct relent {
 	uint64_t off;
 	const char *sym;	/* NULL: none */
 	int64_t addend;
+	const char *minus;	/* Mach-O: the symbol subtracted (the DOF's start) */
 } relent_t;
 
 typedef struct relset {
@@ -78,6 +93,11 @@ typedef struct lister {
 	unsigned ndofs;
 	note_rec_t *notes;
 	size_t nnotes;
+	bool macho;		/* a Mach-O file: eh.e_type says object or image */
+	uint32_t cputype;	/* Mach-O */
+	uint64_t dof_addr;	/* Mach-O image: address of the section walked */
+	size_t xndx_of;		/* the symbol table xndx belongs to, 0 if none looked up */
+	Elf_Data *xndx;		/* its SHT_SYMTAB_SHNDX data, or NULL */
 } lister_t;
 
 static int
@@ -169,6 +189,34 @@ section_name(lister_t *L, size_t ndx)
 	return n != NULL ? n : "";
 }
 
+/*
+ * The section index of symbol i of the table in section symndx: st_shndx,
+ * or with extended section numbering (SHN_XINDEX) the table's
+ * SHT_SYMTAB_SHNDX entry, found once per table.
+ */
+static size_t
+symbol_section(lister_t *L, size_t symndx, Elf_Data *syms, size_t i, const GElf_Sym *sym)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf32_Word x = 0;
+
+	if (sym->st_shndx != SHN_XINDEX)
+		return sym->st_shndx;
+	if (L->xndx_of != symndx) {
+		L->xndx_of = symndx;
+		L->xndx = NULL;
+		while (L->xndx == NULL && (scn = elf_nextscn(L->elf, scn)) != NULL)
+			if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB_SHNDX &&
+			    sh.sh_link == symndx)
+				L->xndx = elf_getdata(scn, NULL);
+	}
+	if (L->xndx == NULL || gelf_getsymshndx(syms, L->xndx, (int)i, &s, &x) == NULL)
+		return 0;
+	return x;
+}
+
 /* The name of symbol i of the table in section symndx (section symbols: their section). */
 static const char *
 symbol_name(lister_t *L, size_t symndx, size_t i, GElf_Sym *symp)
@@ -186,7 +234,7 @@ symbol_name(lister_t *L, size_t symndx, size_t i, GElf_Sym *symp)
 	if (symp != NULL)
 		*symp = sym;
 	if (GELF_ST_TYPE(sym.st_info) == STT_SECTION)
-		return section_name(L, sym.st_shndx);
+		return section_name(L, symbol_section(L, symndx, d, i, &sym));
 	n = elf_strptr(L->elf, sh.sh_link, sym.st_name);
 	return n != NULL ? n : "";
 }
@@ -225,6 +273,27 @@ find_reloc_sections(lister_t *L)
 	return 0;
 }
 
+static int dynamic_reloc_kind(unsigned machine, unsigned type);
+
+/*
+ * Whether a relocation of a relocatable object can fill an address field
+ * of a DOF or a note: a 64-bit absolute (symbol + addend) relocation of
+ * the machine, whatever the target (R_X86_64_64, the R_X86_64_GLOB_DAT
+ * Oracle's dtrace writes, R_AARCH64_ABS64).  Machines we do not know are
+ * taken on trust.
+ */
+static bool
+is_address_reloc(unsigned machine, unsigned type)
+{
+	switch (machine) {
+	case EM_X86_64:
+	case EM_AARCH64:
+		return dynamic_reloc_kind(machine, type) == 2;
+	default:
+		return true;
+	}
+}
+
 /* Every REL/RELA entry of a relocatable object that applies to section target. */
 static int
 collect_relocs(lister_t *L, size_t target, relset_t *rs)
@@ -244,7 +313,7 @@ collect_relocs(lister_t *L, size_t target, relset_t *rs)
 			continue;
 		rela = sh.sh_type == SHT_RELA;
 		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			relent_t r = { 0, NULL, 0 };
+			relent_t r = { 0, NULL, 0, NULL };
 			GElf_Rela ra;
 			GElf_Rel rl;
 
@@ -256,6 +325,13 @@ collect_relocs(lister_t *L, size_t target, relset_t *rs)
 				ra.r_info = rl.r_info;
 				ra.r_addend = 0;
 			}
+			if (GELF_R_TYPE(ra.r_info) == 0)
+				continue;	/* R_*_NONE: no relocation */
+			if (!is_address_reloc(L->eh.e_machine, (unsigned)GELF_R_TYPE(ra.r_info)))
+				return err_set(L->e, "%s: %s+0x%" PRIx64 ": relocation type %u is not a "
+				    "64-bit address relocation of ELF machine %u", L->name,
+				    section_name(L, target), (uint64_t)ra.r_offset,
+				    (unsigned)GELF_R_TYPE(ra.r_info), (unsigned)L->eh.e_machine);
 			r.off = ra.r_offset;
 			r.addend = ra.r_addend;
 			r.sym = GELF_R_SYM(ra.r_info) == 0 ? "" :
@@ -424,8 +500,10 @@ dump_record(lister_t *L, const dofd_probe_t *r, size_t j, uint64_t secoff,
 		put_quoted(f, r->reloc);
 	}
 	if (er != NULL) {
-		fputs(" elfrel='", f);
+		fputs(L->macho ? " machorel='" : " elfrel='", f);
 		put_symref(f, er, 0);
+		if (er->minus != NULL)
+			fprintf(f, "-%s", er->minus);
 		fputc('\'', f);
 	}
 	fputc('\n', f);
@@ -511,16 +589,26 @@ list_signature(FILE *f, const dofd_probe_t *r)
 	fputc('\n', f);
 }
 
+/*
+ * adjust: from the recorded site to the tracepoint (0 but on macOS).  A
+ * Mach-O site is a signed 32-bit distance from the record's base.
+ */
 static void
 list_site(lister_t *L, const dofd_probe_t *r, const char *kind, uint32_t off,
-    const relent_t *er)
+    const relent_t *er, int adjust)
 {
 	FILE *f = L->out;
 
-	fprintf(f, "    %-10s %s+0x%" PRIx32, kind, r->func, off);
+	if (L->macho)
+		fprintf(f, "    %-10s %s entry=%" PRId32, kind, r->func, (int32_t)off);
+	else
+		fprintf(f, "    %-10s %s+0x%" PRIx32, kind, r->func, off);
 	if (er != NULL) {
 		fputs(" @ ", f);
-		put_symref(f, er, off);
+		put_symref(f, er, (uint64_t)((int64_t)off + adjust));
+	} else if (L->macho && L->eh.e_type != ET_REL) {
+		fprintf(f, " @ 0x%" PRIx64, r->raw.dofpr_addr +
+		    (uint64_t)((int64_t)(int32_t)off + adjust));
 	} else if (L->eh.e_type != ET_REL || r->raw.dofpr_addr != 0) {
 		fprintf(f, " @ 0x%" PRIx64, r->raw.dofpr_addr + off);
 	}
@@ -531,11 +619,13 @@ static void
 list_record_sites(lister_t *L, const dofd_probe_t *r, uint64_t secoff, const relset_t *rels)
 {
 	const relent_t *er = relset_find(rels, secoff + r->addr_offset);
+	int probe_adjust = L->macho ? macho_tracepoint_adjust(L->cputype, 0) : 0;
+	int enabled_adjust = L->macho ? macho_tracepoint_adjust(L->cputype, 1) : 0;
 
 	for (unsigned k = 0; k < r->raw.dofpr_noffs; k++)
-		list_site(L, r, "site", r->offs[k], er);
+		list_site(L, r, "site", r->offs[k], er, probe_adjust);
 	for (unsigned k = 0; k < r->nenoffs; k++)
-		list_site(L, r, "is-enabled", r->enoffs[k], er);
+		list_site(L, r, "is-enabled", r->enoffs[k], er, enabled_adjust);
 }
 
 static void
@@ -582,6 +672,15 @@ apply_base(dof_decoded_t *d, uint64_t base)
 		}
 }
 
+/* macOS: every probe's base is the address of its DOF (dofhp_addr). */
+static void
+set_record_bases(dof_decoded_t *d, uint64_t dof_addr)
+{
+	for (size_t i = 0; i < d->nproviders; i++)
+		for (size_t j = 0; j < d->providers[i].nprobes; j++)
+			d->providers[i].probes[j].raw.dofpr_addr = dof_addr;
+}
+
 static bool
 all_zero(const uint8_t *p, size_t n)
 {
@@ -620,6 +719,8 @@ walk_dofs(lister_t *L, const uint8_t *buf, size_t len, const char *where,
 		if (dof_decode_ex(buf + off, len - off, flags, &d, &de) != 0)
 			return err_set(L->e, "%s: %s+0x%zx: %s", L->name, where, off, de.msg);
 		apply_base(&d, L->o->base);
+		if (L->macho && L->eh.e_type != ET_REL)
+			set_record_bases(&d, L->dof_addr + off);
 		if (L->o->mode == LIST_DUMP)
 			dump_dof(L, &d, where, off, rels);
 		else
@@ -841,6 +942,75 @@ list_elf(lister_t *L)
 	return 0;
 }
 
+/* ---- Mach-O files ---------------------------------------------------- */
+
+/* The relocation pairs of DOF section i of an object, as one relent per record. */
+static int
+macho_dof_relset(lister_t *L, const macho_file_t *mf, size_t i, relset_t *rs)
+{
+	macho_dof_rel_t *v;
+	size_t n;
+	err_t me;
+	int rc = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	if (macho_dof_relocs(mf, i, &v, &n, &me) != 0)
+		return err_set(L->e, "%s: %s", L->name, me.msg);
+	for (size_t k = 0; k < n && rc == 0; k++)
+		rc = relset_add(L, rs, &(relent_t){ v[k].addr_offset, v[k].function, 0,
+		    v[k].dof });
+	free(v);
+	return rc;
+}
+
+static int
+list_macho_dof(lister_t *L, const macho_file_t *mf, size_t i)
+{
+	const macho_section_t *s = &mf->sects[i];
+	relset_t rels = { NULL, 0 };
+	char where[40];
+	uint8_t *copy;
+	int rc = 0;
+
+	if (s->data == NULL || s->size == 0)
+		return 0;
+	if ((copy = malloc((size_t)s->size)) == NULL)
+		return err_set(L->e, "%s: out of memory copying %s", L->name, s->sectname);
+	memcpy(copy, s->data, (size_t)s->size);
+	snprintf(where, sizeof(where), "%s,%s", s->segname, s->sectname);
+	L->dof_addr = s->addr;
+	if (L->eh.e_type == ET_REL)
+		rc = macho_dof_relset(L, mf, i, &rels);
+	if (rc == 0)
+		rc = walk_dofs(L, copy, (size_t)s->size, where, &rels, false);
+	free(rels.v);
+	free(copy);
+	return rc;
+}
+
+static int
+list_macho(lister_t *L, const uint8_t *buf, size_t len)
+{
+	macho_file_t mf;
+	err_t me;
+	int rc = 0;
+
+	if (macho_read(buf, len, &mf, &me) != 0)
+		return err_set(L->e, "%s: %s", L->name, me.msg);
+	L->macho = true;
+	L->cputype = mf.cputype;
+	L->eh.e_type = mf.filetype == MH_OBJECT ? ET_REL : ET_DYN;
+	for (size_t i = 0; i < mf.nsects && rc == 0; i++)
+		if (macho_is_dof_section(&mf.sects[i]))
+			rc = list_macho_dof(L, &mf, i);
+	if (rc == 0 && L->ndofs == 0)
+		fputs("no DOF\n", L->out);
+	if (rc == 0)
+		print_notes(L);
+	macho_file_free(&mf);
+	return rc;
+}
+
 /* A file image the lister may hand to libelf (which wants writable memory). */
 static int
 list_image(FILE *out, uint8_t *buf, size_t len, const char *name,
@@ -858,8 +1028,11 @@ list_image(FILE *out, uint8_t *buf, size_t len, const char *name,
 		L.eh.e_type = ET_NONE;
 		return walk_dofs(&L, buf, len, "DOF file", &(relset_t){ NULL, 0 }, true);
 	}
+	if (macho_is_macho(buf, len))
+		return list_macho(&L, buf, len);
 	if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0)
-		return err_set(e, "%s: neither an ELF file nor a DOF image", name);
+		return err_set(e, "%s: neither an ELF file, a Mach-O file nor a DOF image",
+		    name);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "%s: elf_version: libelf is out of date: %s",
 		    name, elf_errmsg(-1));
@@ -937,8 +1110,8 @@ fail:
 int
 list_file_ex(FILE *out, const char *path, const list_opts_t *o, err_t *e)
 {
-	uint8_t *buf;
-	size_t len;
+	uint8_t *buf = NULL;
+	size_t len = 0;
 	int rc;
 
 	if (read_file(path, &buf, &len, e) != 0)

@@ -6,7 +6,8 @@
  * strict decoder (decode.h), and print them.  --list prints a summary a
  * person reads; --dump prints every DOF field, the form golden tests keep
  * (no file names, no dates).  A raw DOF file (starting with \177DOF, e.g.
- * what drti_lite handed to the helper device) is read as well.
+ * what drti_lite handed to the helper device) is read as well, and so is a
+ * 64-bit Mach-O object or image (its S_DTRACE_DOF sections, macho_read.h).
  */
 #ifndef USDTC_LIST_H
 #define USDTC_LIST_H

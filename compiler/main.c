@@ -9,8 +9,11 @@
  *        model --> objgen.c     -G: probe units, stapsdt notes, DOF, drti_lite
  *                  rewrite.c    -G: the program's probe calls become sites
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
- *   any ELF  --> decode.c + list.c  --list / --dump
- *   target.c, arch_x86_64.c     what differs per platform
+ *                  elfmerge.c   drti_lite merged into the -G object
+ *        model --> header_macos.c, macho_write.c   -h and -G for macOS (Mach-O)
+ *                  drti_objects.c  the target's drti_lite object
+ *   any ELF  --> decode.c + list.c  --list / --dump (Mach-O: macho_read.c)
+ *   target.c, arch_x86_64.c, arch_aarch64.c  what differs per platform
  *
  * This file only turns the command line into one of those runs, and owns
  * the process: it is the one place that prints errors that carry no source
@@ -39,6 +42,7 @@
 #include "header.h"
 #include "list.h"
 #include "model.h"
+#include "macho_write.h"
 #include "objgen.h"
 #include "parse.h"
 #include "strbuf.h"
@@ -62,7 +66,7 @@ typedef struct options {
 	bool verbose;		/* -v */
 	bool lazyload;		/* -x lazyload */
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
-	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, "ld" */
+	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
 	const usdt_target_t *target;
 	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
 } options_t;
@@ -84,13 +88,14 @@ usage(FILE *f)
 	    "  -o file       the output file\n"
 	    "  -C            run the C preprocessor (cpp, or $USDTC_CPP) on the definition\n"
 	    "  -I, -D, -U    passed to the preprocessor\n"
-	    "  -x opt[=val]  nolibs, lazyload, linktype=dof, cpppath=CMD, ldpath=CMD;\n"
+	    "  -x opt[=val]  nolibs, lazyload, linktype=dof, cpppath=CMD, ldpath=CMD\n"
+	    "                (-G then merges drti_lite with `CMD -r`, not by itself);\n"
 	    "                others are ignored with a warning\n"
 	    "  -32, -64, -fpic, -fPIC   accepted and ignored\n"
 	    "  -v            say what is written; -V print the version\n"
 	    "  --target=T    write for target T (%s; default: the host)\n"
-	    "  --list        list the providers, probes and notes of ELF files\n"
-	    "  --dump        print every DOF field and note of ELF files\n"
+	    "  --list        list the providers, probes and notes of ELF or Mach-O files\n"
+	    "  --dump        print every DOF field and note of ELF or Mach-O files\n"
 	    "  --base=ADDR   with --list/--dump: the load base a DTrace consumer\n"
 	    "                would add to relocated probe addresses\n"
 	    "  --help, --version\n", target_names());
@@ -427,12 +432,9 @@ apply_environment(options_t *o)
 		else
 			o->cpp_cmd = "cpp";
 	}
-	if (o->ld_cmd == NULL) {
-		if ((env = getenv("USDTC_LD")) != NULL && *env != '\0')
-			o->ld_cmd = env;
-		else
-			o->ld_cmd = "ld";
-	}
+	/* No linker named: -G merges drti_lite itself (elfmerge.c). */
+	if (o->ld_cmd == NULL && (env = getenv("USDTC_LD")) != NULL && *env != '\0')
+		o->ld_cmd = env;
 	if (o->target == NULL)
 		o->target = target_host();
 }
@@ -511,7 +513,8 @@ run_object(const options_t *o, usdt_model_t *m, const char *out)
 	err_t e;
 
 	if (temp_create(out, &e) != 0 ||
-	    objgen_write(m, o->target, &go, temp_path, &e) != 0 ||
+	    (o->target->os == USDT_OS_MACOS ? macho_objgen_write :
+	    objgen_write)(m, o->target, &go, temp_path, &e) != 0 ||
 	    temp_commit(out, &e) != 0) {
 		temp_remove();
 		error("%s", e.msg);

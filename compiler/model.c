@@ -75,6 +75,142 @@ probe_free(usdt_probe_t *pr)
 	free(pr);
 }
 
+/*
+ * Name indexes, so that lookups stay cheap in providers of many thousand
+ * probes: a provider's probes by DTrace name, the model's typedefs by
+ * name.  Open addressing over positions in the indexed array, at most half
+ * full.  An index is only a cache: when it cannot be allocated, or a
+ * removal shifted the positions, it is dropped, lookups scan the array,
+ * and the next addition builds it again.
+ */
+struct usdt_name_index {
+	size_t *slots;		/* position + 1, 0 = empty */
+	size_t cap;		/* a power of two */
+};
+
+/* What an index is over: the array's owner and the name at a position. */
+typedef struct indexed {
+	struct usdt_name_index **index;
+	const void *owner;
+	const char *(*name_at)(const void *owner, size_t pos);
+	size_t n;		/* entries in the array */
+	bool last_wins;		/* a later entry of the same name hides earlier ones */
+} indexed_t;
+
+static const char *
+probe_dof_name_at(const void *owner, size_t pos)
+{
+	return ((const usdt_provider_t *)owner)->probes[pos]->dof_name;
+}
+
+static const char *
+typedef_name_at(const void *owner, size_t pos)
+{
+	return ((const usdt_model_t *)owner)->typedefs[pos].name;
+}
+
+static indexed_t
+probes_indexed(usdt_provider_t *p)
+{
+	return (indexed_t){ &p->index, p, probe_dof_name_at, p->nprobes, false };
+}
+
+static indexed_t
+typedefs_indexed(usdt_model_t *m)
+{
+	return (indexed_t){ &m->typedef_index, m, typedef_name_at, m->ntypedefs, true };
+}
+
+static size_t
+name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s != '\0') {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)h;
+}
+
+static void
+index_drop(struct usdt_name_index **xp)
+{
+	if (*xp != NULL)
+		free((*xp)->slots);
+	free(*xp);
+	*xp = NULL;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static size_t
+index_slot(const struct usdt_name_index *x, const indexed_t *a, const char *name)
+{
+	size_t mask = x->cap - 1, i = name_hash(name) & mask;
+
+	while (x->slots[i] != 0 && strcmp(a->name_at(a->owner, x->slots[i] - 1), name) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void
+index_put(struct usdt_name_index *x, const indexed_t *a, size_t pos)
+{
+	size_t slot = index_slot(x, a, a->name_at(a->owner, pos));
+
+	if (x->slots[slot] == 0 || a->last_wins)
+		x->slots[slot] = pos + 1;
+}
+
+/* Index every entry afresh, with room for as many again (best effort). */
+static void
+index_build(const indexed_t *a)
+{
+	struct usdt_name_index *x;
+	size_t cap = 16;
+
+	index_drop(a->index);
+	while (cap < 4 * (a->n + 1))
+		cap *= 2;
+	if ((x = calloc(1, sizeof(*x))) == NULL || (x->slots = calloc(cap, sizeof(size_t))) == NULL) {
+		free(x);
+		return;
+	}
+	x->cap = cap;
+	for (size_t i = 0; i < a->n; i++)
+		index_put(x, a, i);
+	*a->index = x;
+}
+
+/* Index the entry just appended (the array now holds a->n). */
+static void
+index_add_last(const indexed_t *a)
+{
+	if (*a->index == NULL || 2 * a->n > (*a->index)->cap)
+		index_build(a);
+	else
+		index_put(*a->index, a, a->n - 1);
+}
+
+/* The position of name, or (size_t)-1; a scan when there is no index. */
+static size_t
+index_find(const indexed_t *a, const char *name)
+{
+	size_t slot;
+
+	if (*a->index == NULL) {
+		for (size_t k = 0; k < a->n; k++) {
+			size_t i = a->last_wins ? a->n - 1 - k : k;
+
+			if (strcmp(a->name_at(a->owner, i), name) == 0)
+				return i;
+		}
+		return (size_t)-1;
+	}
+	slot = index_slot(*a->index, a, name);
+	return (*a->index)->slots[slot] != 0 ? (*a->index)->slots[slot] - 1 : (size_t)-1;
+}
+
 static void
 provider_free(usdt_provider_t *p)
 {
@@ -84,6 +220,7 @@ provider_free(usdt_provider_t *p)
 		probe_free(p->probes[i]);
 	free(p->probes);
 	free(p->name);
+	index_drop(&p->index);
 	free(p);
 }
 
@@ -100,6 +237,7 @@ model_free(usdt_model_t *m)
 		free(m->typedefs[i].type);
 	}
 	free(m->typedefs);
+	index_drop(&m->typedef_index);
 	for (size_t i = 0; i < m->ntagged; i++)
 		free(m->tagged[i].tag);
 	free(m->tagged);
@@ -189,10 +327,19 @@ provider_find_probe(const usdt_provider_t *p, const char *name)
 	return NULL;
 }
 
+size_t
+provider_find_dof_probe(const usdt_provider_t *p, const char *dof_name)
+{
+	indexed_t a = probes_indexed((usdt_provider_t *)p);	/* only read */
+
+	return index_find(&a, dof_name);
+}
+
 usdt_probe_t *
 provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc)
 {
 	usdt_probe_t *pr = calloc(1, sizeof(*pr)), **slot;
+	indexed_t a;
 
 	if (pr == NULL || (pr->name = strdup(name)) == NULL ||
 	    (pr->dof_name = usdt_dof_probe_name(name)) == NULL)
@@ -201,6 +348,8 @@ provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc)
 	if ((slot = grow(&p->probes, &p->nprobes, sizeof(*slot))) == NULL)
 		goto fail;
 	*slot = pr;
+	a = probes_indexed(p);
+	index_add_last(&a);
 	return pr;
 fail:
 	probe_free(pr);
@@ -214,6 +363,7 @@ provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe)
 		if (p->probes[i] == probe) {
 			remove_ptr((void **)p->probes, &p->nprobes, i);
 			probe_free(probe);
+			index_drop(&p->index);	/* positions moved; rebuilt on the next add */
 			return;
 		}
 	}
@@ -309,12 +459,15 @@ int
 model_add_typedef(usdt_model_t *m, const char *name, const char *type)
 {
 	usdt_typedef_t t = { dup_or_null(name), usdt_normalise_type(type) }, *slot;
+	indexed_t a;
 
 	if (t.name == NULL || t.type == NULL)
 		goto fail;
 	if ((slot = grow(&m->typedefs, &m->ntypedefs, sizeof(*slot))) == NULL)
 		goto fail;
 	*slot = t;
+	a = typedefs_indexed(m);
+	index_add_last(&a);
 	return 0;
 fail:
 	free(t.name);
@@ -326,10 +479,10 @@ const usdt_typedef_t *
 model_find_typedef(const usdt_model_t *m, const char *name)
 {
 	/* The latest definition wins, as in C's scope rules at file level. */
-	for (size_t i = m->ntypedefs; i-- > 0;)
-		if (strcmp(m->typedefs[i].name, name) == 0)
-			return &m->typedefs[i];
-	return NULL;
+	indexed_t a = typedefs_indexed((usdt_model_t *)m);	/* only read */
+	size_t i = index_find(&a, name);
+
+	return i != (size_t)-1 ? &m->typedefs[i] : NULL;
 }
 
 int

@@ -115,6 +115,7 @@ typedef struct usdt_provider {
 	usdt_probe_t **probes;	/* in declaration order */
 	size_t nprobes;
 	src_loc_t loc;
+	struct usdt_name_index *index;	/* probes by dof_name; model.c's, may be NULL */
 } usdt_provider_t;
 
 /* `typedef TYPE NAME;` from the definition file: for argument sizes. */
@@ -149,6 +150,7 @@ typedef struct usdt_model {
 	size_t ntranslators;
 	char **files;			/* interned source file names */
 	size_t nfiles;
+	struct usdt_name_index *typedef_index;	/* typedefs by name; model.c's, may be NULL */
 } usdt_model_t;
 
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
@@ -167,6 +169,11 @@ usdt_provider_t *model_add_provider(usdt_model_t *m, const char *name, src_loc_t
 void model_remove_provider(usdt_model_t *m, usdt_provider_t *prov);
 
 usdt_probe_t *provider_find_probe(const usdt_provider_t *p, const char *name);
+/*
+ * The position in p->probes of the probe whose DTrace name is dof_name, or
+ * (size_t)-1.  Hashed: a provider may hold many thousands of probes.
+ */
+size_t provider_find_dof_probe(const usdt_provider_t *p, const char *dof_name);
 /* Append a probe named as declared; computes dof_name.  NULL on failure. */
 usdt_probe_t *provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc);
 /* Remove and free one probe. */

@@ -30,18 +30,24 @@
  * call becomes the tracepoint and one more site, under its calling
  * function, with a stapsdt note of its own; objects not given to -G keep
  * calling the units), generate the DOF, build the object with elfwrite,
- * then `ld -r` it together with drti_lite.  Objects are rewritten before
- * the output is built; if building fails, a second run finds their sites
- * again (rewrite.c keeps a record in each object).  The linker is spawned with an
- * argv array and reads both inputs from anonymous files (memfd) through
- * /proc/self/fd, so nothing but the output touches the disk.  GNU ld
- * ignores version scripts under -r, so __SUNW_dof is made local afterwards
- * (elfw_localize_symbol): several -G outputs can then share a program, each
- * drti_lite copy still reaching its own DOF.  The unit, note and semaphore
- * symbols stay weak hidden, which COMDAT deduplication needs.
+ * merge drti_lite's object into the builder (elfmerge.c: its reference to
+ * __SUNW_dof binds to the DOF), make __SUNW_dof local, and write the
+ * object.  Objects are rewritten before the output is built; if building
+ * fails, a second run finds their sites again (rewrite.c keeps a record in
+ * each object).  __SUNW_dof is local so that several -G outputs can share a
+ * program, each drti_lite copy still reaching its own DOF.  The unit, note
+ * and semaphore symbols stay weak hidden, which COMDAT deduplication needs.
+ *
+ * No linker runs unless one is named (-x ldpath=, $USDTC_LD): then the
+ * object is written to an anonymous file and `LD -r` combines it with
+ * drti_lite, as dtrace does.  The linker is spawned with an argv array and
+ * reads both inputs from anonymous files (memfd) through /proc/self/fd, so
+ * nothing but the output touches the disk; GNU ld ignores version scripts
+ * under -r, so __SUNW_dof is made local afterwards (elfw_localize_symbol).
+ * tests/merge checks that both ways give the same symbols and relocations.
  *
  * Under -v this stage explains on stderr what it skipped (LTO objects) and
- * what the linker said; errors go back to the caller in err_t.
+ * what a linker said; errors go back to the caller in err_t.
  *
  * With -x lazyload there is no drti_lite (the program registers the DOF
  * some other way) and the symbol is ___SUNW_dof, as in dtrace.  A model
@@ -62,6 +68,7 @@
 
 #include "dof.h"
 #include "dofgen.h"
+#include "drti_objects.h"
 #include "elfwrite.h"
 #include "objgen.h"
 #include "rewrite.h"
@@ -70,9 +77,6 @@
 
 extern char **environ;
 
-/* drti_lite's object file, embedded by drti_blob.S. */
-extern const unsigned char drti_object_start[];
-extern const unsigned char drti_object_end[];
 
 #define PROBE_PREFIX	"__dtrace_"
 #define ENABLED_PREFIX	"__dtraceenabled_"
@@ -110,10 +114,7 @@ model_has_probe(const usdt_model_t *m, const char *prov, const char *dof_name)
 {
 	const usdt_provider_t *p = model_find_provider(m, prov);
 
-	for (size_t i = 0; p != NULL && i < p->nprobes; i++)
-		if (strcmp(p->probes[i]->dof_name, dof_name) == 0)
-			return true;
-	return false;
+	return p != NULL && provider_find_dof_probe(p, dof_name) != (size_t)-1;
 }
 
 /*
@@ -647,13 +648,19 @@ spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
 	return 0;
 }
 
-/* ld -r OBJECT drti_lite.o -o OUT, both inputs from anonymous files. */
+/*
+ * ld -r OBJECT drti_lite.o -o OUT, both inputs from anonymous files, with
+ * the target's drti_lite (drti_objects.c) and, unless one was named, a
+ * linker for the target's machine.
+ */
 static int
-link_with_drti(const objgen_opts_t *o, int objfd, const char *out, err_t *e)
+link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
+    const char *out, err_t *e)
 {
-	size_t drti_size = (size_t)(drti_object_end - drti_object_start);
+	size_t drti_size;
+	const unsigned char *drti = drti_object_for(t, &drti_size);
 	char objpath[64], drtipath[64];
-	const char *cmd = o->ld_cmd ? o->ld_cmd : "ld";
+	const char *cmd = o->ld_cmd ? o->ld_cmd : drti_linker(t);
 	char *words = strdup(cmd), **argv = NULL;
 	int drtifd = -1, errfd = -1, rc = -1;
 
@@ -663,13 +670,14 @@ link_with_drti(const objgen_opts_t *o, int objfd, const char *out, err_t *e)
 		err_set(e, "the linker command is empty");
 		goto out;
 	}
-	if (drti_size == 0) {
-		err_set(e, "this usdtc was built without drti_lite");
+	if (drti == NULL) {
+		err_set(e, "no drti_lite for target %s: %s; or use -x lazyload and "
+		    "register ___SUNW_dof yourself", t->name, drti_object_missing(t));
 		goto out;
 	}
 	if ((drtifd = anon_file("drti_lite.o", 0, e)) < 0 ||
 	    (errfd = anon_file("usdtc-ld-output", MFD_CLOEXEC, e)) < 0 ||
-	    write_all_fd(drtifd, drti_object_start, drti_size, "drti_lite.o", e) != 0)
+	    write_all_fd(drtifd, drti, drti_size, "drti_lite.o", e) != 0)
 		goto out;
 	snprintf(objpath, sizeof(objpath), "/proc/self/fd/%d", objfd);
 	snprintf(drtipath, sizeof(drtipath), "/proc/self/fd/%d", drtifd);
@@ -705,7 +713,8 @@ write_plain(elfw_t *w, const char *out, err_t *e)
 }
 
 static int
-write_linked(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
+write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+    const char *out, err_t *e)
 {
 	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
 	int fd = anon_file("usdtc-probes.o", 0, e), rc;
@@ -714,11 +723,33 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
 		return -1;
 	rc = elfw_write_rel(w, fd, e);
 	if (rc == 0)
-		rc = link_with_drti(o, fd, out, e);
+		rc = link_with_drti(o, t, fd, out, e);
 	close(fd);
 	if (rc == 0)
 		rc = elfw_localize_symbol(out, DOF_ELF_SYMBOL, e);
 	return rc;
+}
+
+/*
+ * The target's drti_lite merged into the builder (elfmerge.c), its
+ * reference to __SUNW_dof bound to the DOF, which is then made local.
+ */
+static int
+write_merged(elfw_t *w, const usdt_target_t *t, const char *out, err_t *e)
+{
+	size_t size;
+	const unsigned char *drti = drti_object_for(t, &size);
+
+	if (drti == NULL)
+		return err_set(e, "no drti_lite for target %s: %s; or use -x lazyload and "
+		    "register ___SUNW_dof yourself", t->name, drti_object_missing(t));
+	if (elfw_merge_rel(w, drti, size, "drti_lite.o", e) != 0)
+		return -1;
+	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0) {
+		elfw_failed(w, e);
+		return -1;
+	}
+	return write_plain(w, out, e);
 }
 
 int
@@ -741,8 +772,10 @@ objgen_write(usdt_model_t *m, const usdt_target_t *t,
 	if (rc == 0)
 		rc = add_site_notes(&b, &sites, e);
 	rewrite_sites_free(&sites);
-	if (rc == 0 && m->nproviders > 0 && !o->lazyload)
-		rc = write_linked(b.w, o, out_path, e);
+	if (rc == 0 && m->nproviders > 0 && !o->lazyload && o->ld_cmd != NULL)
+		rc = write_linked(b.w, o, t, out_path, e);
+	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)
+		rc = write_merged(b.w, t, out_path, e);
 	else if (rc == 0)
 		rc = write_plain(b.w, out_path, e);
 	elfw_free(b.w);

@@ -16,7 +16,7 @@ typedef struct objgen_opts {
 	size_t nobjects;
 	bool lazyload;		/* -x lazyload: no drti_lite, symbol ___SUNW_dof */
 	bool verbose;		/* -v */
-	const char *ld_cmd;	/* "ld" or $LD */
+	const char *ld_cmd;	/* merge drti_lite with `ld_cmd -r`; NULL: merge it here */
 } objgen_opts_t;
 
 /*

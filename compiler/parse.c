@@ -1035,6 +1035,7 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 	usdt_provider_t *p = ctx->prov;
 	char *dof_name = arena_take(ctx, usdt_dof_probe_name(name));
 	bool ok;
+	size_t old;
 	usdt_probe_t *pr;
 
 	if (p == NULL)
@@ -1046,13 +1047,9 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 		ok = check_void(ctx, xargs) && ok;
 		ok = check_count(ctx, xargs, "translated", name) && ok;
 	}
-	for (size_t i = 0; i < p->nprobes; i++) {
-		if (strcmp(p->probes[i]->dof_name, dof_name) == 0) {
-			if (redeclared(ctx, p->probes[i], i, name, loc, nargs, xargs, &ok))
-				return;
-			break;
-		}
-	}
+	if ((old = provider_find_dof_probe(p, dof_name)) != (size_t)-1 &&
+	    redeclared(ctx, p->probes[old], old, name, loc, nargs, xargs, &ok))
+		return;
 	if (!ok)
 		return;
 	if ((pr = provider_add_probe(p, name, parse_src(loc))) == NULL)

@@ -12,13 +12,19 @@
  * a relocation against that symbol.  For every SHT_RELA section of code
  * (SHF_EXECINSTR target, not part of a probe's own COMDAT group, whose
  * note refers to the stub but is no call), each relocation whose symbol is
- * a probe function of the model must be the rel32 of a call (x86_64: e8,
- * R_X86_64_PC32 or PLT32, addend -4) or of a tail-call jump (e9).  Such a
- * site becomes
+ * a probe function of the model must be the relocation of a call (x86_64:
+ * e8 rel32, R_X86_64_PC32 or PLT32, addend -4; AArch64: bl, CALL26 or
+ * JUMP26, addend 0) or of a tail-call jump (e9; b).  Such a site becomes
  *
+ *	x86_64
  *	call probe		0f 1f 44 00 00	the 5-byte nop (uprobes emulate it)
  *	jmp probe (tail)	c3 0f 1f 40 00	ret, then a 4-byte nop never reached
  *	call is-enabled		0f 1f 44 00 00	(DOF version 3, Linux)
+ *	call is-enabled		48 33 c0 90 90	(DOF version 2: FreeBSD, illumos)
+ *	jmp is-enabled (tail)	48 33 c0 c3 90
+ *	AArch64
+ *	bl probe, is-enabled	nop
+ *	b probe (tail)		ret
  *
  * and its relocation is removed from the section entirely (the section
  * shrinks): a relocation kept as R_X86_64_NONE against a special symbol is
@@ -26,8 +32,11 @@
  * no code of its own under the DOF v3 convention: the header has already
  * loaded the semaphore into the flag whose address the call passes in the
  * first argument register, and DTrace stores 1 through that pointer at the
- * tracepoint.  Targets with the DOF v2 convention (the site must clear the
- * result register) keep their is-enabled calls until that is written.
+ * tracepoint.  Under the DOF v2 convention the is-enabled function returns
+ * an int, so the site clears %rax (`xor %rax,%rax`, as dtrace -G writes it)
+ * and its tracepoint is the first nop after that, 3 bytes in, where the
+ * tracer sets %rax to 1: that offset is what the DOF records (and what
+ * the probe unit's is-enabled slot holds, arch_x86_64.c).
  *
  * Whatever is not such a call keeps calling the stub, which still works,
  * and -v says why: an address taken (lea), a conditional jump, a REL
@@ -103,33 +112,103 @@
 #define ENABLED_PREFIX	"__dtraceenabled_"
 #define ALIAS_PREFIX	"__$dtrace"
 #define SITES_SECTION	".usdt.sites"
-#define SITE_SIZE	5
+#define SITE_MAX	5	/* the longest call instruction we rewrite */
 
 /* ---- how a call looks, per architecture ----------------------------------- */
 
+/*
+ * A call is recognised by its opcode: the instruction's first op_size bytes
+ * read as a little-endian number, masked.  Its relocation lies reloc_at
+ * bytes into it.
+ */
 typedef struct call_isa {
 	unsigned machine;		/* EM_* */
-	uint8_t call_op;		/* call rel32 */
-	uint8_t jump_op;		/* jmp rel32: a tail call */
-	unsigned rel_pc32;		/* relocations a rel32 call may carry */
-	unsigned rel_plt32;
+	unsigned site_size;		/* bytes of a call instruction */
+	unsigned reloc_at;		/* offset of its relocation in it */
+	unsigned op_size;		/* bytes that hold the opcode */
+	uint32_t op_mask;
+	uint32_t call_op;		/* a call */
+	uint32_t jump_op;		/* a jump: a tail call */
+	unsigned rels[2];		/* relocations a call or jump may carry */
 	int64_t addend;			/* of such a relocation */
-	uint8_t probe[SITE_SIZE];	/* replaces a call */
-	uint8_t tail[SITE_SIZE];	/* replaces a tail call */
+	uint8_t probe[SITE_MAX];	/* replaces a call */
+	uint8_t tail[SITE_MAX];		/* replaces a tail call */
+	/*
+	 * DOF version 2 (FreeBSD, illumos): an is-enabled call becomes code
+	 * that clears the result register, and its tracepoint lies
+	 * enabled_skip bytes in, where the tracer sets that register to 1.
+	 * enabled_skip 0: the architecture has no such sequence here.
+	 */
+	uint8_t enabled[SITE_MAX];
+	uint8_t enabled_tail[SITE_MAX];
+	uint32_t enabled_skip;
 } call_isa_t;
 
 static const call_isa_t call_isas[] = {
 	{
 		.machine = EM_X86_64,
-		.call_op = 0xe8,
-		.jump_op = 0xe9,
-		.rel_pc32 = R_X86_64_PC32,
-		.rel_plt32 = R_X86_64_PLT32,
+		.site_size = 5,
+		.reloc_at = 1,
+		.op_size = 1,
+		.op_mask = 0xff,
+		.call_op = 0xe8,				/* call rel32 */
+		.jump_op = 0xe9,				/* jmp rel32 */
+		.rels = { R_X86_64_PC32, R_X86_64_PLT32 },
 		.addend = -4,
 		.probe = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },	/* nopl 0(%rax,%rax,1) */
 		.tail = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 },	/* ret; nopl 0(%rax) */
+		.enabled = { 0x48, 0x33, 0xc0, 0x90, 0x90 },	/* xor %rax,%rax; nop; nop */
+		.enabled_tail = { 0x48, 0x33, 0xc0, 0xc3, 0x90 },	/* xor; ret; nop */
+		.enabled_skip = 3,
+	},
+	{
+		.machine = EM_AARCH64,
+		.site_size = 4,
+		.reloc_at = 0,
+		.op_size = 4,
+		.op_mask = 0xfc000000,
+		.call_op = 0x94000000,				/* bl imm26 */
+		.jump_op = 0x14000000,				/* b imm26 */
+		.rels = { R_AARCH64_CALL26, R_AARCH64_JUMP26 },
+		.addend = 0,
+		.probe = { 0x1f, 0x20, 0x03, 0xd5 },		/* nop */
+		.tail = { 0xc0, 0x03, 0x5f, 0xd6 },		/* ret */
 	},
 };
+
+/* The opcode bits of the instruction at code. */
+static uint32_t
+opcode_at(const call_isa_t *isa, const uint8_t *code)
+{
+	uint32_t v = 0;
+
+	for (unsigned i = 0; i < isa->op_size; i++)
+		v |= (uint32_t)code[i] << (8 * i);
+	return v & isa->op_mask;
+}
+
+/* Whether is-enabled calls get the DOF version 2 sequence on this target. */
+static bool
+clears_result(const call_isa_t *isa, const usdt_target_t *t)
+{
+	return t->dof_enabled_version == 2 && isa->enabled_skip != 0;
+}
+
+/* What replaces a call of this kind. */
+static const uint8_t *
+replacement(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled, bool tail)
+{
+	if (is_enabled && clears_result(isa, t))
+		return tail ? isa->enabled_tail : isa->enabled;
+	return tail ? isa->tail : isa->probe;
+}
+
+/* From a rewritten call's start to its tracepoint. */
+static uint32_t
+tracepoint_skip(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled)
+{
+	return is_enabled && clears_result(isa, t) ? isa->enabled_skip : 0;
+}
 
 static const call_isa_t *
 call_isa_for(unsigned machine)
@@ -535,7 +614,7 @@ index_symbols(object_t *ob, err_t *e)
 }
 
 /*
- * The function whose code holds bytes [at, at + SITE_SIZE) of section
+ * The function whose code holds the call at `at` of section
  * shndx: the last function symbol starting at or before `at`, if its size
  * covers the site (a size-0 symbol, from assembly, covers up to the next).
  */
@@ -563,7 +642,7 @@ enclosing_function(const object_t *ob, size_t shndx, uint64_t at)
 	while (lo - 1 > 0 && ob->funcs[lo - 2].shndx == shndx &&
 	    ob->funcs[lo - 2].value == f->value)
 		f = &ob->funcs[--lo - 1];	/* the preferred one sorts first */
-	if (f->size > 0 && at + SITE_SIZE > f->value + f->size)
+	if (f->size > 0 && at + ob->isa->site_size > f->value + f->size)
 		return NULL;
 	return f;
 }
@@ -685,25 +764,27 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 {
 	const char *where = section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
-	uint8_t op;
+	uint32_t op;
 
-	if (type != ob->isa->rel_pc32 && type != ob->isa->rel_plt32) {
+	if (type != ob->isa->rels[0] && type != ob->isa->rels[1]) {
 		note(ob, "%s+0x%llx: %s (relocation type %u) is not a call: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name, type);
 		return false;
 	}
-	if (rela->r_offset < 1 || rela->r_offset + 4 > text->sh_size ||
-	    bytes == NULL || bytes->d_buf == NULL || rela->r_offset + 4 > bytes->d_size) {
+	if (rela->r_offset < ob->isa->reloc_at ||
+	    rela->r_offset - ob->isa->reloc_at + ob->isa->site_size > text->sh_size ||
+	    bytes == NULL || bytes->d_buf == NULL ||
+	    rela->r_offset - ob->isa->reloc_at + ob->isa->site_size > bytes->d_size) {
 		note(ob, "%s+0x%llx: %s relocation outside its section: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name);
 		return false;
 	}
-	c->at = rela->r_offset - 1;
-	op = ((const uint8_t *)bytes->d_buf)[c->at];
+	c->at = rela->r_offset - ob->isa->reloc_at;
+	op = opcode_at(ob->isa, (const uint8_t *)bytes->d_buf + c->at);
 	if ((op != ob->isa->call_op && op != ob->isa->jump_op) || rela->r_addend != ob->isa->addend) {
 		note(ob, "%s+0x%llx: reference to %s is not a call or jump "
 		    "(opcode 0x%02x, addend %lld): it keeps the stub", where,
-		    (unsigned long long)c->at, c->ref->name, op, (long long)rela->r_addend);
+		    (unsigned long long)c->at, c->ref->name, (unsigned)op, (long long)rela->r_addend);
 		return false;
 	}
 	c->tail = op == ob->isa->jump_op;
@@ -713,9 +794,10 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 		    (unsigned long long)c->at, probe_desc(c->ref));
 		return false;
 	}
-	if (c->ref->is_enabled && ob->t->dof_enabled_version != 3) {
-		note(ob, "%s+0x%llx: is-enabled calls are rewritten only under the DOF "
-		    "version 3 convention; it keeps the stub", where, (unsigned long long)c->at);
+	if (c->ref->is_enabled && ob->t->dof_enabled_version != 3 &&
+	    !clears_result(ob->isa, ob->t)) {
+		note(ob, "%s+0x%llx: is-enabled calls of this target are not rewritten; "
+		    "it keeps the stub", where, (unsigned long long)c->at);
 		return false;
 	}
 	if ((c->func = enclosing_function(ob, c->textsec, c->at)) == NULL) {
@@ -804,14 +886,15 @@ sites_section(const object_t *ob)
 
 /* Whether the code at (shndx, at) holds what a rewrite of this kind leaves. */
 static bool
-holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool tail)
+holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool is_enabled, bool tail)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(ob, shndx, &sh);
+	unsigned n = ob->isa->site_size;
 
-	return d != NULL && d->d_buf != NULL && at + SITE_SIZE <= d->d_size &&
-	    memcmp((const uint8_t *)d->d_buf + at, tail ? ob->isa->tail : ob->isa->probe,
-	    SITE_SIZE) == 0;
+	return d != NULL && d->d_buf != NULL && at + n <= d->d_size &&
+	    memcmp((const uint8_t *)d->d_buf + at,
+	    replacement(ob->isa, ob->t, is_enabled, tail), n) == 0;
 }
 
 /* Split a record line into its five tab-separated fields; false if malformed. */
@@ -848,7 +931,7 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 	tail = strcmp(f[0], "tail") == 0;
 	errno = 0;
 	off = strtoul(f[4], &end, 10);
-	if (*end != '\0' || errno != 0 || off > UINT32_MAX) {
+	if (*end != '\0' || errno != 0 || off > UINT32_MAX - SITE_MAX) {
 		note(ob, SITES_SECTION ": a record with a bad offset is ignored");
 		return 0;
 	}
@@ -858,11 +941,12 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 		    "source", ob->path, f[1]);
 	if ((idx = map_get(&ob->defined, f[2])) == (size_t)-1 ||
 	    !get_sym(ob, idx, &sym, &shndx) ||
-	    !holds_rewrite(ob, shndx, sym.st_value + off, tail)) {
+	    !holds_rewrite(ob, shndx, sym.st_value + off, r->is_enabled, tail)) {
 		note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
 		    "it is left out", f[1], f[3], off);
 		return 0;
 	}
+	off += tracepoint_skip(ob->isa, ob->t, r->is_enabled);
 	if (add_site(out, r, f[3], f[2], (uint32_t)off, tail) != 0)
 		return err_errno(e, ENOMEM, "%s", ob->path);
 	return 0;
@@ -976,12 +1060,13 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		const char *func;
 		char *symbol;
 		uint64_t off = c->at - c->func->value;
+		uint32_t skip = tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
 		int rc;
 
 		if (!get_sym(ob, c->func->index, &fsym, &shndx))
 			return fail_libelf(e, ob->path, "gelf_getsym");
 		func = sym_name(ob, &fsym);
-		if (off > UINT32_MAX || !recordable(func)) {
+		if (off + skip > UINT32_MAX || !recordable(func)) {
 			note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
 			    section_name(ob, c->textsec), (unsigned long long)c->at,
 			    probe_desc(c->ref), func);
@@ -992,7 +1077,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 			return err_errno(e, ENOMEM, "%s", ob->path);
 		sb_printf(&ed->records, "%s\t%s\t%s\t%s\t%llu\n", c->tail ? "tail" : "call",
 		    c->ref->name, symbol, func, (unsigned long long)off);
-		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)off, c->tail);
+		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)(off + skip), c->tail);
 		free(symbol);
 		if (rc != 0 || ed->records.failed)
 			return err_errno(e, ENOMEM, "%s", ob->path);
@@ -1081,12 +1166,13 @@ patch_calls(writer_t *w, const plan_t *p)
 		if (c->ref == NULL)
 			continue;
 		if ((d = section_data(w->ob, c->textsec, &sh)) == NULL ||
-		    c->at + SITE_SIZE > d->d_size)
+		    c->at + isa->site_size > d->d_size)
 			return fail_libelf(w->e, w->ob->path, "elf_getdata (code)");
 		code = (uint8_t *)d->d_buf + c->at;
-		if (code[0] != (c->tail ? isa->jump_op : isa->call_op))
+		if (opcode_at(isa, code) != (c->tail ? isa->jump_op : isa->call_op))
 			return err_set(w->e, "%s: changed while -G read it", w->ob->path);
-		memcpy(code, c->tail ? isa->tail : isa->probe, SITE_SIZE);
+		memcpy(code, replacement(isa, w->ob->t, c->ref->is_enabled, c->tail),
+		    isa->site_size);
 		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "strbuf.h"
 
@@ -67,6 +68,12 @@ sb_reserve(strbuf_t *sb, size_t n)
 void
 sb_append(strbuf_t *sb, const void *bytes, size_t n)
 {
+	if (n < sb->cap && sb->len < sb->cap - n && !sb->failed) {
+		memcpy(sb->data + sb->len, bytes, n);	/* fits: the common case */
+		sb->len += n;
+		sb->data[sb->len] = '\0';
+		return;
+	}
 	if (!sb_reserve(sb, n))
 		return;
 	if (n > 0)
@@ -84,27 +91,161 @@ sb_puts(strbuf_t *sb, const char *s)
 void
 sb_putc(strbuf_t *sb, char c)
 {
+	/* The common case, room for c and the NUL, without the general path. */
+	if (sb->len + 2 <= sb->cap && !sb->failed) {
+		sb->data[sb->len++] = c;
+		sb->data[sb->len] = '\0';
+		return;
+	}
 	sb_append(sb, &c, 1);
+}
+
+/*
+ * sb_printf formats the plain conversions itself: the header writer calls
+ * it a few hundred thousand times for a big provider, and the C library's
+ * vsnprintf costs about a microsecond a call.  Plain means %s, %c, %% and
+ * the integer conversions d, i, u, x, o with an optional 0 flag, width and
+ * z, l or ll; a format with anything else goes to vsnprintf whole.
+ */
+static bool
+plain_format(const char *fmt)
+{
+	for (const char *p = fmt; (p = strchr(p, '%')) != NULL; p++) {
+		bool sized = false;
+
+		p++;
+		if (*p == '0')
+			p++, sized = true;
+		for (; *p >= '0' && *p <= '9'; p++)
+			sized = true;
+		if (*p == 'z' || *p == 'l')
+			sized = true, p += (p[0] == 'l' && p[1] == 'l') ? 2 : 1;
+		switch (*p) {
+		case 'd': case 'i': case 'u': case 'x': case 'o':
+			break;
+		case 's': case 'c': case '%':
+			if (sized)
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One integer conversion: the magnitude in base, its sign, width and pad. */
+static void
+put_integer(strbuf_t *sb, unsigned long long v, bool negative, unsigned base,
+    size_t width, char pad)
+{
+	char digits[3 * sizeof(v)];
+	size_t n = 0, len;
+
+	do {
+		digits[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v != 0);
+	len = n + negative;
+	if (negative && pad == '0')
+		sb_putc(sb, '-');
+	for (; len < width; len++)
+		sb_putc(sb, pad);
+	if (negative && pad != '0')
+		sb_putc(sb, '-');
+	while (n > 0)
+		sb_putc(sb, digits[--n]);
+}
+
+/* The value of an integer conversion with length l ('\0', 'z', 'l' or 'L' for ll). */
+static void
+put_integer_arg(strbuf_t *sb, char conv, char l, size_t width, char pad, va_list *ap)
+{
+	unsigned base = conv == 'x' ? 16 : conv == 'o' ? 8 : 10;
+
+	if (conv == 'd' || conv == 'i') {
+		long long v = l == 'z' ? (long long)va_arg(*ap, ssize_t) :
+		    l == 'l' ? va_arg(*ap, long) : l == 'L' ? va_arg(*ap, long long) :
+		    va_arg(*ap, int);
+
+		put_integer(sb, v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v,
+		    v < 0, base, width, pad);
+	} else {
+		unsigned long long v = l == 'z' ? va_arg(*ap, size_t) :
+		    l == 'l' ? va_arg(*ap, unsigned long) :
+		    l == 'L' ? va_arg(*ap, unsigned long long) : va_arg(*ap, unsigned);
+
+		put_integer(sb, v, false, base, width, pad);
+	}
+}
+
+/* Format a plain_format() format; literal runs are copied whole. */
+static void
+plain_printf(strbuf_t *sb, const char *fmt, va_list *ap)
+{
+	const char *p = fmt, *pct;
+
+	while ((pct = strchr(p, '%')) != NULL) {
+		char pad = ' ', l = '\0';
+		size_t width = 0;
+		const char *s;
+
+		sb_append(sb, p, (size_t)(pct - p));
+		p = pct + 1;
+		if (*p == '0')
+			pad = '0', p++;
+		for (; *p >= '0' && *p <= '9'; p++)
+			width = width * 10 + (size_t)(*p - '0');
+		if (*p == 'z' || *p == 'l') {
+			l = (p[0] == 'l' && p[1] == 'l') ? 'L' : *p;
+			p += l == 'L' ? 2 : 1;
+		}
+		switch (*p++) {
+		case '%': sb_putc(sb, '%'); break;
+		case 'c': sb_putc(sb, (char)va_arg(*ap, int)); break;
+		case 's':
+			s = va_arg(*ap, const char *);
+			sb_puts(sb, s != NULL ? s : "(null)");
+			break;
+		default: put_integer_arg(sb, p[-1], l, width, pad, ap); break;
+		}
+	}
+	sb_puts(sb, p);
 }
 
 void
 sb_printf(strbuf_t *sb, const char *fmt, ...)
 {
+	size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
 	va_list ap;
 	int n;
 
+	if (sb->failed)
+		return;
+	if (plain_format(fmt)) {
+		va_start(ap, fmt);
+		plain_printf(sb, fmt, &ap);
+		va_end(ap);
+		return;
+	}
+	/* Format straight into the spare room; only a text too long for it is formatted twice. */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		sb->failed = true;
 		return;
 	}
-	if (!sb_reserve(sb, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= room) {
+		if (!sb_reserve(sb, (size_t)n)) {
+			if (room > 0)
+				sb->data[sb->len] = '\0';	/* undo the cut-off attempt */
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	sb->len += (size_t)n;
 }
 

@@ -72,6 +72,7 @@ typedef struct usdt_target {
 extern const usdt_arch_t usdt_arch_x86_64;
 extern const usdt_arch_t usdt_arch_x86_64_v2;	/* is-enabled slot clears %rax */
 extern const usdt_arch_t usdt_arch_aarch64;
+extern const usdt_arch_t usdt_arch_arm64_macos;	/* is-enabled slot: mov x0, #0 */
 
 /* NULL if the name is unknown. */
 const usdt_target_t *target_find(const char *name);

@@ -1,7 +1,7 @@
 /*
  * drti_lite.c - register this object's DOF with DTrace when it loads.
  *
- * `usdtc -G` links this file into its output (ld -r), so it ends up in every
+ * `usdtc -G` merges this file's object into its output, so it ends up in every
  * executable or shared library that carries usdtc probes, once per -G
  * object.  Its constructor finds the DOF at __SUNW_dof (a symbol of the
  * same -G object, made local there, so each copy of this code sees its own

@@ -41,8 +41,9 @@
  * is the price of leaving nothing on disk on systems without memfd.
  *
  * The fire path.  usdt_fire_probe calls the probe's unit through
- * usdt_probe_call (stubs_x86_64.S), which puts argv[0..5] in the argument
- * registers and the rest on the stack, as the stapsdt note describes them.
+ * usdt_probe_call (stubs_x86_64.S, stubs_aarch64.S), which puts the first
+ * arguments in the argument registers (six on x86_64, eight on AArch64)
+ * and the rest on the stack, as the stapsdt note describes them.
  * usdt_is_enabled reads the probe's semaphore (raised by bpftrace and perf)
  * and, only when the DOF was registered with DTrace, also runs the
  * is-enabled tracepoint with a flag DTrace sets.  Neither takes a lock or
@@ -78,7 +79,7 @@
 #define MFD_EXEC 0x0010U	/* Linux 6.3: executable memfd, whatever the sysctl says */
 #endif
 
-/* Fire a unit with argc arguments from argv (stubs_x86_64.S). */
+/* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
 /* An enabled probe: the public part first, so usdt_probe_t * points here. */

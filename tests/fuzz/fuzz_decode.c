@@ -5,7 +5,7 @@
  * Build (optional; tests/dof/run runs its own mutation loop instead):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icompiler \
  *     tests/fuzz/fuzz_decode.c compiler/decode.c compiler/list.c \
- *     compiler/err.c -lelf -o fuzz_decode
+ *     compiler/macho_read.c compiler/err.c -lelf -o fuzz_decode
  *   ./fuzz_decode CORPUS_DIR
  * A good seed corpus is a few raw DOF images (tests/unit/dof_test raw ...)
  * and .note.stapsdt sections cut out of objects.

@@ -1,0 +1,52 @@
+/*
+ * arch_arm64_macos.c - the arm64 probe unit for macOS (target arm64-macos).
+ *
+ * macOS declares the is-enabled function as `int f(void)`: it must return
+ * 0 unless DTrace enables the probe, and the kernel, when it does, sets x0
+ * to 1 at the tracepoint and steps over it.  That is what Apple's ld64
+ * writes over an is-enabled call, `mov x0, #0`, so the unit's is-enabled
+ * slot holds exactly that instruction as its tracepoint.  The probe slot is
+ * the `nop` ld64 writes over a probe call.  (The aarch64-linux unit of
+ * arch_aarch64.c leaves x0 alone: there x0 is the flag's address.)
+ *
+ *	0	nop		probe tracepoint
+ *	4	ret
+ *	8	mov x0, #0	is-enabled tracepoint
+ *	12	ret
+ *
+ * Only macho_write.c uses this unit: macOS has no stapsdt notes, so the
+ * argument description is empty.
+ */
+#include <elf.h>
+
+#include "target.h"
+
+static const uint8_t arm64_macos_unit[16] = {
+	0x1f, 0x20, 0x03, 0xd5,		/* probe: nop */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+	0x00, 0x00, 0x80, 0xd2,		/* is-enabled: mov x0, #0 */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+};
+
+static void
+no_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+{
+	(void)m;
+	(void)pr;
+	(void)out;
+}
+
+const usdt_arch_t usdt_arch_arm64_macos = {
+	.name = "arm64",
+	.elf_machine = EM_AARCH64,
+	.elf_class = ELFCLASS64,
+	.reloc_abs64 = R_AARCH64_ABS64,
+	.unit = arm64_macos_unit,
+	.unit_size = sizeof(arm64_macos_unit),
+	.unit_align = 16,
+	.probe_offset = 0,
+	.enabled_offset = 8,
+	.enabled_skip = 0,
+	.note_args = no_note_args,
+	.note_args_call = no_note_args,
+};

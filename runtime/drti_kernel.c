@@ -1,0 +1,361 @@
+/*
+ * drti_kernel.c - drti_lite for the kernel DTrace of FreeBSD and illumos.
+ *
+ * What runtime/drti_lite.c does on Linux, for the two systems whose DTrace
+ * lives in the kernel: `usdtc -G --target=x86_64-freebsd` (or -illumos)
+ * links this object into its output, and its constructor hands the -G
+ * object's DOF (__SUNW_dof, made local in that object) to the helper
+ * device; its destructor takes it back.  Their own drti.c does the same
+ * with these differences, which this file keeps:
+ *
+ *			FreeBSD				illumos
+ *	dof_helper_t	mod[64], addr, dof,		mod[64], addr, dof (80 bytes)
+ *			pid_t pid, int gen (88 bytes)
+ *	ADDDOF		_IOWR('z', 3, dof_helper_t)	('d'<<24|'t'<<16|'h'<<8) | 3
+ *			= 0xc0587a03; the generation	= 0x64746803; the generation
+ *			comes back in dofhp_gen		is ioctl's return value
+ *	REMOVE		_IOW('z', 2, int) = 0x80047a02,	0x64746802, the generation
+ *			a pointer to the generation	passed by value
+ *	device		/dev/dtrace/helper		the same, then the old
+ *							/devices/pseudo/dtrace@0:helper
+ *
+ * dofhp_addr is the object's load bias (0 for an executable), dofhp_mod the
+ * basename of its path; the object is the one whose PT_LOAD segment holds
+ * __SUNW_dof, found with dl_iterate_phdr (both systems have it, with the
+ * glibc layout of struct dl_phdr_info's first four fields).  A fork child
+ * inherits the parent's helpers from the kernel, so nothing re-registers.
+ * DTRACE_DOF_INIT_DISABLE, DTRACE_DOF_INIT_DEBUG and DTRACE_DOF_INIT_DEVNAME
+ * mean what they mean to drti.c.
+ *
+ * usdtc is built on Linux, where neither system's headers exist, so this
+ * file includes none: it declares the few libc functions it calls (their
+ * C ABI is the System V AMD64 one on all three systems) and is compiled
+ * -ffreestanding, once per system (-DDRTI_FREEBSD or -DDRTI_ILLUMOS), into
+ * an object that references only those functions and __SUNW_dof.  No
+ * errno (its accessor differs per system), no stdio: messages are built
+ * here and written to fd 2.  The constants above are checked at compile
+ * time from their definitions.  Like drti_lite, this code never aborts and
+ * never writes to stdout.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(DRTI_FREEBSD) == defined(DRTI_ILLUMOS)
+#error "build with exactly one of -DDRTI_FREEBSD and -DDRTI_ILLUMOS"
+#endif
+
+#define DRTI_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- what the system provides -------------------------------------------- */
+
+typedef uint64_t drti_elf_addr;		/* Elf64_Addr */
+typedef uint16_t drti_elf_half;		/* Elf64_Half */
+
+typedef struct drti_phdr {		/* Elf64_Phdr */
+	uint32_t p_type;
+	uint32_t p_flags;
+	uint64_t p_offset;
+	uint64_t p_vaddr;
+	uint64_t p_paddr;
+	uint64_t p_filesz;
+	uint64_t p_memsz;
+	uint64_t p_align;
+} drti_phdr_t;
+
+#define DRTI_PT_LOAD	1
+
+/* The leading fields every dl_iterate_phdr passes (the size tells the rest). */
+struct dl_phdr_info {
+	drti_elf_addr dlpi_addr;
+	const char *dlpi_name;
+	const drti_phdr_t *dlpi_phdr;
+	drti_elf_half dlpi_phnum;
+};
+
+extern int dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+extern char *getenv(const char *);
+extern int open(const char *, int, ...);
+extern int close(int);
+extern int ioctl(int, unsigned long, ...);
+extern long write(int, const void *, size_t);
+
+#define DRTI_O_RDWR	2	/* the same on both */
+
+#define DRTI_MODNAMELEN	64	/* DTRACE_MODNAMELEN */
+
+#ifdef DRTI_FREEBSD
+extern int getpid(void);
+extern const char *getprogname(void);
+
+typedef struct drti_helper {
+	char dofhp_mod[DRTI_MODNAMELEN];
+	uint64_t dofhp_addr;
+	uint64_t dofhp_dof;
+	int32_t dofhp_pid;		/* pid_t */
+	int32_t dofhp_gen;		/* filled by ADDDOF */
+} drti_helper_t;
+
+/* <sys/ioccom.h>: in/out direction bits, parameter length, group, number. */
+#define DRTI_IOC(dir, group, num, len) \
+	((unsigned long)((dir) | (((len) & 0x1fffu) << 16) | ((group) << 8) | (num)))
+#define DRTI_IOC_IN	0x80000000u
+#define DRTI_IOC_INOUT	0xc0000000u
+#define DRTI_ADDDOF	DRTI_IOC(DRTI_IOC_INOUT, 'z', 3u, (unsigned)sizeof(drti_helper_t))
+#define DRTI_REMOVE	DRTI_IOC(DRTI_IOC_IN, 'z', 2u, (unsigned)sizeof(int))
+
+_Static_assert(sizeof(drti_helper_t) == 88, "FreeBSD dof_helper_t is 88 bytes");
+_Static_assert(DRTI_ADDDOF == 0xc0587a03ul, "FreeBSD DTRACEHIOC_ADDDOF");
+_Static_assert(DRTI_REMOVE == 0x80047a02ul, "FreeBSD DTRACEHIOC_REMOVE");
+#endif
+
+#ifdef DRTI_ILLUMOS
+extern const char *getexecname(void);
+
+typedef struct drti_helper {
+	char dofhp_mod[DRTI_MODNAMELEN];
+	uint64_t dofhp_addr;
+	uint64_t dofhp_dof;
+} drti_helper_t;
+
+#define DRTI_HIOC	(((unsigned long)'d' << 24) | ('t' << 16) | ('h' << 8))
+#define DRTI_ADDDOF	(DRTI_HIOC | 3)
+#define DRTI_REMOVE	(DRTI_HIOC | 2)
+#define DRTI_OLD_DEVICE	"/devices/pseudo/dtrace@0:helper"
+
+_Static_assert(sizeof(drti_helper_t) == 80, "illumos dof_helper_t is 80 bytes");
+_Static_assert(DRTI_ADDDOF == 0x64746803ul, "illumos DTRACEHIOC_ADDDOF");
+_Static_assert(DRTI_REMOVE == 0x64746802ul, "illumos DTRACEHIOC_REMOVE");
+#endif
+
+#define DRTI_DEVICE	"/dev/dtrace/helper"
+
+/* The DOF of the -G object this file is linked into. */
+extern const unsigned char __SUNW_dof[] DRTI_HIDDEN;
+
+/* ---- this object's registration --------------------------------------------- */
+
+static drti_helper_t drti_helper;
+static int drti_gen = -1;		/* the generation, -1 when not registered */
+static int drti_debug;
+static const char *drti_device = DRTI_DEVICE;
+
+/* ---- small string helpers (no libc string functions are declared) ------- */
+
+static size_t
+drti_strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] != '\0')
+		n++;
+	return n;
+}
+
+/* Append s to buf (of cap bytes, NUL-terminated), cutting what does not fit. */
+static void
+drti_append(char *buf, size_t cap, const char *s)
+{
+	size_t n = drti_strlen(buf);
+
+	while (*s != '\0' && n + 1 < cap)
+		buf[n++] = *s++;
+	buf[n] = '\0';
+}
+
+/* Append v in decimal (negative values with a sign). */
+static void
+drti_append_int(char *buf, size_t cap, long v)
+{
+	char digits[24];
+	size_t i = sizeof(digits) - 1;
+	unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+
+	digits[i] = '\0';
+	do {
+		digits[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0 && i > 1);
+	if (v < 0)
+		digits[--i] = '-';
+	drti_append(buf, cap, digits + i);
+}
+
+/* A debug line on fd 2, "dtrace DOF <mod>: what[ value]", under DTRACE_DOF_INIT_DEBUG. */
+static void
+drti_say(const char *what, const char *arg, long value, int has_value)
+{
+	char line[256];
+
+	if (!drti_debug)
+		return;
+	line[0] = '\0';
+	drti_append(line, sizeof(line), "dtrace DOF ");
+	drti_append(line, sizeof(line), drti_helper.dofhp_mod[0] ? drti_helper.dofhp_mod : "?");
+	drti_append(line, sizeof(line), ": ");
+	drti_append(line, sizeof(line), what);
+	if (arg != NULL) {
+		drti_append(line, sizeof(line), " ");
+		drti_append(line, sizeof(line), arg);
+	}
+	if (has_value) {
+		drti_append(line, sizeof(line), " ");
+		drti_append_int(line, sizeof(line), value);
+	}
+	drti_append(line, sizeof(line), "\n");
+	if (write(2, line, drti_strlen(line)) < 0)
+		return;	/* nowhere left to report to */
+}
+
+static const char *
+drti_basename(const char *path)
+{
+	const char *base = path;
+
+	for (; *path != '\0'; path++)
+		if (*path == '/')
+			base = path + 1;
+	return base;
+}
+
+/* ---- finding this object ----------------------------------------------- */
+
+struct drti_search {
+	uintptr_t addr;		/* __SUNW_dof */
+	uintptr_t base;		/* the object's load bias */
+	const char *path;
+	int found;
+};
+
+static int
+drti_match_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct drti_search *s = arg;
+
+	if (size < sizeof(*info))
+		return 0;
+	for (drti_elf_half i = 0; i < info->dlpi_phnum; i++) {
+		const drti_phdr_t *ph = &info->dlpi_phdr[i];
+		uintptr_t start = (uintptr_t)(info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type == DRTI_PT_LOAD && s->addr >= start &&
+		    s->addr - start < ph->p_memsz) {
+			s->base = (uintptr_t)info->dlpi_addr;
+			s->path = info->dlpi_name;
+			s->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The running program's name, for the main object, whose path may be "". */
+static const char *
+drti_program_name(void)
+{
+#ifdef DRTI_FREEBSD
+	const char *name = getprogname();
+#else
+	const char *name = getexecname();
+#endif
+	return name != NULL ? name : "a.out";
+}
+
+/* Fill drti_helper; 0, or -1 if this object cannot be found. */
+static int
+drti_describe(void)
+{
+	struct drti_search s = { (uintptr_t)__SUNW_dof, 0, NULL, 0 };
+	const char *path;
+
+	dl_iterate_phdr(drti_match_object, &s);
+	path = s.found && s.path != NULL && s.path[0] != '\0' ? s.path : drti_program_name();
+	drti_helper.dofhp_mod[0] = '\0';
+	drti_append(drti_helper.dofhp_mod, sizeof(drti_helper.dofhp_mod), drti_basename(path));
+	if (!s.found) {
+		drti_say("no loaded object contains the DOF", NULL, 0, 0);
+		return -1;
+	}
+	drti_helper.dofhp_addr = s.base;
+	drti_helper.dofhp_dof = (uintptr_t)__SUNW_dof;
+#ifdef DRTI_FREEBSD
+	drti_helper.dofhp_pid = getpid();
+#endif
+	return 0;
+}
+
+/* ---- the helper device ------------------------------------------------- */
+
+static int
+drti_open(void)
+{
+	int fd = open(drti_device, DRTI_O_RDWR);
+
+	if (fd < 0)
+		drti_say("cannot open", drti_device, 0, 0);
+#ifdef DRTI_OLD_DEVICE
+	/* Solaris 10 GA has only the /devices node; not when a name was given. */
+	if (fd < 0 && getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
+		drti_device = DRTI_OLD_DEVICE;
+		if ((fd = open(drti_device, DRTI_O_RDWR)) < 0)
+			drti_say("cannot open", drti_device, 0, 0);
+	}
+#endif
+	return fd;
+}
+
+static int
+drti_magic_ok(const unsigned char *dof)
+{
+	return dof[0] == 0x7f && dof[1] == 'D' && dof[2] == 'O' && dof[3] == 'F';
+}
+
+static void __attribute__((constructor))
+drti_init(void)
+{
+	const char *dev;
+	int fd, rc;
+
+	if (getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
+		return;
+	drti_debug = getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	if ((dev = getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
+		drti_device = dev;
+	if (drti_describe() != 0)
+		return;
+	if (!drti_magic_ok(__SUNW_dof)) {
+		drti_say("__SUNW_dof does not start with the DOF magic", NULL, 0, 0);
+		return;
+	}
+	if ((fd = drti_open()) < 0)
+		return;
+	rc = ioctl(fd, DRTI_ADDDOF, &drti_helper);
+	if (rc == -1) {
+		drti_say("DTRACEHIOC_ADDDOF failed", NULL, 0, 0);
+	} else {
+#ifdef DRTI_FREEBSD
+		drti_gen = drti_helper.dofhp_gen;
+#else
+		drti_gen = rc;
+#endif
+		drti_say("DTRACEHIOC_ADDDOF returned generation", NULL, drti_gen, 1);
+	}
+	close(fd);
+}
+
+static void __attribute__((destructor))
+drti_fini(void)
+{
+	int fd, rc;
+
+	if (drti_gen < 0 || (fd = drti_open()) < 0)
+		return;
+#ifdef DRTI_FREEBSD
+	rc = ioctl(fd, DRTI_REMOVE, &drti_gen);
+#else
+	rc = ioctl(fd, DRTI_REMOVE, (long)drti_gen);
+#endif
+	drti_say(rc == -1 ? "DTRACEHIOC_REMOVE failed for generation" :
+	    "DTRACEHIOC_REMOVE done for generation", NULL, drti_gen, 1);
+	drti_gen = -1;
+	close(fd);
+}

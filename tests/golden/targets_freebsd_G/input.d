@@ -1,0 +1,6 @@
+/* x86_64-freebsd: DOF version 2 (is-enabled offsets past the xor), no stapsdt notes. */
+provider fbsd {
+	probe request__start(int id, char *path, uint64_t ts);
+	probe request__done(int);
+	probe tick();
+};
