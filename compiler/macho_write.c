@@ -207,10 +207,12 @@ mw_add_symbol(mw_t *w, const char *name, uint8_t type, uint16_t desc,
 	mw_symbol_t *v;
 	char *copy;
 
-	if (w->failed || (copy = strdup(name)) == NULL ||
-	    (v = realloc(w->syms, (w->nsyms + 1) * sizeof(*v))) == NULL) {
-		if (!w->failed)
-			free(copy);
+	if (w->failed)
+		return (size_t)-1;
+	copy = strdup(name);
+	v = copy != NULL ? realloc(w->syms, (w->nsyms + 1) * sizeof(*v)) : NULL;
+	if (v == NULL) {
+		free(copy);
 		w->failed = true;
 		return (size_t)-1;
 	}
