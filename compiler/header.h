@@ -16,4 +16,11 @@
 void header_write(const usdt_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out);
 
+/*
+ * The include guard for an output file: `_` + its base name upper-cased,
+ * every other character `_` (probes.h.tmp -> _PROBES_H_TMP).  Shared with
+ * the macOS header writer.
+ */
+void header_put_guard_name(strbuf_t *out, const char *guard_file);
+
 #endif

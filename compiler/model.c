@@ -318,6 +318,15 @@ model_remove_provider(usdt_model_t *m, usdt_provider_t *prov)
 	}
 }
 
+bool
+model_has_probes(const usdt_model_t *m)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		if (m->providers[i]->nprobes > 0)
+			return true;
+	return false;
+}
+
 usdt_probe_t *
 provider_find_probe(const usdt_provider_t *p, const char *name)
 {

@@ -165,6 +165,8 @@ const char *model_intern_file(usdt_model_t *m, const char *file);
 usdt_provider_t *model_find_provider(const usdt_model_t *m, const char *name);
 /* Append a provider (no check for duplicates; see model_find_provider). */
 usdt_provider_t *model_add_provider(usdt_model_t *m, const char *name, src_loc_t loc);
+/* True if any provider has a probe. */
+bool model_has_probes(const usdt_model_t *m);
 /* Remove and free one provider. */
 void model_remove_provider(usdt_model_t *m, usdt_provider_t *prov);
 

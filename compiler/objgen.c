@@ -484,15 +484,6 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	return 0;
 }
 
-static bool
-model_has_probes(const usdt_model_t *m)
-{
-	for (size_t i = 0; i < m->nproviders; i++)
-		if (m->providers[i]->nprobes > 0)
-			return true;
-	return false;
-}
-
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
 build_object(units_t *b, const objgen_opts_t *o, err_t *e)
