@@ -534,9 +534,8 @@ enabled_returns_int(const usdt_target_t *t)
 	return t->dof_enabled_version == 2;
 }
 
-/* "(arg0, arg1)" or "()". */
-static void
-put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
+void
+header_put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
 {
 	sb_putc(out, '(');
 	for (size_t i = 0; i < pr->nargc; i++)
@@ -549,9 +548,9 @@ put_probe_macros(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
     const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_printf(out, " \\\n\t%s", n->c_func);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_putc(out, '\n');
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
@@ -568,7 +567,7 @@ static void
 put_disabled_macros(strbuf_t *out, const usdt_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_puts(out, " ((void)0)\n");
 	sb_printf(out, "#define %s_ENABLED() (0)\n", n->macro);
 }

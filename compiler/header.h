@@ -23,4 +23,7 @@ void header_write(const usdt_model_t *m, const usdt_target_t *t,
  */
 void header_put_guard_name(strbuf_t *out, const char *guard_file);
 
+/* A probe macro's parameter list: "(arg0, arg1)" or "()". */
+void header_put_macro_params(strbuf_t *out, const usdt_probe_t *pr);
+
 #endif

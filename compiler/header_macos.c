@@ -181,26 +181,16 @@ put_typedefs_symbol(strbuf_t *out, const usdt_model_t *m, const usdt_provider_t 
 
 /* ---- the text ------------------------------------------------------------ */
 
-/* "(arg0, arg1)" or "()". */
-static void
-put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
-{
-	sb_putc(out, '(');
-	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%sarg%zu", i > 0 ? ", " : "", i);
-	sb_putc(out, ')');
-}
-
 static void
 put_probe_macros(strbuf_t *out, const char *macro, const char *prov_macro,
     const usdt_probe_t *pr, const char *func, const char *enabled)
 {
 	sb_printf(out, "#define\t%s", macro);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_puts(out, " \\\ndo { \\\n");
 	sb_printf(out, "\t__asm__ volatile(\".reference \" %s_TYPEDEFS); \\\n", prov_macro);
 	sb_printf(out, "\t%s", func);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_puts(out, "; \\\n");
 	sb_printf(out, "\t__asm__ volatile(\".reference \" %s_STABILITY); \\\n", prov_macro);
 	sb_puts(out, "} while (0)\n");
@@ -226,7 +216,7 @@ static void
 put_disabled_macros(strbuf_t *out, const char *macro, const usdt_probe_t *pr)
 {
 	sb_printf(out, "#define\t%s", macro);
-	put_macro_params(out, pr);
+	header_put_macro_params(out, pr);
 	sb_puts(out, " \\\ndo { \\\n\t} while (0)\n");
 	sb_printf(out, "#define\t%s_ENABLED() (0)\n", macro);
 }

@@ -101,16 +101,23 @@ usage(FILE *f)
 	    "  --help, --version\n", target_names());
 }
 
+/* "usdtc: KIND: message" on stderr: diagnostics with no source position. */
+static void
+report(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, PROG ": %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void __attribute__((format(printf, 1, 2)))
 error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((format(printf, 1, 2)))
@@ -118,11 +125,9 @@ warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": warning: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Append s to a growing argv-style array; exits on allocation failure. */

@@ -25,39 +25,7 @@
 
 #include <usdt.h>
 
-static int failures;
-
-static void __attribute__((format(printf, 3, 4)))
-expect(int cond, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok - %s\n", name);
-		return;
-	}
-	failures++;
-	printf("FAIL - %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own descriptor */
-}
+#include "../unit/testlib.h"
 
 /* Lines of /proc/self/maps containing needle; writable+executable count in *wx. */
 static int
@@ -114,26 +82,26 @@ check_creation(void)
 	for (int i = 0; i < 40; i++)
 		types[i] = i % 2 ? "char *" : "int";
 	pd = probe("func", "name", 40, types);
-	expect(p != NULL && strcmp(p->name, "testlibusdt") == 0 &&
+	check(p != NULL && strcmp(p->name, "testlibusdt") == 0 &&
 	    strcmp(p->module, "modname") == 0 && p->probedefs == NULL && !p->enabled,
 	    "usdt_create_provider copies name and module", "got %p", (void *)p);
-	expect(pd->refcnt == 2 && strcmp(pd->function, "func") == 0 &&
+	check(pd->refcnt == 2 && strcmp(pd->function, "func") == 0 &&
 	    strcmp(pd->name, "name") == 0 && pd->probe == NULL,
 	    "usdt_create_probe: two references, names copied, no probe yet",
 	    "refcnt %d", pd->refcnt);
-	expect(pd->argc == USDT_ARG_MAX && strcmp(pd->types[31], "char *") == 0,
+	check(pd->argc == USDT_ARG_MAX && strcmp(pd->types[31], "char *") == 0,
 	    "40 argument types are cut to USDT_ARG_MAX (32)", "argc %zu", pd->argc);
-	expect(usdt_create_probe("f", "n", 1, NULL) == NULL,
+	check(usdt_create_probe("f", "n", 1, NULL) == NULL,
 	    "usdt_create_probe without types for its arguments is NULL", "not NULL");
-	expect(usdt_is_enabled(NULL) == 0, "usdt_is_enabled(NULL) is 0", "not 0");
+	check(usdt_is_enabled(NULL) == 0, "usdt_is_enabled(NULL) is 0", "not 0");
 	usdt_fire_probe(NULL, 0, NULL);
-	expect(strcmp(usdt_errstr(p), "no error") == 0,
+	check(strcmp(usdt_errstr(p), "no error") == 0,
 	    "usdt_errstr before any error says so", "'%s'", usdt_errstr(p));
 	usdt_error(p, (usdt_error_t)99);
-	expect(strstr(usdt_errstr(p), "unknown libusdt error 99") != NULL,
+	check(strstr(usdt_errstr(p), "unknown libusdt error 99") != NULL,
 	    "usdt_error with an unknown code says so", "'%s'", usdt_errstr(p));
 	usdt_error(p, USDT_ERROR_LOADDOF, "because");
-	expect(strcmp(usdt_errstr(p), "failed to load DOF: because") == 0,
+	check(strcmp(usdt_errstr(p), "failed to load DOF: because") == 0,
 	    "usdt_error formats the original messages", "'%s'", usdt_errstr(p));
 	usdt_probe_release(pd);
 	usdt_probe_release(pd);	/* never added: the second reference */
@@ -153,28 +121,28 @@ check_errors(void)
 	usdt_probedef_t *badname = probe("func", "bad name", 0, NULL);
 	usdt_probedef_t *missing = probe("func", "missing", 0, NULL);
 
-	expect(usdt_provider_enable(p) == -1 &&
+	check(usdt_provider_enable(p) == -1 &&
 	    strcmp(usdt_errstr(p), "no probes defined") == 0,
 	    "enabling a provider without probes fails: no probes defined",
 	    "'%s'", usdt_errstr(p));
-	expect(usdt_provider_add_probe(p, a) == 0, "usdt_provider_add_probe", "%s",
+	check(usdt_provider_add_probe(p, a) == 0, "usdt_provider_add_probe", "%s",
 	    usdt_errstr(p));
-	expect(usdt_provider_add_probe(p, dup) == -1 && strcmp(usdt_errstr(p),
+	check(usdt_provider_add_probe(p, dup) == -1 && strcmp(usdt_errstr(p),
 	    "probe named testlibusdt:modname:func:name already exists") == 0,
 	    "a duplicate probe is an error", "'%s'", usdt_errstr(p));
-	expect(usdt_provider_add_probe(p, other) == 0,
+	check(usdt_provider_add_probe(p, other) == 0,
 	    "the same probe name in another function is allowed", "%s", usdt_errstr(p));
-	expect(usdt_provider_add_probe(p, bad) == -1 &&
+	check(usdt_provider_add_probe(p, bad) == -1 &&
 	    strstr(usdt_errstr(p), "argument 1 has type 'double'") != NULL,
 	    "an argument type that cannot be passed is an error", "'%s'",
 	    usdt_errstr(p));
-	expect(usdt_provider_add_probe(p, badname) == -1 &&
+	check(usdt_provider_add_probe(p, badname) == -1 &&
 	    strstr(usdt_errstr(p), "invalid probe name 'bad name'") != NULL,
 	    "a probe name DTrace rejects is an error", "'%s'", usdt_errstr(p));
-	expect(usdt_provider_remove_probe(p, missing) == -1 && strcmp(usdt_errstr(p),
+	check(usdt_provider_remove_probe(p, missing) == -1 && strcmp(usdt_errstr(p),
 	    "failed to remove probe testlibusdt:modname:func:missing") == 0,
 	    "removing a probe the provider lacks is an error", "'%s'", usdt_errstr(p));
-	expect(usdt_provider_remove_probe(p, dup) == 0 && p->probedefs == other,
+	check(usdt_provider_remove_probe(p, dup) == 0 && p->probedefs == other,
 	    "removing a probe by function and name", "head %p", (void *)p->probedefs);
 	usdt_probe_release(a);	/* dropped by the provider on remove: now freed */
 	usdt_probe_release(dup);
@@ -191,7 +159,7 @@ check_errors(void)
 	p = usdt_create_provider("bad-provider", "modname");
 	a = probe("func", "name", 0, NULL);
 	usdt_provider_add_probe(p, a);
-	expect(usdt_provider_enable(p) == -1 &&
+	check(usdt_provider_enable(p) == -1 &&
 	    strstr(usdt_errstr(p), "invalid provider name 'bad-provider'") != NULL,
 	    "a provider name DTrace rejects fails at enable", "'%s'", usdt_errstr(p));
 	usdt_provider_free(p);
@@ -217,7 +185,7 @@ check_lifecycle(void)
 	const char *t2[] = { "int", "char *" };
 	usdt_provider_t *p = usdt_create_provider("testlibusdt", "modname");
 	usdt_probedef_t *a, *b, *c;
-	int fds0 = count_fds(), fds1, wx, mapped;
+	int fds0 = count_open_fds(), fds1, wx, mapped;
 
 	for (int i = 0; i < USDT_ARG_MAX; i++)
 		t32[i] = "int";
@@ -226,50 +194,50 @@ check_lifecycle(void)
 	c = probe("func", "later", 0, NULL);
 	usdt_provider_add_probe(p, a);
 	usdt_provider_add_probe(p, b);
-	expect(usdt_provider_enable(p) == 0 && p->enabled == 1,
+	check(usdt_provider_enable(p) == 0 && p->enabled == 1,
 	    "usdt_provider_enable", "%s", usdt_errstr(p));
-	expect(a->probe != NULL && b->probe != NULL && is_tracepoint(a->probe->probe_addr) &&
+	check(a->probe != NULL && b->probe != NULL && is_tracepoint(a->probe->probe_addr) &&
 	    is_tracepoint(b->probe->probe_addr) &&
 	    is_tracepoint((const void *)a->probe->isenabled_addr),
 	    "each probe points at its tracepoints (5-byte nops)", "probe %p",
 	    (void *)a->probe);
-	expect(usdt_is_enabled(a->probe) == 0, "no tracer: usdt_is_enabled is 0",
+	check(usdt_is_enabled(a->probe) == 0, "no tracer: usdt_is_enabled is 0",
 	    "it is %d", usdt_is_enabled(a->probe));
 	fire_all_counts(b);
-	expect(1, "firing with 0 to 32 arguments, and more than 32", "crashed");
-	expect(usdt_provider_enable(p) == 0 &&
+	check(1, "firing with 0 to 32 arguments, and more than 32", "crashed");
+	check(usdt_provider_enable(p) == 0 &&
 	    strcmp(usdt_errstr(p), "provider is already enabled") == 0,
 	    "enabling an enabled provider succeeds and says so", "'%s'", usdt_errstr(p));
 	mapped = maps_matching("/memfd:libusdt:testlibusdt (deleted)", &wx);
-	expect(mapped >= 3, "the object is mapped from a memfd, segment by segment",
+	check(mapped >= 3, "the object is mapped from a memfd, segment by segment",
 	    "%d mappings", mapped);
-	expect(wx == 0, "no page of the process is writable and executable",
+	check(wx == 0, "no page of the process is writable and executable",
 	    "%d such mappings", wx);
-	fds1 = count_fds();
-	expect(fds1 == fds0 + 1, "an enabled provider keeps one descriptor",
+	fds1 = count_open_fds();
+	check(fds1 == fds0 + 1, "an enabled provider keeps one descriptor",
 	    "%d before, %d after", fds0, fds1);
 
-	expect(usdt_provider_disable(p) == 0 && p->enabled == 0 && a->probe == NULL &&
+	check(usdt_provider_disable(p) == 0 && p->enabled == 0 && a->probe == NULL &&
 	    b->probe == NULL, "usdt_provider_disable clears the probes", "%s",
 	    usdt_errstr(p));
-	expect(maps_matching("/memfd:libusdt:testlibusdt", NULL) == 0 &&
-	    count_fds() == fds0, "disable unmaps the object and closes its descriptor",
-	    "%d fds", count_fds());
+	check(maps_matching("/memfd:libusdt:testlibusdt", NULL) == 0 &&
+	    count_open_fds() == fds0, "disable unmaps the object and closes its descriptor",
+	    "%d fds", count_open_fds());
 	usdt_fire_probe(a->probe, 0, NULL);
-	expect(usdt_is_enabled(a->probe) == 0, "a disabled probe is a no-op",
+	check(usdt_is_enabled(a->probe) == 0, "a disabled probe is a no-op",
 	    "enabled");
-	expect(usdt_provider_disable(p) == 0, "disabling twice is harmless", "%s",
+	check(usdt_provider_disable(p) == 0, "disabling twice is harmless", "%s",
 	    usdt_errstr(p));
 
 	usdt_provider_remove_probe(p, b);
 	usdt_provider_add_probe(p, c);
-	expect(usdt_provider_enable(p) == 0 && a->probe != NULL && c->probe != NULL &&
+	check(usdt_provider_enable(p) == 0 && a->probe != NULL && c->probe != NULL &&
 	    b->probe == NULL && is_tracepoint(c->probe->probe_addr),
 	    "re-enabled with a changed probe set", "%s", usdt_errstr(p));
 	usdt_provider_free(p);
-	expect(maps_matching("/memfd:libusdt:testlibusdt", NULL) == 0 &&
-	    count_fds() == fds0, "usdt_provider_free of an enabled provider unloads it",
-	    "%d fds", count_fds());
+	check(maps_matching("/memfd:libusdt:testlibusdt", NULL) == 0 &&
+	    count_open_fds() == fds0, "usdt_provider_free of an enabled provider unloads it",
+	    "%d fds", count_open_fds());
 	usdt_probe_release(a);
 	usdt_probe_release(b);
 	usdt_probe_release(c);
@@ -288,14 +256,14 @@ check_shared_names(void)
 
 	for (int i = 0; i < 4; i++)
 		usdt_provider_add_probe(p, d[i]);
-	expect(usdt_provider_enable(p) == 0, "enable probes sharing names", "%s",
+	check(usdt_provider_enable(p) == 0, "enable probes sharing names", "%s",
 	    usdt_errstr(p));
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < i; j++)
 			if (d[i]->probe == NULL || d[i]->probe->probe_addr ==
 			    d[j]->probe->probe_addr || !is_tracepoint(d[i]->probe->probe_addr))
 				distinct = 0;
-	expect(distinct, "each probe sharing a name has a unit of its own", "shared");
+	check(distinct, "each probe sharing a name has a unit of its own", "shared");
 	usdt_provider_free(p);
 	for (int i = 0; i < 4; i++)
 		usdt_probe_release(d[i]);
@@ -330,13 +298,13 @@ check_tmpfile_fallback(const char *tmpdir)
 	setenv("LIBUSDT_NO_MEMFD", "1", 1);
 	usdt_provider_add_probe(p, a);
 	rc = usdt_provider_enable(p);
-	expect(rc == 0 && is_tracepoint(a->probe->probe_addr),
+	check(rc == 0 && is_tracepoint(a->probe->probe_addr),
 	    "without memfd: enabled from an unnamed temporary file", "%s",
 	    usdt_errstr(p));
-	expect(maps_matching(needle, NULL) >= 3 && maps_matching("/memfd:", NULL) == 0,
+	check(maps_matching(needle, NULL) >= 3 && maps_matching("/memfd:", NULL) == 0,
 	    "the mapping is a deleted file in TMPDIR", "%d mappings",
 	    maps_matching(needle, NULL));
-	expect(dir_entries(tmpdir) == 0, "nothing is visible in TMPDIR while enabled",
+	check(dir_entries(tmpdir) == 0, "nothing is visible in TMPDIR while enabled",
 	    "%d entries", dir_entries(tmpdir));
 	unsetenv("LIBUSDT_NO_MEMFD");
 	usdt_provider_free(p);
@@ -347,7 +315,7 @@ check_tmpfile_fallback(const char *tmpdir)
 	a = probe("func", "name", 0, NULL);
 	usdt_provider_add_probe(p, a);
 	rc = usdt_provider_enable(p);
-	expect(rc == -1 && strstr(usdt_errstr(p),
+	check(rc == -1 && strstr(usdt_errstr(p),
 	    "failed to load the probe object: no memfd, and no unnamed temporary file") != NULL,
 	    "with nowhere to put the object, enable fails with the reason", "rc %d '%s'",
 	    rc, usdt_errstr(p));
@@ -375,7 +343,7 @@ check_fork(void)
 		_exit(usdt_is_enabled(a->probe) == 0 ? 0 : 3);
 	}
 	waitpid(pid, &status, 0);
-	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "a fork child fires the inherited probes", "status 0x%x", status);
 	usdt_provider_free(p);
 	usdt_probe_release(a);
@@ -413,7 +381,7 @@ check_threads(void)
 	thread_probe = probe("func", "name", 2, t2);
 	usdt_provider_add_probe(a, thread_probe);
 	if (usdt_provider_enable(a) != 0) {
-		expect(0, "threads: enable", "%s", usdt_errstr(a));
+		check(0, "threads: enable", "%s", usdt_errstr(a));
 		return;
 	}
 	for (int i = 0; i < 4; i++)
@@ -435,7 +403,7 @@ check_threads(void)
 		pthread_join(th[i], &n);
 		fired += (long)n;
 	}
-	expect(errors == 0 && fired > 0,
+	check(errors == 0 && fired > 0,
 	    "4 threads fire while another enables and disables another provider",
 	    "%d errors, %ld fired in %d cycles", errors, fired, cycles);
 	usdt_provider_free(a);
@@ -456,5 +424,5 @@ main(int argc, char **argv)
 	check_tmpfile_fallback(argv[1]);
 	check_fork();
 	check_threads();
-	return failures ? 1 : 0;
+	return check_failures ? 1 : 0;
 }

@@ -17,6 +17,8 @@
 
 #include <usdt.h>
 
+#include "../unit/testlib.h"
+
 static long
 rss_kb(void)
 {
@@ -29,21 +31,6 @@ rss_kb(void)
 		resident = -1;
 	fclose(f);
 	return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
 }
 
 static int
@@ -84,7 +71,7 @@ main(int argc, char **argv)
 		if (cycle() != 0)
 			return 1;
 		if (i == 1000 || i == n)
-			printf("after %ld: rss_kb=%ld fds=%d\n", i, rss_kb(), count_fds());
+			printf("after %ld: rss_kb=%ld fds=%d\n", i, rss_kb(), count_open_fds());
 	}
 	return 0;
 }

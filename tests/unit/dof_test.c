@@ -36,25 +36,7 @@
 #include "model.h"
 #include "target.h"
 #include "version.h"
-
-static int failures;
-
-static void
-check(bool cond, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok - %s\n", name);
-		return;
-	}
-	failures++;
-	printf("FAIL - %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#include "testlib.h"
 
 /* Quiet checks inside loops: report only the first mismatch of a group. */
 typedef struct group {
@@ -479,7 +461,7 @@ test_reference(usdt_model_t *(*build)(void), const expected_t *x)
 		model_free(m);
 		return;
 	}
-	check(true, name, "");
+	check(true, name, "%s", "");
 	compare_header(x, &img, &d);
 	compare_sections(x, &d);
 	compare_provider(x, &img, &d);
@@ -1014,7 +996,7 @@ fuzz(long iterations, uint64_t seed)
 	for (int i = 0; i < 3; i++)
 		dof_image_free(&imgs[i]);
 	sb_free(&notes);
-	return failures != 0;
+	return check_failures != 0;
 }
 
 /* ---- files ----------------------------------------------------------- */
@@ -1167,13 +1149,13 @@ main(int argc, char **argv)
 		test_mutations();
 		test_loadsz_mode();
 		test_notes();
-		return failures != 0;
+		return check_failures != 0;
 	}
 	if (argc >= 3 && strcmp(argv[1], "fuzz") == 0)
 		return fuzz(strtol(argv[2], NULL, 0), argc > 3 ? strtoull(argv[3], NULL, 0) : 0);
 	if (argc == 3 && strcmp(argv[1], "sdt") == 0) {
 		test_sdt(argv[2]);
-		return failures != 0;
+		return check_failures != 0;
 	}
 	if (argc == 4 && strcmp(argv[1], "asm") == 0)
 		return write_asm(argv[2], argv[3]);

@@ -35,25 +35,7 @@
 #include "model.h"
 #include "rewrite.h"
 #include "target.h"
-
-static int failures;
-
-static void __attribute__((format(printf, 3, 4)))
-check(int cond, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok - %s\n", name);
-		return;
-	}
-	failures++;
-	printf("FAIL - %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#include "testlib.h"
 
 /* ---- the model: provider t { probe a(int); probe b(int, long); } -------- */
 
@@ -645,5 +627,5 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s fixture OBJ COPY BITCODE-PATH\n", argv[0]);
 		return 2;
 	}
-	return failures ? 1 : 0;
+	return check_failures ? 1 : 0;
 }
