@@ -19,18 +19,25 @@ endif
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
 
-# The compiler, one stage per file (see README.md, "Roadmap").
-COMPILER_SRCS = \
-	compiler/main.c \
+# Three layers (README.md, "Layout"):
+#   compiler/  the core library: every format usdtc reads or writes, bytes
+#              <-> model; built once as the internal archive $(B)/libusdtc.a,
+#              once as position-independent code for libusdt
+#              ($(B)/pic/libusdtc.a) and once with the sanitizers for the
+#              test drivers ($(B)/test/libusdtc.a);
+#   usdtc/     the usdtc program on top of it;
+#   runtime/   what runs inside users' programs: drti_lite, the probe stubs,
+#              and libusdt on top of the core.
+CORE_SRCS = \
 	compiler/err.c \
 	compiler/strbuf.c \
+	compiler/fileio.c \
 	compiler/model.c \
 	compiler/target.c \
 	compiler/arch_x86_64.c \
 	compiler/arch_aarch64.c \
 	compiler/arch_arm64_macos.c \
 	compiler/diag.c \
-	compiler/cpp.c \
 	compiler/parse.c \
 	compiler/header.c \
 	compiler/header_macos.c \
@@ -39,28 +46,44 @@ COMPILER_SRCS = \
 	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \
-	compiler/drti_objects.c \
 	compiler/rewrite.c \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
 	compiler/list.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
-COMPILER_OBJS = $(COMPILER_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o) $(B)/compiler/drti_blob.o
-# Everything but main: what unit tests and fuzzers link against.
-LIB_OBJS = $(filter-out $(B)/compiler/main.o,$(COMPILER_OBJS))
+CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o)
+CORE_LIB = $(B)/libusdtc.a
+
+USDTC_SRCS = \
+	usdtc/main.c \
+	usdtc/source.c \
+	usdtc/cpp.c \
+	usdtc/drti_objects.c
+# (objects in $(B)/prog/: $(B)/usdtc is the program)
+USDTC_OBJS = $(USDTC_SRCS:usdtc/%.c=$(B)/prog/%.o) $(B)/prog/drti_blob.o
 
 USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
 
-all: $(USDTC) libusdt
+all: $(USDTC) libusdt $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
 
-$(USDTC): $(COMPILER_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+$(USDTC): $(USDTC_OBJS) $(CORE_LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $(USDTC_OBJS) $(CORE_LIB) $(LDLIBS)
 
-$(B)/compiler/%.o: compiler/%.c compiler/*.h $(B)/parser.h
+$(CORE_LIB): $(CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+# Header dependencies come from the compiler (-MMD -MP, the .d files beside
+# the objects); the generated parser.h must exist before the first build.
+DEPFLAGS = -MMD -MP
+$(B)/compiler/%.o: compiler/%.c | $(B)/parser.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(B)/prog/%.o: usdtc/%.c | $(B)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iusdtc $(DEPFLAGS) -c -o $@ $<
 
 $(B)/parser.c $(B)/parser.h &: compiler/parser.y
 	@mkdir -p $(B)
@@ -71,21 +94,50 @@ $(B)/lexer.c: compiler/lexer.l $(B)/parser.h
 	flex -o $@ $<
 
 # Generated code is not ours to warn about beyond what its tools allow.
-$(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c compiler/*.h $(B)/parser.h
-	$(CC) $(ALL_CFLAGS) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c -o $@ $<
+GEN_CFLAGS = -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
+$(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c $(B)/parser.h
+	$(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# The core again with ASan and UBSan, for the test drivers (tests/unit,
+# tests/fuzz, tests/macho/mutate.c), which link it instead of lists of
+# sources.
+TEST_CFLAGS = -std=gnu11 $(WARN) -g -O1 -Icompiler -I$(B) -D_GNU_SOURCE \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TEST_OBJS = $(CORE_SRCS:%.c=$(B)/test/%.o) $(B)/test/lexer.o $(B)/test/parser.o
+
+# The program's front-end pieces (reading files, cpp) for parse_test.
+TEST_PROG_OBJS = $(B)/test/usdtc/source.o $(B)/test/usdtc/cpp.o
+
+$(B)/test/libusdtc.a: $(TEST_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/test/libusdtc-prog.a: $(TEST_PROG_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/test/usdtc/%.o: usdtc/%.c | $(B)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Iusdtc $(DEPFLAGS) -c -o $@ $<
+
+$(B)/test/compiler/%.o: compiler/%.c | $(B)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite is merged into every -G output, so it is built without sanitizers
-# and embedded in usdtc (compiler/drti_blob.S) to keep usdtc one file; and
+# and embedded in usdtc (usdtc/drti_blob.S) to keep usdtc one file; and
 # without a GNU property note, which -G cannot merge (compiler/elfmerge.c),
 # where the compiler would add one by default.
 DRTI_NOPROP = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=none) \
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
-$(DRTI): runtime/drti_lite.c runtime/drti_proto.h compiler/dof.h
+$(DRTI): runtime/drti_lite.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
-		$(DRTI_NOPROP) -D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
+		$(DRTI_NOPROP) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
 
-# drti_lite for the other targets (compiler/drti_objects.c), embedded beside
+# drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target
 # asks for -x lazyload: x86_64-freebsd and x86_64-illumos from
 # runtime/drti_kernel.c with any x86_64 compiler (freestanding, no headers
@@ -104,61 +156,70 @@ KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relo
 
 $(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c
 	@mkdir -p $(dir $@)
-	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_FREEBSD -c -o $@ $<
+	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_FREEBSD $(DEPFLAGS) -c -o $@ $<
 
 $(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c
 	@mkdir -p $(dir $@)
-	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS -c -o $@ $<
+	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c runtime/drti_proto.h compiler/dof.h
+$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime -Icompiler -c -o $@ $<
+	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
 
-$(B)/compiler/drti_blob.o: compiler/drti_blob.S $(DRTI) $(DRTI_OTHERS)
+$(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS)
 	@mkdir -p $(dir $@)
 	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' \
 		$(foreach t,$(DRTI_TARGETS),-DDRTI_$(subst -,_,$(t))='"$(B)/runtime/drti-$(t).o"') \
 		-o $@ $<
 
-# libusdt (runtime/usdt.h): the compiler's library layer and the run-time
-# API as position-independent code built with -fvisibility=hidden; the
-# shared library exports only the API (runtime/libusdt.map), the archive
-# has every other symbol made local.  libusdt.pc is for installing (PREFIX),
-# libusdt-uninstalled.pc lets the tests build against $(B) with pkg-config.
+# libusdt (runtime/usdt.h): the run-time API on top of the core library,
+# all position-independent code built with -fvisibility=hidden (the core
+# as $(B)/pic/libusdtc.a, of which the linker takes the members libusdt
+# needs); the shared library exports only the API (runtime/libusdt.map),
+# the archive has every other symbol made local.  libusdt.pc is for
+# installing (PREFIX), libusdt-uninstalled.pc lets the tests build against
+# $(B) with pkg-config.
 LIBUSDT_VERSION = 1.0.0
 LIBUSDT_SONAME  = libusdt.so.1
-LIBUSDT_SRCS = compiler/err.c compiler/strbuf.c compiler/model.c compiler/target.c \
-	compiler/arch_x86_64.c compiler/arch_aarch64.c compiler/arch_arm64_macos.c compiler/dofgen.c compiler/elfwrite.c compiler/units.c \
-	runtime/usdt_image.c runtime/usdt.c
+LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
+PIC_CORE_LIB = $(B)/pic/libusdtc.a
+PIC_CORE_OBJS = $(CORE_SRCS:%.c=$(B)/pic/%.o)
 LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 	$(B)/libusdt.pc $(B)/libusdt-uninstalled.pc
 PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-	-Icompiler -Iruntime -D_GNU_SOURCE
+	-Icompiler -I$(B) -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
 
-$(B)/pic/%.o: %.c compiler/*.h runtime/*.h
+$(PIC_CORE_LIB): $(PIC_CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/pic/compiler/%.o: compiler/%.c | $(B)/parser.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PIC_CFLAGS) -c -o $@ $<
+	$(CC) $(PIC_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(B)/pic/runtime/%.o: runtime/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -Iruntime $(DEPFLAGS) -c -o $@ $<
 
 $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c -o $@ $<
 
-$(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) runtime/libusdt.map
+$(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) $(PIC_CORE_LIB) runtime/libusdt.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
 		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
 		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined \
-		-o $@ $(LIBUSDT_OBJS) -lelf -ldl -lpthread
+		-o $@ $(LIBUSDT_OBJS) $(PIC_CORE_LIB) -lelf -ldl -lpthread
 
 $(B)/libusdt.so: $(B)/$(LIBUSDT_SONAME)
 	ln -sf $(LIBUSDT_SONAME) $@
 
-$(B)/libusdt.a: $(LIBUSDT_OBJS)
-	$(LD) -r -o $(B)/pic/libusdt-all.o $(LIBUSDT_OBJS)
+$(B)/libusdt.a: $(LIBUSDT_OBJS) $(PIC_CORE_LIB)
+	$(LD) -r -o $(B)/pic/libusdt-all.o $(LIBUSDT_OBJS) $(PIC_CORE_LIB)
 	objcopy --localize-hidden $(B)/pic/libusdt-all.o
 	rm -f $@ && ar rcs $@ $(B)/pic/libusdt-all.o
 
@@ -172,23 +233,19 @@ $(B)/libusdt-uninstalled.pc: Makefile
 		'Libs.private: -lelf -ldl -lpthread' \
 		'Cflags: -I$(abspath runtime)' > $@
 
-# `make test` and `make demo` on a fresh Debian machine: as root, install
-# missing packages (.ci/deps) before anything is built; otherwise only say
-# which are missing.
-ifneq ($(filter test demo,$(MAKECMDGOALS)),)
-ifeq ($(shell id -u),0)
-ifneq ($(shell bash .ci/deps >&2; echo $$?),0)
-$(error .ci/deps could not install the build dependencies)
-endif
-else
-DEPS_MISSING := $(shell bash .ci/deps --check >&2)
-endif
-endif
+# `make deps`: as root, install the missing build and test packages
+# (.ci/deps); as another user, only say which are missing.  `make test` and
+# `make demo` run it first, then build, so that a fresh Debian machine needs
+# nothing else; nothing is installed while the Makefile is read.
+deps:
+	@if [ "$$(id -u)" = 0 ]; then bash .ci/deps; else bash .ci/deps --check || true; fi
 
-test: all
+test: deps
+	$(MAKE) all
 	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run
 
-demo: all
+demo: deps
+	$(MAKE) all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash examples/demo.sh
 
 bench: all
@@ -196,9 +253,6 @@ bench: all
 
 regen: all
 	USDTC=$(abspath $(USDTC)) bash tests/golden/run --regen
-
-deps:
-	bash .ci/deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -215,3 +269,7 @@ clean:
 	rm -rf build build-san
 
 .PHONY: all libusdt test demo bench regen deps install clean
+
+DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
+	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))
+-include $(wildcard $(DEPFILES))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "fileio.h"
 
 #define TAB_WIDTH	8
 
@@ -85,40 +86,6 @@ diag_add_text(diag_t *d, const char *file, const char *text, size_t len)
 	return 0;
 }
 
-/* The whole file, or NULL with *lenp 0. */
-static char *
-slurp(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	*lenp = 0;
-	if (f == NULL)
-		return NULL;
-	do {
-		if (cap - len < 4096) {
-			char *p = realloc(buf, cap = cap * 2 + 8192);
-
-			if (p == NULL) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = p;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*lenp = len;
-	return buf;
-}
 
 static const diag_text_t *
 find_text(diag_t *d, const char *file)
@@ -129,7 +96,7 @@ find_text(diag_t *d, const char *file)
 	for (size_t i = 0; i < d->ntexts; i++)
 		if (strcmp(d->texts[i].file, file) == 0)
 			return &d->texts[i];
-	text = slurp(file, &len);
+	text = file_read_all(file, &len);
 	if (add_entry(d, file, text, len) == NULL) {
 		free(text);
 		return NULL;

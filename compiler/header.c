@@ -51,7 +51,6 @@
 #include <string.h>
 
 #include "header.h"
-#include "header_macos.h"
 
 /* Everything one probe is called, computed once per provider. */
 typedef struct probe_names {
@@ -703,10 +702,6 @@ void
 header_write(const usdt_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out)
 {
-	if (t->os == USDT_OS_MACOS) {	/* macOS dtrace's header: no code */
-		header_macos_write(m, t, guard_file, out);
-		return;
-	}
 	put_prologue(out, guard_file);
 	if (t->stapsdt && model_has_probes(m))
 		put_stapsdt_base(out, t);

@@ -58,6 +58,7 @@
 
 #include "decode.h"
 #include "dof.h"
+#include "fileio.h"
 #include "list.h"
 #include "macho_read.h"
 
@@ -1060,53 +1061,6 @@ list_buffer(FILE *out, const void *buf, size_t len, const char *name,
 	return rc;
 }
 
-/* The whole file, in memory. */
-static int
-read_file(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
-{
-	struct stat st;
-	uint8_t *buf = NULL;
-	size_t len = 0, cap;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return err_errno(e, errno, "%s: open", path);
-	if (fstat(fd, &st) != 0) {
-		err_errno(e, errno, "%s: fstat", path);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_set(e, "%s: not a regular file", path);
-		goto fail;
-	}
-	cap = st.st_size > 0 ? (size_t)st.st_size : 1;
-	if ((buf = malloc(cap)) == NULL) {
-		err_set(e, "%s: out of memory reading %zu bytes", path, cap);
-		goto fail;
-	}
-	while (len < cap) {
-		ssize_t n = read(fd, buf + len, cap - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_errno(e, errno, "%s: read", path);
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	free(buf);
-	close(fd);
-	return -1;
-}
-
 int
 list_file_ex(FILE *out, const char *path, const list_opts_t *o, err_t *e)
 {
@@ -1114,7 +1068,7 @@ list_file_ex(FILE *out, const char *path, const list_opts_t *o, err_t *e)
 	size_t len = 0;
 	int rc;
 
-	if (read_file(path, &buf, &len, e) != 0)
+	if (file_read_regular(path, &buf, &len, e) != 0)
 		return -1;
 	rc = list_image(out, buf, len, path, o, e);
 	free(buf);

@@ -108,6 +108,7 @@
 #include "decode.h"
 #include "dof.h"
 #include "dofgen.h"
+#include "fileio.h"
 #include "header_macos.h"
 #include "macho.h"
 #include "macho_read.h"
@@ -694,32 +695,13 @@ note(const objgen_opts_t *o, const char *path, const char *what)
 static int
 read_whole(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	strbuf_t sb;
-	char chunk[65536];
-	ssize_t n;
+	char *buf = file_read_all(path, lenp);
 
-	if (fd < 0)
-		return err_errno(e, errno, "%s", path);
-	sb_init(&sb);
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-
-			close(fd);
-			sb_free(&sb);
-			return err_errno(e, saved, "%s", path);
-		}
-		sb_append(&sb, chunk, (size_t)n);
-	}
-	close(fd);
-	if (sb.failed) {
-		sb_free(&sb);
+	if (buf == NULL && errno == ENOMEM)
 		return err_set(e, "%s: out of memory reading it", path);
-	}
-	*bufp = (uint8_t *)sb_steal(&sb, lenp);
+	if (buf == NULL)
+		return err_errno(e, errno, "%s", path);
+	*bufp = (uint8_t *)buf;
 	return 0;
 }
 
@@ -785,7 +767,7 @@ static int
 check_object(const usdt_model_t *m, const mw_t *w, const objgen_opts_t *o,
     const char *path, err_t *e)
 {
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	size_t len;
 	int rc = 0;
 

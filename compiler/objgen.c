@@ -20,7 +20,8 @@
  * and once: .SUNW_dof, the DOF for the whole model (dofgen.c), whose probe
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
- * usdtc by drti_blob.S), whose constructor registers that DOF.
+ * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
+ * whose constructor registers that DOF.
  *
  * The groups and .SUNW_dof are built by units.c, which the run-time
  * library shares.
@@ -68,7 +69,6 @@
 
 #include "dof.h"
 #include "dofgen.h"
-#include "drti_objects.h"
 #include "elfwrite.h"
 #include "objgen.h"
 #include "rewrite.h"
@@ -641,17 +641,17 @@ spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
 
 /*
  * ld -r OBJECT drti_lite.o -o OUT, both inputs from anonymous files, with
- * the target's drti_lite (drti_objects.c) and, unless one was named, a
- * linker for the target's machine.
+ * the target's drti_lite (o->drti, from the program) and, unless one was
+ * named, a linker for the target's machine.
  */
 static int
 link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
     const char *out, err_t *e)
 {
-	size_t drti_size;
-	const unsigned char *drti = drti_object_for(t, &drti_size);
+	size_t drti_size = o->drti_size;
+	const unsigned char *drti = o->drti;
 	char objpath[64], drtipath[64];
-	const char *cmd = o->ld_cmd ? o->ld_cmd : drti_linker(t);
+	const char *cmd = o->ld_cmd ? o->ld_cmd : o->drti_ld;
 	char *words = strdup(cmd), **argv = NULL;
 	int drtifd = -1, errfd = -1, rc = -1;
 
@@ -663,7 +663,7 @@ link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
 	}
 	if (drti == NULL) {
 		err_set(e, "no drti_lite for target %s: %s; or use -x lazyload and "
-		    "register ___SUNW_dof yourself", t->name, drti_object_missing(t));
+		    "register ___SUNW_dof yourself", t->name, o->drti_missing);
 		goto out;
 	}
 	if ((drtifd = anon_file("drti_lite.o", 0, e)) < 0 ||
@@ -726,15 +726,13 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * reference to __SUNW_dof bound to the DOF, which is then made local.
  */
 static int
-write_merged(elfw_t *w, const usdt_target_t *t, const char *out, err_t *e)
+write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+    const char *out, err_t *e)
 {
-	size_t size;
-	const unsigned char *drti = drti_object_for(t, &size);
-
-	if (drti == NULL)
+	if (o->drti == NULL)
 		return err_set(e, "no drti_lite for target %s: %s; or use -x lazyload and "
-		    "register ___SUNW_dof yourself", t->name, drti_object_missing(t));
-	if (elfw_merge_rel(w, drti, size, "drti_lite.o", e) != 0)
+		    "register ___SUNW_dof yourself", t->name, o->drti_missing);
+	if (elfw_merge_rel(w, o->drti, o->drti_size, "drti_lite.o", e) != 0)
 		return -1;
 	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0) {
 		elfw_failed(w, e);
@@ -766,7 +764,7 @@ objgen_write(usdt_model_t *m, const usdt_target_t *t,
 	if (rc == 0 && m->nproviders > 0 && !o->lazyload && o->ld_cmd != NULL)
 		rc = write_linked(b.w, o, t, out_path, e);
 	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)
-		rc = write_merged(b.w, t, out_path, e);
+		rc = write_merged(b.w, o, t, out_path, e);
 	else if (rc == 0)
 		rc = write_plain(b.w, out_path, e);
 	elfw_free(b.w);

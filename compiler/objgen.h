@@ -17,6 +17,15 @@ typedef struct objgen_opts {
 	bool lazyload;		/* -x lazyload: no drti_lite, symbol ___SUNW_dof */
 	bool verbose;		/* -v */
 	const char *ld_cmd;	/* merge drti_lite with `ld_cmd -r`; NULL: merge it here */
+	/*
+	 * The target's drti_lite object (the program embeds one per target),
+	 * or NULL with drti_missing saying why there is none; drti_ld is the
+	 * linker for the target's machine when ld_cmd is NULL.
+	 */
+	const unsigned char *drti;
+	size_t drti_size;
+	const char *drti_missing;
+	const char *drti_ld;
 } objgen_opts_t;
 
 /*

@@ -2,12 +2,13 @@
  * parse.c - reading definition files into the model: entry points and the
  * meaning of what the grammar recognises.
  *
- * parse_file and parse_buffer (parse.h) set up one parse_ctx, run the
- * grammar (lexer.l, parser.y) and then finish what needs the whole file:
- * `#pragma D attributes` may come before or after its provider, and a
- * translator may be declared after the probe that needs it, so both are
- * settled once the file has been read.  With -C the text is cpp's output
- * (cpp.c) and its line markers put every location back on the user's file.
+ * parse_text and parse_buffer (parse.h) take the bytes of a definition,
+ * set up one parse_ctx, run the grammar (lexer.l, parser.y) and then finish
+ * what needs the whole file: `#pragma D attributes` may come before or after
+ * its provider, and a translator may be declared after the probe that needs
+ * it, so both are settled once the file has been read.  The program reads
+ * files and runs cpp (usdtc/source.c); with -C the text is cpp's output and
+ * its line markers put every location back on the user's file.
  *
  * The checks are DTrace's, with DTrace's tags where DTrace has one:
  *
@@ -44,7 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpp.h"
 #include "parse.h"
 #include "parse_int.h"
 
@@ -1240,7 +1240,7 @@ apply_attributes(struct parse_ctx *ctx)
 
 /* ---- entry points -------------------------------------------------------------- */
 
-static void
+void
 parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
     size_t len, bool from_cpp)
 {
@@ -1269,80 +1269,6 @@ parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
 	lexer_free(ctx);
 	arena_free(ctx);
 	free(ctx);
-}
-
-/* The whole of a file, or NULL with errno set. */
-static char *
-read_file(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "rb");
-	size_t len = 0, cap = 0, n;
-	char *buf = NULL;
-	int saved;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (cap - len < 4096) {
-			char *p = realloc(buf, cap = cap * 2 + 16384);
-
-			if (p == NULL)
-				goto fail;
-			buf = p;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f))
-		goto fail;
-	fclose(f);
-	*lenp = len;
-	return buf;
-fail:
-	saved = errno != 0 ? errno : EIO;
-	free(buf);
-	fclose(f);
-	errno = saved;
-	return NULL;
-}
-
-int
-parse_file(usdt_model_t *m, const char *path, const parse_opts_t *o)
-{
-	src_loc_t run = { NULL, 0, 0 };
-	const char *file = model_intern_file(m, path);
-	char *text = NULL;
-	size_t len = 0;
-	diag_t d;
-	int errors;
-
-	diag_init(&d);
-	if (file == NULL) {
-		diag_error(&d, run, "D_NOMEM", "out of memory");
-	} else if ((text = read_file(path, &len)) == NULL) {
-		diag_error(&d, run, "D_IO", "cannot read %s: %s", path, strerror(errno));
-	} else if (o != NULL && o->cpp) {
-		char *out;
-		err_t e;
-
-		if (cpp_run(o, path, text, len, &out, &len, &e) != 0) {
-			src_loc_t at_file = { file, 0, 0 };
-
-			diag_error(&d, at_file, "D_CPP", "%s", e.msg);
-		} else {
-			parse_text(m, &d, file, out, len, true);
-			free(out);
-		}
-	} else {
-		if (diag_add_text(&d, file, text, len) != 0)
-			diag_error(&d, run, "D_NOMEM", "out of memory");
-		else
-			parse_text(m, &d, file, text, len, false);
-	}
-	free(text);
-	errors = d.nerrors;
-	diag_fini(&d);
-	return errors;
 }
 
 int

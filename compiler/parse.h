@@ -1,7 +1,9 @@
 /*
- * parse.h - reading provider definition files into the model.
+ * parse.h - reading provider definitions into the model.
  *
- * Stage: provider.d --(cpp.c when -C)--> lexer.l + parser.y --> usdt_model_t.
+ * Stage: the bytes of provider.d (or cpp's output of it) --> lexer.l +
+ * parser.y --> usdt_model_t.  The parser takes a buffer and its length;
+ * reading files and running cpp are the program's (usdtc/source.c).
  * Diagnostics go to stderr through diag.c as `file:line:col: error: ...`
  * with the source line, a caret and a stable tag; the parser reports each
  * error once and the caller only looks at the count.
@@ -12,23 +14,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "diag.h"
 #include "model.h"
 
-typedef struct parse_opts {
-	bool cpp;		/* -C: run the C preprocessor first */
-	const char *cpp_cmd;	/* "cpp", or $CPP (may hold arguments, split on spaces) */
-	char **cpp_args;	/* -I/-D/-U options in command-line order, e.g. "-I." "-DX=1" */
-	size_t ncpp_args;
-} parse_opts_t;
+/*
+ * What cpp calls its standard input in line markers, before the #line that
+ * names the user's file (usdtc/cpp.c feeds the text on standard input).
+ */
+#define CPP_STDIN_NAME	"<stdin>"
 
 /*
- * Parse one definition file and add what it declares to m.  Returns the
- * number of errors reported (0 on success).  A provider declared again
- * (in this or an earlier file) gains the new probes.
+ * Parse text (len bytes) of the definition file `file` (a name interned in
+ * m) and add what it declares to m, reporting through d.  A provider
+ * declared again (in this or an earlier file) gains the new probes.
+ * from_cpp: text is cpp's output, whose line markers name the places.
  */
-int parse_file(usdt_model_t *m, const char *path, const parse_opts_t *o);
+void parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
+    size_t len, bool from_cpp);
 
-/* The same for text already in memory (tests, fuzzers); no cpp. */
+/*
+ * The same for a buffer named name, with a diag_t of its own (tests,
+ * fuzzers); no cpp.  Returns the number of errors reported.
+ */
 int parse_buffer(usdt_model_t *m, const char *name, const char *text, size_t len);
 
 #endif

@@ -31,3 +31,18 @@ trap 'rm -rf "$SCRATCH_ROOT"' EXIT
 scratch() { mktemp -d "$SCRATCH_ROOT/s.XXXXXX"; }
 
 suite_exit() { exit "$suite_failed"; }
+
+# build_driver OUT SRC...: a test driver (tests/unit, tests/macho/mutate.c)
+# from its own sources and the core library as the Makefile builds it for
+# tests, with ASan and UBSan ($B/test/libusdtc.a; the program's file reading
+# and cpp in $B/test/libusdtc-prog.a), never from lists of the core's sources.
+B=${B:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
+	-I"$ROOT/compiler" -I"$ROOT/usdtc"
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+build_driver() {
+	local out=$1; shift
+	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
+	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
+}

@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "model.h"
 #include "parse.h"
+#include "source.h"
 
 /* ---- a tiny harness ------------------------------------------------------- */
 

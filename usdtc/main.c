@@ -1,9 +1,11 @@
 /*
  * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
  *
- * Roadmap of the compiler (one stage per file):
+ * Roadmap (one stage per file; usdtc/ is this program, compiler/ the core
+ * library it shares with libusdt, README.md "Layout" says what each may use):
  *
- *   provider.d --cpp.c (-C)--> lexer.l + parser.y --> model.c (model.h)
+ *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
+ *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
  *        model --> objgen.c     -G: probe units, stapsdt notes, DOF, drti_lite
@@ -11,11 +13,12 @@
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object
  *        model --> header_macos.c, macho_write.c   -h and -G for macOS (Mach-O)
- *                  drti_objects.c  the target's drti_lite object
+ *   usdtc/drti_objects.c, drti_blob.S   the target's drti_lite object
  *   any ELF  --> decode.c + list.c  --list / --dump (Mach-O: macho_read.c)
- *   target.c, arch_x86_64.c, arch_aarch64.c  what differs per platform
+ *   target.c, arch_*.c  what differs per platform
  *
- * This file only turns the command line into one of those runs, and owns
+ * This file only turns the command line into one of those runs (backend_for
+ * is the one place a target picks its writers), and owns
  * the process: it is the one place that prints errors that carry no source
  * position, and the one that exits.  Outputs are written to a temporary
  * file beside the destination and renamed into place only on success, so a
@@ -38,13 +41,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "drti_objects.h"
 #include "err.h"
 #include "header.h"
+#include "header_macos.h"
 #include "list.h"
 #include "model.h"
 #include "macho_write.h"
 #include "objgen.h"
-#include "parse.h"
+#include "source.h"
 #include "strbuf.h"
 #include "target.h"
 #include "version.h"
@@ -446,6 +451,27 @@ apply_environment(options_t *o)
 
 /* ---- the runs ---------------------------------------------------------- */
 
+/*
+ * A target's writers: the ELF targets get dtrace's header and object,
+ * the macOS ones Apple's header (no code) and a Mach-O object.  This is
+ * the one place where the target picks them.
+ */
+typedef struct backend {
+	void (*header)(const usdt_model_t *m, const usdt_target_t *t,
+	    const char *guard_file, strbuf_t *out);
+	int (*object)(usdt_model_t *m, const usdt_target_t *t,
+	    const objgen_opts_t *o, const char *out_path, err_t *e);
+} backend_t;
+
+static const backend_t *
+backend_for(const usdt_target_t *t)
+{
+	static const backend_t elf = { header_write, objgen_write };
+	static const backend_t macho = { header_macos_write, macho_objgen_write };
+
+	return t->os == USDT_OS_MACOS ? &macho : &elf;
+}
+
 static usdt_model_t *
 parse_scripts(const options_t *o)
 {
@@ -483,7 +509,7 @@ run_header(const options_t *o, usdt_model_t *m, const char *out)
 	int rc;
 
 	sb_init(&text);
-	header_write(m, o->target, out, &text);
+	backend_for(o->target)->header(m, o->target, out, &text);
 	if (text.failed) {
 		sb_free(&text);
 		error("out of memory writing %s", out);
@@ -514,12 +540,14 @@ run_object(const options_t *o, usdt_model_t *m, const char *out)
 		.lazyload = o->lazyload,
 		.verbose = o->verbose,
 		.ld_cmd = o->ld_cmd,
+		.drti_missing = drti_object_missing(o->target),
+		.drti_ld = drti_linker(o->target),
 	};
 	err_t e;
 
+	go.drti = drti_object_for(o->target, &go.drti_size);
 	if (temp_create(out, &e) != 0 ||
-	    (o->target->os == USDT_OS_MACOS ? macho_objgen_write :
-	    objgen_write)(m, o->target, &go, temp_path, &e) != 0 ||
+	    backend_for(o->target)->object(m, o->target, &go, temp_path, &e) != 0 ||
 	    temp_commit(out, &e) != 0) {
 		temp_remove();
 		error("%s", e.msg);

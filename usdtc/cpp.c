@@ -153,10 +153,10 @@ wait_cpp(pid_t pid, const char *cmd, err_t *e)
 }
 
 int
-cpp_run(const parse_opts_t *o, const char *path, const char *text, size_t len,
+cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
     char **outp, size_t *lenp, err_t *e)
 {
-	const char *cmd = o->cpp_cmd != NULL && o->cpp_cmd[0] != '\0' ? o->cpp_cmd : "cpp";
+	const char *cmd = o->cmd != NULL && o->cmd[0] != '\0' ? o->cmd : "cpp";
 	char *words = strdup(cmd), **argv = NULL;
 	int sv[2] = { -1, -1 }, pipefd[2] = { -1, -1 }, rc = -1;
 	strbuf_t in, out;
@@ -168,7 +168,7 @@ cpp_run(const parse_opts_t *o, const char *path, const char *text, size_t len,
 	*outp = NULL;
 	*lenp = 0;
 	if (words == NULL ||
-	    (argv = calloc(strlen(cmd) / 2 + o->ncpp_args + 3, sizeof(char *))) == NULL) {
+	    (argv = calloc(strlen(cmd) / 2 + o->nargs + 3, sizeof(char *))) == NULL) {
 		err_set(e, "out of memory running cpp");
 		goto out;
 	}
@@ -176,8 +176,8 @@ cpp_run(const parse_opts_t *o, const char *path, const char *text, size_t len,
 		err_set(e, "the preprocessor command is empty");
 		goto out;
 	}
-	for (size_t i = 0; i < o->ncpp_args; i++)
-		argv[argc++] = o->cpp_args[i];
+	for (size_t i = 0; i < o->nargs; i++)
+		argv[argc++] = o->args[i];
 	argv[argc++] = (char *)"-";
 	argv[argc] = NULL;
 	make_input(&in, path, text, len);
