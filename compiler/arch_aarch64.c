@@ -69,7 +69,7 @@ put_stack(strbuf_t *out, const char *sign, unsigned size, const char *suffix,
 
 /* Plain `char` is unsigned under the AAPCS64. */
 static bool
-is_signed(const char *type, const usdt_typeinfo_t *ti)
+is_signed(const char *type, const mdl_typeinfo_t *ti)
 {
 	return ti->is_signed && ti->tclass == USDT_TC_INTEGER && strcmp(type, "char") != 0;
 }
@@ -122,13 +122,13 @@ describe_by_reference(strbuf_t *out, arg_cursor_t *c)
 }
 
 static void
-aarch64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
 	arg_cursor_t c = { 0, 0, 0 };
 
 	for (size_t i = 0; i < pr->nargc; i++) {
 		const char *type = pr->nargs[i].type;
-		usdt_typeinfo_t ti = model_type_info(m, type);
+		mdl_typeinfo_t ti = model_type_info(m, type);
 		bool long_double = strcmp(type, "long double") == 0;
 
 		if (i > 0)

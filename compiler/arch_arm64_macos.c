@@ -29,7 +29,7 @@ static const uint8_t arm64_macos_unit[16] = {
 };
 
 static void
-no_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+no_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
 	(void)m;
 	(void)pr;

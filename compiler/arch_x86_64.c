@@ -77,13 +77,13 @@ register_size(unsigned size)
 
 /* The arguments, with the first stack argument at stack(%rsp). */
 static void
-describe_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out,
+describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
     unsigned stack)
 {
 	int next_gpr = 0, next_xmm = 0;
 
 	for (size_t i = 0; i < pr->nargc; i++) {
-		usdt_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
+		mdl_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
 		unsigned size = register_size(ti.size);
 		const char *sign = ti.is_signed && ti.tclass == USDT_TC_INTEGER ? "-" : "";
 		unsigned eightbytes = ti.size > 8 ? (ti.size + 7) / 8 : 1;
@@ -120,14 +120,14 @@ describe_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out,
 
 /* At a unit's entry: past the return address. */
 static void
-x86_64_note_args(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+x86_64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
 	describe_args(m, pr, out, 8);
 }
 
 /* At a rewritten call: nothing pushed yet. */
 static void
-x86_64_note_args_call(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out)
+x86_64_note_args_call(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
 	describe_args(m, pr, out, 0);
 }

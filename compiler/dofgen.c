@@ -168,7 +168,7 @@ typedef struct pending_reloc {
 } pending_reloc_t;
 
 typedef struct prov_out {
-	const usdt_provider_t *prov;
+	const mdl_provider_t *prov;
 	strbuf_t probes, prargs, proffs, prenoffs, reltab;
 	size_t nrecords;
 	pending_reloc_t *relocs;
@@ -188,7 +188,7 @@ typedef struct section {
 } section_t;
 
 typedef struct gen {
-	const usdt_model_t *m;
+	const mdl_model_t *m;
 	const usdt_target_t *t;
 	err_t *e;
 	strtab_t strtab;
@@ -218,7 +218,7 @@ prov_out_failed(const prov_out_t *po)
 }
 
 static bool
-same_function(const usdt_site_t *a, const usdt_site_t *b)
+same_function(const mdl_site_t *a, const mdl_site_t *b)
 {
 	return a->func_addr == b->func_addr && strcmp(a->func, b->func) == 0 &&
 	    strcmp(a->symbol, b->symbol) == 0;
@@ -247,7 +247,7 @@ sort_unique(uint32_t *v, size_t n)
 
 /* The strtab offset of an argument list as consecutive strings (0 if empty). */
 static int
-add_arg_list(gen_t *g, const usdt_probe_t *pr, const usdt_arg_t *args,
+add_arg_list(gen_t *g, const mdl_probe_t *pr, const mdl_arg_t *args,
     size_t n, const char *which, uint32_t *idx)
 {
 	strbuf_t block;
@@ -313,10 +313,10 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
  * of at least pr->nsites entries.
  */
 static int
-add_record(gen_t *g, prov_out_t *po, const usdt_probe_t *pr, size_t first,
+add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, size_t first,
     const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
 {
-	const usdt_site_t *site = &pr->sites[first];
+	const mdl_site_t *site = &pr->sites[first];
 	size_t noffs = 0, nenoffs = 0;
 	dof_probe_t rec = *proto;
 
@@ -356,7 +356,7 @@ add_record(gen_t *g, prov_out_t *po, const usdt_probe_t *pr, size_t first,
 }
 
 static int
-check_probe(gen_t *g, const usdt_provider_t *p, const usdt_probe_t *pr)
+check_probe(gen_t *g, const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	if (strlen(pr->dof_name) == 0 || strlen(pr->dof_name) >= USDT_NAMELEN)
 		return err_set(g->e, "probe %s:%s: the name must have 1 to %d bytes",
@@ -377,7 +377,7 @@ check_probe(gen_t *g, const usdt_provider_t *p, const usdt_probe_t *pr)
 
 /* Every record of one probe: shared strings and argument map, one per function. */
 static int
-add_probe(gen_t *g, prov_out_t *po, const usdt_probe_t *pr)
+add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 {
 	dof_probe_t proto;
 	uint32_t *offs, *enoffs;
@@ -425,7 +425,7 @@ out:
 }
 
 static int
-attr_check(gen_t *g, const usdt_provider_t *p)
+attr_check(gen_t *g, const mdl_provider_t *p)
 {
 	size_t n = strlen(p->name);
 
@@ -436,7 +436,7 @@ attr_check(gen_t *g, const usdt_provider_t *p)
 }
 
 static dof_attr_t
-dof_attr(const usdt_attr_t *a)
+dof_attr(const mdl_attr_t *a)
 {
 	return DOF_ATTR(a->name, a->data, a->dclass);
 }
@@ -444,7 +444,7 @@ dof_attr(const usdt_attr_t *a)
 static int
 build_provider(gen_t *g, prov_out_t *po)
 {
-	const usdt_provider_t *p = po->prov;
+	const mdl_provider_t *p = po->prov;
 
 	if (attr_check(g, p) != 0)
 		return -1;
@@ -632,7 +632,7 @@ gen_free(gen_t *g)
 }
 
 int
-dof_generate(const usdt_model_t *m, const usdt_target_t *t,
+dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e)
 {
 	gen_t g;

@@ -35,7 +35,7 @@ typedef struct dof_image {
  * known func_addr is written in place; the others get a DOF SETX relocation
  * and a dof_reloc_t.  Returns 0, or -1 with e set.
  */
-int dof_generate(const usdt_model_t *m, const usdt_target_t *t,
+int dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e);
 void dof_image_free(dof_image_t *img);
 

@@ -111,7 +111,7 @@ names_free(probe_names_t *n)
 
 /* Fill n for probe pr of provider prov; -1 on allocation failure. */
 static int
-names_init(probe_names_t *n, const usdt_provider_t *prov, const usdt_probe_t *pr)
+names_init(probe_names_t *n, const mdl_provider_t *prov, const mdl_probe_t *pr)
 {
 	memset(n, 0, sizeof(*n));
 	n->macro = usdt_macro_name(prov->name, pr->dof_name);
@@ -424,8 +424,8 @@ asm_address(asm_writer_t *w, const char *label, const char *sym, uint32_t off)
  * semaphore addresses, then provider, probe as declared, and arguments.
  */
 static void
-asm_note(asm_writer_t *w, const usdt_model_t *m, const usdt_target_t *t,
-    const usdt_provider_t *prov, const usdt_probe_t *pr, const probe_names_t *n)
+asm_note(asm_writer_t *w, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	strbuf_t args;
 
@@ -479,8 +479,8 @@ put_overlength_pop(strbuf_t *out)
 
 /* One probe's unit: stub, and on Linux note and semaphore. */
 static void
-put_probe_unit(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
-    const usdt_provider_t *prov, const usdt_probe_t *pr, const probe_names_t *n)
+put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	asm_writer_t w;
 
@@ -534,7 +534,7 @@ enabled_returns_int(const usdt_target_t *t)
 }
 
 void
-header_put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
+header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr)
 {
 	sb_putc(out, '(');
 	for (size_t i = 0; i < pr->nargc; i++)
@@ -543,7 +543,7 @@ header_put_macro_params(strbuf_t *out, const usdt_probe_t *pr)
 }
 
 static void
-put_probe_macros(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
+put_probe_macros(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
     const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
@@ -563,7 +563,7 @@ put_probe_macros(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
 }
 
 static void
-put_disabled_macros(strbuf_t *out, const usdt_probe_t *pr, const probe_names_t *n)
+put_disabled_macros(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
@@ -591,7 +591,7 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
  * `long long` argument through -std=c89 -pedantic.
  */
 static void
-put_probe_decls(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
+put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
     const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
@@ -620,8 +620,8 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const usdt_probe_t *pr,
 /* ---- providers and the file ---------------------------------------------- */
 
 static void
-put_provider(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
-    const usdt_provider_t *prov, const probe_names_t *names)
+put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_provider_t *prov, const probe_names_t *names)
 {
 	sb_printf(out, "/* provider %s */\n", prov->name);
 	if (prov->nprobes == 0) {
@@ -651,7 +651,7 @@ put_provider(strbuf_t *out, const usdt_model_t *m, const usdt_target_t *t,
 
 /* Names for every probe of prov, or NULL on allocation failure. */
 static probe_names_t *
-provider_names(const usdt_provider_t *prov)
+provider_names(const mdl_provider_t *prov)
 {
 	probe_names_t *names = calloc(prov->nprobes + 1, sizeof(*names));
 
@@ -699,14 +699,14 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_write(const usdt_model_t *m, const usdt_target_t *t,
+header_write(const mdl_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	put_prologue(out, guard_file);
 	if (t->stapsdt && model_has_probes(m))
 		put_stapsdt_base(out, t);
 	for (size_t i = 0; i < m->nproviders; i++) {
-		const usdt_provider_t *prov = m->providers[i];
+		const mdl_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);
 
 		if (names == NULL) {

@@ -13,7 +13,7 @@
  * output file name the include guard derives from ("probes.h.tmp" ->
  * _PROBES_H_TMP; directories are dropped).
  */
-void header_write(const usdt_model_t *m, const usdt_target_t *t,
+void header_write(const mdl_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out);
 
 /*
@@ -24,6 +24,6 @@ void header_write(const usdt_model_t *m, const usdt_target_t *t,
 void header_put_guard_name(strbuf_t *out, const char *guard_file);
 
 /* A probe macro's parameter list: "(arg0, arg1)" or "()". */
-void header_put_macro_params(strbuf_t *out, const usdt_probe_t *pr);
+void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr);
 
 #endif

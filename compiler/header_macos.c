@@ -78,7 +78,7 @@ put_hex(strbuf_t *sb, const char *s)
 
 /* "PREFIX$PROV$NAME$v1", then "$hex" per native argument if with_args. */
 static char *
-probe_name(const char *prefix, const usdt_provider_t *p, const usdt_probe_t *pr,
+probe_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
     bool with_args)
 {
 	strbuf_t sb;
@@ -97,20 +97,20 @@ probe_name(const char *prefix, const usdt_provider_t *p, const usdt_probe_t *pr,
 }
 
 char *
-macos_probe_func(const usdt_provider_t *p, const usdt_probe_t *pr)
+macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	return probe_name("__dtrace_probe", p, pr, true);
 }
 
 char *
-macos_enabled_func(const usdt_provider_t *p, const usdt_probe_t *pr)
+macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	return probe_name("__dtrace_isenabled", p, pr, false);
 }
 
 /* ___dtrace_stability$PROV$v1$ and the fifteen attribute numbers. */
 static void
-put_stability_symbol(strbuf_t *out, const usdt_provider_t *p)
+put_stability_symbol(strbuf_t *out, const mdl_provider_t *p)
 {
 	sb_printf(out, "___dtrace_stability$%s$v1$", p->name);
 	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
@@ -124,7 +124,7 @@ put_stability_symbol(strbuf_t *out, const usdt_provider_t *p)
  * definition file's typedefs (or on allocation failure).
  */
 static char *
-argument_typedef(const usdt_model_t *m, const char *type)
+argument_typedef(const mdl_model_t *m, const char *type)
 {
 	size_t len = strlen(type);
 	char *base;
@@ -141,11 +141,11 @@ argument_typedef(const usdt_model_t *m, const char *type)
 }
 
 static bool
-seen_before(const usdt_provider_t *p, size_t probe, size_t arg, const char *base,
-    const usdt_model_t *m)
+seen_before(const mdl_provider_t *p, size_t probe, size_t arg, const char *base,
+    const mdl_model_t *m)
 {
 	for (size_t i = 0; i <= probe; i++) {
-		const usdt_probe_t *pr = p->probes[i];
+		const mdl_probe_t *pr = p->probes[i];
 
 		for (size_t j = 0; j < (i == probe ? arg : pr->nargc); j++) {
 			char *other = argument_typedef(m, pr->nargs[j].type);
@@ -161,11 +161,11 @@ seen_before(const usdt_provider_t *p, size_t probe, size_t arg, const char *base
 
 /* ___dtrace_typedefs$PROV$v2, then each typedef the arguments use, once. */
 static void
-put_typedefs_symbol(strbuf_t *out, const usdt_model_t *m, const usdt_provider_t *p)
+put_typedefs_symbol(strbuf_t *out, const mdl_model_t *m, const mdl_provider_t *p)
 {
 	sb_printf(out, "___dtrace_typedefs$%s$v2", p->name);
 	for (size_t i = 0; i < p->nprobes; i++) {
-		const usdt_probe_t *pr = p->probes[i];
+		const mdl_probe_t *pr = p->probes[i];
 
 		for (size_t j = 0; j < pr->nargc; j++) {
 			char *base = argument_typedef(m, pr->nargs[j].type);
@@ -183,7 +183,7 @@ put_typedefs_symbol(strbuf_t *out, const usdt_model_t *m, const usdt_provider_t 
 
 static void
 put_probe_macros(strbuf_t *out, const char *macro, const char *prov_macro,
-    const usdt_probe_t *pr, const char *func, const char *enabled)
+    const mdl_probe_t *pr, const char *func, const char *enabled)
 {
 	sb_printf(out, "#define\t%s", macro);
 	header_put_macro_params(out, pr);
@@ -200,7 +200,7 @@ put_probe_macros(strbuf_t *out, const char *macro, const char *prov_macro,
 }
 
 static void
-put_probe_decls(strbuf_t *out, const usdt_probe_t *pr, const char *func,
+put_probe_decls(strbuf_t *out, const mdl_probe_t *pr, const char *func,
     const char *enabled)
 {
 	sb_printf(out, "extern void %s(", func);
@@ -213,7 +213,7 @@ put_probe_decls(strbuf_t *out, const usdt_probe_t *pr, const char *func,
 }
 
 static void
-put_disabled_macros(strbuf_t *out, const char *macro, const usdt_probe_t *pr)
+put_disabled_macros(strbuf_t *out, const char *macro, const mdl_probe_t *pr)
 {
 	sb_printf(out, "#define\t%s", macro);
 	header_put_macro_params(out, pr);
@@ -249,7 +249,7 @@ probe_text_free(probe_text_t *t, size_t n)
 }
 
 static probe_text_t *
-probe_texts(const usdt_provider_t *p)
+probe_texts(const mdl_provider_t *p)
 {
 	probe_text_t *t = calloc(p->nprobes + 1, sizeof(*t));
 
@@ -266,7 +266,7 @@ probe_texts(const usdt_provider_t *p)
 }
 
 static int
-put_provider(strbuf_t *out, const usdt_model_t *m, const usdt_provider_t *p)
+put_provider(strbuf_t *out, const mdl_model_t *m, const mdl_provider_t *p)
 {
 	char *pm = provider_macro(p->name);
 	probe_text_t *t = probe_texts(p);
@@ -324,7 +324,7 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_macos_write(const usdt_model_t *m, const usdt_target_t *t,
+header_macos_write(const mdl_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	(void)t;

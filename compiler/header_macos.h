@@ -10,7 +10,7 @@
 #include "target.h"
 
 /* The header of header.h, in macOS dtrace's form. */
-void header_macos_write(const usdt_model_t *m, const usdt_target_t *t,
+void header_macos_write(const mdl_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out);
 
 /*
@@ -18,7 +18,7 @@ void header_macos_write(const usdt_model_t *m, const usdt_target_t *t,
  * "__dtrace_isenabled$P$N$v1"); their Mach-O symbols have one more
  * leading underscore.  malloc'd; NULL on allocation failure.
  */
-char *macos_probe_func(const usdt_provider_t *p, const usdt_probe_t *pr);
-char *macos_enabled_func(const usdt_provider_t *p, const usdt_probe_t *pr);
+char *macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+char *macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr);
 
 #endif

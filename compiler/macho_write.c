@@ -545,8 +545,8 @@ symbol_of(const char *c_name)
  * sites (offsets as ld64 records them, see the top of this file).
  */
 static int
-add_unit(mw_t *w, const usdt_target_t *t, size_t text, usdt_provider_t *p,
-    usdt_probe_t *pr)
+add_unit(mw_t *w, const usdt_target_t *t, size_t text, mdl_provider_t *p,
+    mdl_probe_t *pr)
 {
 	const usdt_arch_t *a = t->arch;
 	char *func = macos_probe_func(p, pr), *enabled = macos_enabled_func(p, pr);
@@ -650,10 +650,10 @@ relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_image_t *img,
 
 /* Provider p's DOF in a __dof_ section of its own. */
 static int
-add_dof_section(mw_t *w, const usdt_model_t *m, const usdt_target_t *t,
-    usdt_provider_t **p, err_t *e)
+add_dof_section(mw_t *w, const mdl_model_t *m, const usdt_target_t *t,
+    mdl_provider_t **p, err_t *e)
 {
-	usdt_model_t one = *m;
+	mdl_model_t one = *m;
 	dof_image_t img;
 	char name[17], *label;
 	size_t sect, sym;
@@ -710,11 +710,11 @@ read_whole(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
  * must name probe N (as declared) of provider P.
  */
 static int
-check_reference(const usdt_model_t *m, const char *path, const char *name, err_t *e)
+check_reference(const mdl_model_t *m, const char *path, const char *name, err_t *e)
 {
 	static const char *const prefixes[] = { "___dtrace_probe$", "___dtrace_isenabled$" };
 	const char *body = NULL, *d1, *d2;
-	const usdt_provider_t *p;
+	const mdl_provider_t *p;
 	char *prov, *probe;
 	int rc = 0;
 
@@ -740,7 +740,7 @@ check_reference(const usdt_model_t *m, const char *path, const char *name, err_t
 }
 
 static int
-check_macho_object(const usdt_model_t *m, const mw_t *w, const char *path,
+check_macho_object(const mdl_model_t *m, const mw_t *w, const char *path,
     const uint8_t *buf, size_t len, err_t *e)
 {
 	macho_file_t f;
@@ -764,7 +764,7 @@ check_macho_object(const usdt_model_t *m, const mw_t *w, const char *path,
 }
 
 static int
-check_object(const usdt_model_t *m, const mw_t *w, const objgen_opts_t *o,
+check_object(const mdl_model_t *m, const mw_t *w, const objgen_opts_t *o,
     const char *path, err_t *e)
 {
 	uint8_t *buf = NULL;
@@ -822,7 +822,7 @@ write_file(const char *path, const strbuf_t *bytes, err_t *e)
 
 /* __text with every probe's unit, then a __dof_ section per provider. */
 static int
-build(mw_t *w, usdt_model_t *m, const usdt_target_t *t, err_t *e)
+build(mw_t *w, mdl_model_t *m, const usdt_target_t *t, err_t *e)
 {
 	size_t text = mw_add_section(w, "__TEXT", "__text",
 	    S_REGULAR | S_ATTR_PURE_INSTRUCTIONS | S_ATTR_SOME_INSTRUCTIONS,
@@ -831,7 +831,7 @@ build(mw_t *w, usdt_model_t *m, const usdt_target_t *t, err_t *e)
 	if (text == (size_t)-1)
 		return err_set(e, "out of memory building the Mach-O object");
 	for (size_t i = 0; i < m->nproviders && !w->failed; i++) {
-		usdt_provider_t *p = m->providers[i];
+		mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++)
 			if (add_unit(w, t, text, p, p->probes[j]) != 0)
@@ -846,7 +846,7 @@ build(mw_t *w, usdt_model_t *m, const usdt_target_t *t, err_t *e)
 }
 
 int
-macho_objgen_write(usdt_model_t *m, const usdt_target_t *t,
+macho_objgen_write(mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	mw_t w;

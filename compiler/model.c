@@ -18,7 +18,7 @@
 
 #include "model.h"
 
-const usdt_attr_t usdt_attr_default = {
+const mdl_attr_t usdt_attr_default = {
 	USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON
 };
 
@@ -41,14 +41,14 @@ dup_or_null(const char *s)
 	return s != NULL ? strdup(s) : NULL;
 }
 
-usdt_model_t *
+mdl_model_t *
 model_new(void)
 {
-	return calloc(1, sizeof(usdt_model_t));
+	return calloc(1, sizeof(mdl_model_t));
 }
 
 static void
-args_free(usdt_arg_t *args, size_t n)
+args_free(mdl_arg_t *args, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(args[i].type);
@@ -58,7 +58,7 @@ args_free(usdt_arg_t *args, size_t n)
 }
 
 static void
-probe_free(usdt_probe_t *pr)
+probe_free(mdl_probe_t *pr)
 {
 	if (pr == NULL)
 		return;
@@ -83,14 +83,14 @@ probe_free(usdt_probe_t *pr)
  * removal shifted the positions, it is dropped, lookups scan the array,
  * and the next addition builds it again.
  */
-struct usdt_name_index {
+struct mdl_name_index {
 	size_t *slots;		/* position + 1, 0 = empty */
 	size_t cap;		/* a power of two */
 };
 
 /* What an index is over: the array's owner and the name at a position. */
 typedef struct indexed {
-	struct usdt_name_index **index;
+	struct mdl_name_index **index;
 	const void *owner;
 	const char *(*name_at)(const void *owner, size_t pos);
 	size_t n;		/* entries in the array */
@@ -100,23 +100,23 @@ typedef struct indexed {
 static const char *
 probe_dof_name_at(const void *owner, size_t pos)
 {
-	return ((const usdt_provider_t *)owner)->probes[pos]->dof_name;
+	return ((const mdl_provider_t *)owner)->probes[pos]->dof_name;
 }
 
 static const char *
 typedef_name_at(const void *owner, size_t pos)
 {
-	return ((const usdt_model_t *)owner)->typedefs[pos].name;
+	return ((const mdl_model_t *)owner)->typedefs[pos].name;
 }
 
 static indexed_t
-probes_indexed(usdt_provider_t *p)
+probes_indexed(mdl_provider_t *p)
 {
 	return (indexed_t){ &p->index, p, probe_dof_name_at, p->nprobes, false };
 }
 
 static indexed_t
-typedefs_indexed(usdt_model_t *m)
+typedefs_indexed(mdl_model_t *m)
 {
 	return (indexed_t){ &m->typedef_index, m, typedef_name_at, m->ntypedefs, true };
 }
@@ -134,7 +134,7 @@ name_hash(const char *s)
 }
 
 static void
-index_drop(struct usdt_name_index **xp)
+index_drop(struct mdl_name_index **xp)
 {
 	if (*xp != NULL)
 		free((*xp)->slots);
@@ -144,7 +144,7 @@ index_drop(struct usdt_name_index **xp)
 
 /* The slot holding name, or the empty slot where it would go. */
 static size_t
-index_slot(const struct usdt_name_index *x, const indexed_t *a, const char *name)
+index_slot(const struct mdl_name_index *x, const indexed_t *a, const char *name)
 {
 	size_t mask = x->cap - 1, i = name_hash(name) & mask;
 
@@ -154,7 +154,7 @@ index_slot(const struct usdt_name_index *x, const indexed_t *a, const char *name
 }
 
 static void
-index_put(struct usdt_name_index *x, const indexed_t *a, size_t pos)
+index_put(struct mdl_name_index *x, const indexed_t *a, size_t pos)
 {
 	size_t slot = index_slot(x, a, a->name_at(a->owner, pos));
 
@@ -166,7 +166,7 @@ index_put(struct usdt_name_index *x, const indexed_t *a, size_t pos)
 static void
 index_build(const indexed_t *a)
 {
-	struct usdt_name_index *x;
+	struct mdl_name_index *x;
 	size_t cap = 16;
 
 	index_drop(a->index);
@@ -212,7 +212,7 @@ index_find(const indexed_t *a, const char *name)
 }
 
 static void
-provider_free(usdt_provider_t *p)
+provider_free(mdl_provider_t *p)
 {
 	if (p == NULL)
 		return;
@@ -225,7 +225,7 @@ provider_free(usdt_provider_t *p)
 }
 
 void
-model_free(usdt_model_t *m)
+model_free(mdl_model_t *m)
 {
 	if (m == NULL)
 		return;
@@ -253,7 +253,7 @@ model_free(usdt_model_t *m)
 }
 
 const char *
-model_intern_file(usdt_model_t *m, const char *file)
+model_intern_file(mdl_model_t *m, const char *file)
 {
 	char **slot;
 
@@ -270,8 +270,8 @@ model_intern_file(usdt_model_t *m, const char *file)
 	return *slot;
 }
 
-usdt_provider_t *
-model_find_provider(const usdt_model_t *m, const char *name)
+mdl_provider_t *
+model_find_provider(const mdl_model_t *m, const char *name)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		if (strcmp(m->providers[i]->name, name) == 0)
@@ -279,10 +279,10 @@ model_find_provider(const usdt_model_t *m, const char *name)
 	return NULL;
 }
 
-usdt_provider_t *
-model_add_provider(usdt_model_t *m, const char *name, src_loc_t loc)
+mdl_provider_t *
+model_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
 {
-	usdt_provider_t *p = calloc(1, sizeof(*p)), **slot;
+	mdl_provider_t *p = calloc(1, sizeof(*p)), **slot;
 
 	if (p == NULL || (p->name = strdup(name)) == NULL)
 		goto fail;
@@ -307,7 +307,7 @@ remove_ptr(void **array, size_t *countp, size_t i)
 }
 
 void
-model_remove_provider(usdt_model_t *m, usdt_provider_t *prov)
+model_remove_provider(mdl_model_t *m, mdl_provider_t *prov)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
 		if (m->providers[i] == prov) {
@@ -319,7 +319,7 @@ model_remove_provider(usdt_model_t *m, usdt_provider_t *prov)
 }
 
 bool
-model_has_probes(const usdt_model_t *m)
+model_has_probes(const mdl_model_t *m)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		if (m->providers[i]->nprobes > 0)
@@ -327,8 +327,8 @@ model_has_probes(const usdt_model_t *m)
 	return false;
 }
 
-usdt_probe_t *
-provider_find_probe(const usdt_provider_t *p, const char *name)
+mdl_probe_t *
+provider_find_probe(const mdl_provider_t *p, const char *name)
 {
 	for (size_t i = 0; i < p->nprobes; i++)
 		if (strcmp(p->probes[i]->name, name) == 0)
@@ -337,17 +337,17 @@ provider_find_probe(const usdt_provider_t *p, const char *name)
 }
 
 size_t
-provider_find_dof_probe(const usdt_provider_t *p, const char *dof_name)
+provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name)
 {
-	indexed_t a = probes_indexed((usdt_provider_t *)p);	/* only read */
+	indexed_t a = probes_indexed((mdl_provider_t *)p);	/* only read */
 
 	return index_find(&a, dof_name);
 }
 
-usdt_probe_t *
-provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc)
+mdl_probe_t *
+provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc)
 {
-	usdt_probe_t *pr = calloc(1, sizeof(*pr)), **slot;
+	mdl_probe_t *pr = calloc(1, sizeof(*pr)), **slot;
 	indexed_t a;
 
 	if (pr == NULL || (pr->name = strdup(name)) == NULL ||
@@ -366,7 +366,7 @@ fail:
 }
 
 void
-provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe)
+provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe)
 {
 	for (size_t i = 0; i < p->nprobes; i++) {
 		if (p->probes[i] == probe) {
@@ -379,10 +379,10 @@ provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe)
 }
 
 static int
-add_arg(usdt_arg_t **args, size_t *argc, const char *type, const char *name,
+add_arg(mdl_arg_t **args, size_t *argc, const char *type, const char *name,
     src_loc_t loc)
 {
-	usdt_arg_t a = { NULL, NULL, loc }, *slot;
+	mdl_arg_t a = { NULL, NULL, loc }, *slot;
 
 	if ((a.type = usdt_normalise_type(type)) == NULL)
 		return -1;
@@ -399,13 +399,13 @@ fail:
 }
 
 int
-probe_add_native_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
 	return add_arg(&pr->nargs, &pr->nargc, type, name, loc);
 }
 
 int
-probe_add_xlated_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
 	pr->translated = true;
 	return add_arg(&pr->xargs, &pr->xargc, type, name, loc);
@@ -413,7 +413,7 @@ probe_add_xlated_arg(usdt_probe_t *pr, const char *type, const char *name, src_l
 
 /* Which native argument feeds translated argument i. */
 static uint8_t
-xarg_source(const usdt_probe_t *pr, size_t i)
+xarg_source(const mdl_probe_t *pr, size_t i)
 {
 	const char *xname = pr->xargs[i].name;
 
@@ -426,7 +426,7 @@ xarg_source(const usdt_probe_t *pr, size_t i)
 }
 
 int
-probe_finish_args(usdt_probe_t *pr)
+probe_finish_args(mdl_probe_t *pr)
 {
 	if (!pr->translated) {
 		for (size_t i = 0; i < pr->nargc; i++)
@@ -446,10 +446,10 @@ probe_finish_args(usdt_probe_t *pr)
 }
 
 int
-probe_add_site(usdt_probe_t *pr, const char *func, const char *symbol,
+probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
     uint64_t func_addr, uint32_t offset, bool is_enabled)
 {
-	usdt_site_t s = { NULL, NULL, func_addr, offset, is_enabled }, *slot;
+	mdl_site_t s = { NULL, NULL, func_addr, offset, is_enabled }, *slot;
 
 	if ((s.func = strdup(func)) == NULL ||
 	    (s.symbol = strdup(symbol != NULL ? symbol : func)) == NULL)
@@ -465,9 +465,9 @@ fail:
 }
 
 int
-model_add_typedef(usdt_model_t *m, const char *name, const char *type)
+model_add_typedef(mdl_model_t *m, const char *name, const char *type)
 {
-	usdt_typedef_t t = { dup_or_null(name), usdt_normalise_type(type) }, *slot;
+	mdl_typedef_t t = { dup_or_null(name), usdt_normalise_type(type) }, *slot;
 	indexed_t a;
 
 	if (t.name == NULL || t.type == NULL)
@@ -484,21 +484,21 @@ fail:
 	return -1;
 }
 
-const usdt_typedef_t *
-model_find_typedef(const usdt_model_t *m, const char *name)
+const mdl_typedef_t *
+model_find_typedef(const mdl_model_t *m, const char *name)
 {
 	/* The latest definition wins, as in C's scope rules at file level. */
-	indexed_t a = typedefs_indexed((usdt_model_t *)m);	/* only read */
+	indexed_t a = typedefs_indexed((mdl_model_t *)m);	/* only read */
 	size_t i = index_find(&a, name);
 
 	return i != (size_t)-1 ? &m->typedefs[i] : NULL;
 }
 
 int
-model_add_tagged(usdt_model_t *m, const char *tag, unsigned size,
+model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete)
 {
-	usdt_tagged_t *t = (usdt_tagged_t *)model_find_tagged(m, tag);
+	mdl_tagged_t *t = (mdl_tagged_t *)model_find_tagged(m, tag);
 
 	if (t == NULL) {
 		char *copy = strdup(tag);
@@ -520,8 +520,8 @@ model_add_tagged(usdt_model_t *m, const char *tag, unsigned size,
 	return 0;
 }
 
-const usdt_tagged_t *
-model_find_tagged(const usdt_model_t *m, const char *tag)
+const mdl_tagged_t *
+model_find_tagged(const mdl_model_t *m, const char *tag)
 {
 	for (size_t i = 0; i < m->ntagged; i++)
 		if (strcmp(m->tagged[i].tag, tag) == 0)
@@ -530,10 +530,10 @@ model_find_tagged(const usdt_model_t *m, const char *tag)
 }
 
 int
-model_add_translator(usdt_model_t *m, const char *out_type,
+model_add_translator(mdl_model_t *m, const char *out_type,
     const char *in_type, src_loc_t loc)
 {
-	usdt_translator_t t = { usdt_normalise_type(out_type),
+	mdl_translator_t t = { usdt_normalise_type(out_type),
 	    usdt_normalise_type(in_type), loc }, *slot;
 
 	if (t.out_type == NULL || t.in_type == NULL)
@@ -647,10 +647,10 @@ skip_qualifiers(const char *t, size_t *lenp)
 	return t;
 }
 
-static usdt_typeinfo_t
+static mdl_typeinfo_t
 typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
 {
-	usdt_typeinfo_t ti = { c, size, is_signed, known };
+	mdl_typeinfo_t ti = { c, size, is_signed, known };
 	return ti;
 }
 
@@ -660,7 +660,7 @@ typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
  * base consists of nothing else.
  */
 static bool
-integer_words(const char *base, usdt_typeinfo_t *ti)
+integer_words(const char *base, mdl_typeinfo_t *ti)
 {
 	int nlong = 0, nshort = 0, nchar = 0, nint = 0, nsigned = 0, nunsigned = 0;
 	const char *s = base;
@@ -687,10 +687,10 @@ integer_words(const char *base, usdt_typeinfo_t *ti)
 	return true;
 }
 
-static usdt_typeinfo_t
-type_info_depth(const usdt_model_t *m, const char *type, int depth)
+static mdl_typeinfo_t
+type_info_depth(const mdl_model_t *m, const char *type, int depth)
 {
-	usdt_typeinfo_t ti;
+	mdl_typeinfo_t ti;
 	char base[256];
 	size_t len;
 	const char *t = skip_qualifiers(type, &len);
@@ -711,13 +711,13 @@ type_info_depth(const usdt_model_t *m, const char *type, int depth)
 	if (strncmp(base, "enum ", 5) == 0)
 		return typeinfo(USDT_TC_INTEGER, 4, true, true);
 	if (strncmp(base, "struct ", 7) == 0 || strncmp(base, "union ", 6) == 0) {
-		const usdt_tagged_t *tg = m != NULL ? model_find_tagged(m, base) : NULL;
+		const mdl_tagged_t *tg = m != NULL ? model_find_tagged(m, base) : NULL;
 		bool known = tg != NULL && tg->complete;
 
 		return typeinfo(USDT_TC_MEMORY, known ? tg->size : 0, false, known);
 	}
 	if (m != NULL && depth < 32) {
-		const usdt_typedef_t *td = model_find_typedef(m, base);
+		const mdl_typedef_t *td = model_find_typedef(m, base);
 
 		if (td != NULL)
 			return type_info_depth(m, td->type, depth + 1);
@@ -725,8 +725,8 @@ type_info_depth(const usdt_model_t *m, const char *type, int depth)
 	return typeinfo(USDT_TC_INTEGER, 8, false, false);
 }
 
-usdt_typeinfo_t
-model_type_info(const usdt_model_t *m, const char *type)
+mdl_typeinfo_t
+model_type_info(const mdl_model_t *m, const char *type)
 {
 	return type_info_depth(m, type, 0);
 }

@@ -1,7 +1,7 @@
 /*
  * model.h - what a provider definition means, independent of its source.
  *
- * The parser (lexer.l, parser.y) fills a usdt_model_t from a .d file; libusdt
+ * The parser (lexer.l, parser.y) fills a mdl_model_t from a .d file; libusdt
  * (runtime/usdt.c) fills one from API calls.  Every writer reads only this:
  * header.c (-h), dofgen.c (DOF), notes.c (stapsdt), objgen.c (-G object).
  *
@@ -48,11 +48,11 @@ enum usdt_depclass {
 	USDT_CLASS_GROUP, USDT_CLASS_ISA, USDT_CLASS_COMMON
 };
 
-typedef struct usdt_attr {
+typedef struct mdl_attr {
 	uint8_t name;	/* enum usdt_stability */
 	uint8_t data;	/* enum usdt_stability */
 	uint8_t dclass;	/* enum usdt_depclass */
-} usdt_attr_t;
+} mdl_attr_t;
 
 /* The five attribute slots of a provider, in dof_provider_t order. */
 enum usdt_attr_part {
@@ -68,18 +68,18 @@ enum usdt_typeclass {
 	USDT_TC_VOID
 };
 
-typedef struct usdt_typeinfo {
+typedef struct mdl_typeinfo {
 	enum usdt_typeclass tclass;
 	unsigned size;		/* bytes; 0 = unknown (treated as 8 in registers) */
 	bool is_signed;
 	bool known;		/* false: a name we could not resolve; size is a guess */
-} usdt_typeinfo_t;
+} mdl_typeinfo_t;
 
-typedef struct usdt_arg {
+typedef struct mdl_arg {
 	char *type;	/* C spelling, normalised: "char *", "const char **", "struct foo *" */
 	char *name;	/* parameter name, or NULL when unnamed */
 	src_loc_t loc;
-} usdt_arg_t;
+} mdl_arg_t;
 
 /*
  * A place in code where a probe fires (or where its is-enabled test sits).
@@ -87,119 +87,119 @@ typedef struct usdt_arg {
  * relocation against `symbol` (an alias for static functions), or is
  * func_addr when already known (run-time providers).
  */
-typedef struct usdt_site {
+typedef struct mdl_site {
 	char *func;		/* dofpr_func: the function's real name */
 	char *symbol;		/* relocation symbol; equals func unless aliased */
 	uint64_t func_addr;	/* absolute address if known, else 0 */
 	uint32_t offset;	/* from the start of func */
 	bool is_enabled;	/* an is-enabled site, not a firing site */
-} usdt_site_t;
+} mdl_site_t;
 
-typedef struct usdt_probe {
+typedef struct mdl_probe {
 	char *name;		/* as declared: "request__start" */
 	char *dof_name;		/* DTrace name: "request-start" */
-	usdt_arg_t *nargs;	/* native arguments */
+	mdl_arg_t *nargs;	/* native arguments */
 	size_t nargc;
-	usdt_arg_t *xargs;	/* translated arguments; a copy of nargs if none given */
+	mdl_arg_t *xargs;	/* translated arguments; a copy of nargs if none given */
 	size_t xargc;
 	uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
 	bool translated;	/* an explicit ": (...)" list was written */
-	usdt_site_t *sites;	/* filled by the -G stage or the run-time library */
+	mdl_site_t *sites;	/* filled by the -G stage or the run-time library */
 	size_t nsites;
 	src_loc_t loc;
-} usdt_probe_t;
+} mdl_probe_t;
 
-typedef struct usdt_provider {
+typedef struct mdl_provider {
 	char *name;
-	usdt_attr_t attr[USDT_ATTR_NPARTS];
-	usdt_probe_t **probes;	/* in declaration order */
+	mdl_attr_t attr[USDT_ATTR_NPARTS];
+	mdl_probe_t **probes;	/* in declaration order */
 	size_t nprobes;
 	src_loc_t loc;
-	struct usdt_name_index *index;	/* probes by dof_name; model.c's, may be NULL */
-} usdt_provider_t;
+	struct mdl_name_index *index;	/* probes by dof_name; model.c's, may be NULL */
+} mdl_provider_t;
 
 /* `typedef TYPE NAME;` from the definition file: for argument sizes. */
-typedef struct usdt_typedef {
+typedef struct mdl_typedef {
 	char *name;
 	char *type;	/* normalised C spelling of what it names */
-} usdt_typedef_t;
+} mdl_typedef_t;
 
 /* A struct/union/enum declared in the definition file. */
-typedef struct usdt_tagged {
+typedef struct mdl_tagged {
 	char *tag;	/* "struct foo", "union bar", "enum baz" */
 	unsigned size;	/* 0 if incomplete or not computed */
 	unsigned align;
 	bool complete;
-} usdt_tagged_t;
+} mdl_tagged_t;
 
 /* `translator OUT < IN NAME > { ... };`: only which conversions exist. */
-typedef struct usdt_translator {
+typedef struct mdl_translator {
 	char *out_type;
 	char *in_type;
 	src_loc_t loc;
-} usdt_translator_t;
+} mdl_translator_t;
 
-typedef struct usdt_model {
-	usdt_provider_t **providers;	/* in declaration order */
+typedef struct mdl_model {
+	mdl_provider_t **providers;	/* in declaration order */
 	size_t nproviders;
-	usdt_typedef_t *typedefs;
+	mdl_typedef_t *typedefs;
 	size_t ntypedefs;
-	usdt_tagged_t *tagged;
+	mdl_tagged_t *tagged;
 	size_t ntagged;
-	usdt_translator_t *translators;
+	mdl_translator_t *translators;
 	size_t ntranslators;
 	char **files;			/* interned source file names */
 	size_t nfiles;
-	struct usdt_name_index *typedef_index;	/* typedefs by name; model.c's, may be NULL */
-} usdt_model_t;
+	struct mdl_name_index *typedef_index;	/* typedefs by name; model.c's, may be NULL */
+} mdl_model_t;
 
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
-extern const usdt_attr_t usdt_attr_default;
+extern const mdl_attr_t usdt_attr_default;
 
-usdt_model_t *model_new(void);
-void model_free(usdt_model_t *m);
+mdl_model_t *model_new(void);
+void model_free(mdl_model_t *m);
 
 /* Intern a file name for src_loc_t.file; NULL on allocation failure. */
-const char *model_intern_file(usdt_model_t *m, const char *file);
+const char *model_intern_file(mdl_model_t *m, const char *file);
 
-usdt_provider_t *model_find_provider(const usdt_model_t *m, const char *name);
+mdl_provider_t *model_find_provider(const mdl_model_t *m, const char *name);
 /* Append a provider (no check for duplicates; see model_find_provider). */
-usdt_provider_t *model_add_provider(usdt_model_t *m, const char *name, src_loc_t loc);
+mdl_provider_t *model_add_provider(mdl_model_t *m, const char *name, src_loc_t loc);
 /* True if any provider has a probe. */
-bool model_has_probes(const usdt_model_t *m);
+bool model_has_probes(const mdl_model_t *m);
 /* Remove and free one provider. */
-void model_remove_provider(usdt_model_t *m, usdt_provider_t *prov);
+void model_remove_provider(mdl_model_t *m, mdl_provider_t *prov);
 
-usdt_probe_t *provider_find_probe(const usdt_provider_t *p, const char *name);
+mdl_probe_t *provider_find_probe(const mdl_provider_t *p, const char *name);
 /*
  * The position in p->probes of the probe whose DTrace name is dof_name, or
  * (size_t)-1.  Hashed: a provider may hold many thousands of probes.
  */
-size_t provider_find_dof_probe(const usdt_provider_t *p, const char *dof_name);
+size_t provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name);
 /* Append a probe named as declared; computes dof_name.  NULL on failure. */
-usdt_probe_t *provider_add_probe(usdt_provider_t *p, const char *name, src_loc_t loc);
+mdl_probe_t *provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc);
 /* Remove and free one probe. */
-void provider_remove_probe(usdt_provider_t *p, usdt_probe_t *probe);
+void provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe);
 
-int probe_add_native_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc);
-int probe_add_xlated_arg(usdt_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+int probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+int probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
 /*
  * Finish the argument lists: with no translated list, copy the native one
  * with the identity map; with one, map each translated arg to the native
  * arg of the same name, else to the native arg at the same position, else
  * to 0 (what dtrace does).  Returns -1 on allocation failure.
  */
-int probe_finish_args(usdt_probe_t *pr);
-int probe_add_site(usdt_probe_t *pr, const char *func, const char *symbol,
+int probe_finish_args(mdl_probe_t *pr);
+int probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
     uint64_t func_addr, uint32_t offset, bool is_enabled);
 
-int model_add_typedef(usdt_model_t *m, const char *name, const char *type);
-const usdt_typedef_t *model_find_typedef(const usdt_model_t *m, const char *name);
+int model_add_typedef(mdl_model_t *m, const char *name, const char *type);
+const mdl_typedef_t *model_find_typedef(const mdl_model_t *m, const char *name);
 /* Add or update a struct/union/enum tag. */
-int model_add_tagged(usdt_model_t *m, const char *tag, unsigned size,
+int model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete);
-const usdt_tagged_t *model_find_tagged(const usdt_model_t *m, const char *tag);
-int model_add_translator(usdt_model_t *m, const char *out_type,
+const mdl_tagged_t *model_find_tagged(const mdl_model_t *m, const char *tag);
+int model_add_translator(mdl_model_t *m, const char *out_type,
     const char *in_type, src_loc_t loc);
 
 /*
@@ -207,7 +207,7 @@ int model_add_translator(usdt_model_t *m, const char *out_type,
  * string and integer types of every spelling, fixed-width and system
  * typedefs, float/double, typedefs from the model, struct/union by value.
  */
-usdt_typeinfo_t model_type_info(const usdt_model_t *m, const char *type);
+mdl_typeinfo_t model_type_info(const mdl_model_t *m, const char *type);
 
 /* The C spelling of a D type in a C header: "string" becomes "char *". */
 const char *usdt_c_type(const char *type);

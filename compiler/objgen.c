@@ -110,9 +110,9 @@ probe_func_body(const char *name)
 }
 
 static bool
-model_has_probe(const usdt_model_t *m, const char *prov, const char *dof_name)
+model_has_probe(const mdl_model_t *m, const char *prov, const char *dof_name)
 {
-	const usdt_provider_t *p = model_find_provider(m, prov);
+	const mdl_provider_t *p = model_find_provider(m, prov);
 
 	return p != NULL && provider_find_dof_probe(p, dof_name) != (size_t)-1;
 }
@@ -123,7 +123,7 @@ model_has_probe(const usdt_model_t *m, const char *prov, const char *dof_name)
  * with each "__" turned into "-" (dtrace's rule).
  */
 static int
-check_probe_symbol(const usdt_model_t *m, const char *path, const char *name,
+check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
     err_t *e)
 {
 	const char *body = probe_func_body(name), *sep;
@@ -198,7 +198,7 @@ probe_group_members(Elf *elf, size_t nsections)
 
 /* Check the symbols that relocations of one REL/RELA section refer to. */
 static int
-check_reloc_section(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
+check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
     const GElf_Shdr *sh, const char *path, err_t *e)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -233,7 +233,7 @@ check_reloc_section(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
 }
 
 static int
-check_undefined_symbols(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
+check_undefined_symbols(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
     const GElf_Shdr *sh, const char *path, err_t *e)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -256,7 +256,7 @@ check_undefined_symbols(const usdt_model_t *m, Elf *elf, Elf_Scn *scn,
 
 /* Every probe function an ELF object refers to must be in the model. */
 static int
-check_probe_refs(const usdt_model_t *m, Elf *elf, const char *path, err_t *e)
+check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 {
 	size_t nsections;
 	bool *skip;
@@ -336,7 +336,7 @@ is_gcc_slim_lto(Elf *elf)
 
 /* The header checks of one ELF object, then its probe references. */
 static int
-check_elf_object(const usdt_model_t *m, const usdt_target_t *t,
+check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
@@ -360,7 +360,7 @@ check_elf_object(const usdt_model_t *m, const usdt_target_t *t,
 }
 
 static int
-check_object(const usdt_model_t *m, const usdt_target_t *t,
+check_object(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *path, err_t *e)
 {
 	unsigned char magic[8];
@@ -398,7 +398,7 @@ check_object(const usdt_model_t *m, const usdt_target_t *t,
 }
 
 static int
-check_objects(const usdt_model_t *m, const usdt_target_t *t,
+check_objects(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, err_t *e)
 {
 	if (o->nobjects > 0 && elf_version(EV_CURRENT) == EV_NONE)
@@ -414,13 +414,13 @@ check_objects(const usdt_model_t *m, const usdt_target_t *t,
 
 /* Each probe fires in its own unit: the probe slot and the is-enabled slot. */
 static int
-add_unit_sites(usdt_model_t *m, const usdt_target_t *t, err_t *e)
+add_unit_sites(mdl_model_t *m, const usdt_target_t *t, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
-		usdt_provider_t *p = m->providers[i];
+		mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
-			usdt_probe_t *pr = p->probes[j];
+			mdl_probe_t *pr = p->probes[j];
 			char *fn = usdt_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
@@ -494,7 +494,7 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 	if (b->t->stapsdt && model_has_probes(b->m))
 		units_add_stapsdt_base(b);
 	for (size_t i = 0; i < b->m->nproviders; i++) {
-		const usdt_provider_t *p = b->m->providers[i];
+		const mdl_provider_t *p = b->m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			if (units_add_probe_group(b, p, p->probes[j]) == 0)
@@ -742,7 +742,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 }
 
 int
-objgen_write(usdt_model_t *m, const usdt_target_t *t,
+objgen_write(mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0 };

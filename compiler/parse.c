@@ -361,7 +361,7 @@ find_name(const char *const *names, int n, const char *s, size_t len)
  * Returns NULL, or why the text is invalid.
  */
 static const char *
-parse_attr(const char *s, usdt_attr_t *a, char *why, size_t whysize)
+parse_attr(const char *s, mdl_attr_t *a, char *why, size_t whysize)
 {
 	const char *p = s;
 
@@ -408,7 +408,7 @@ parse_attr(const char *s, usdt_attr_t *a, char *why, size_t whysize)
 struct pending_attr {
 	char *provider;
 	int part;
-	usdt_attr_t attr;
+	mdl_attr_t attr;
 	src_loc_t loc;
 	struct pending_attr *next;
 };
@@ -423,7 +423,7 @@ pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
     const struct word *directive)
 {
 	struct pending_attr *pa;
-	usdt_attr_t attr;
+	mdl_attr_t attr;
 	char why[200];
 	int part;
 
@@ -579,7 +579,7 @@ canonical_type(struct parse_ctx *ctx, const char *text)
 
 	for (int depth = 0; depth < 16; depth++) {
 		size_t base_len = strcspn(t, "*[(");
-		const usdt_typedef_t *td;
+		const mdl_typedef_t *td;
 		char *base;
 
 		while (base_len > 0 && t[base_len - 1] == ' ')
@@ -606,7 +606,7 @@ type_layout(struct parse_ctx *ctx, const char *text, int depth,
 	char *c = canonical_type(ctx, text);
 	size_t len = strlen(c);
 	char *bracket = strchr(c, '[');
-	usdt_typeinfo_t ti;
+	mdl_typeinfo_t ti;
 
 	if (depth > 16 || len == 0)
 		return false;
@@ -637,7 +637,7 @@ type_layout(struct parse_ctx *ctx, const char *text, int depth,
 		return true;
 	}
 	if (starts_with(c, "struct ") || starts_with(c, "union ")) {
-		const usdt_tagged_t *tg = model_find_tagged(ctx->m, c);
+		const mdl_tagged_t *tg = model_find_tagged(ctx->m, c);
 
 		if (tg == NULL || !tg->complete)
 			return false;
@@ -841,8 +841,8 @@ parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *outd,
 /* ---- providers and probes ---------------------------------------------------- */
 
 struct new_probe {
-	usdt_provider_t *prov;
-	usdt_probe_t *probe;
+	mdl_provider_t *prov;
+	mdl_probe_t *probe;
 	struct new_probe *next;
 };
 
@@ -850,7 +850,7 @@ void
 parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc)
 {
 	size_t len = strlen(name);
-	usdt_provider_t *p;
+	mdl_provider_t *p;
 
 	if (len >= USDT_PROVNAMELEN)
 		diag_error(ctx->d, parse_src(loc), "D_PROV_BADNAME",
@@ -932,7 +932,7 @@ check_count(struct parse_ctx *ctx, const struct plist *l, const char *what,
 
 /* Whether a list written now has the same types as args recorded earlier. */
 static bool
-same_types(struct parse_ctx *ctx, const struct plist *l, const usdt_arg_t *args,
+same_types(struct parse_ctx *ctx, const struct plist *l, const mdl_arg_t *args,
     size_t n)
 {
 	const struct cparam *p = l->head;
@@ -951,11 +951,11 @@ same_types(struct parse_ctx *ctx, const struct plist *l, const usdt_arg_t *args,
  * true if the declaration is to be dropped without a word.
  */
 static bool
-redeclared(struct parse_ctx *ctx, const usdt_probe_t *old, size_t old_index,
+redeclared(struct parse_ctx *ctx, const mdl_probe_t *old, size_t old_index,
     const char *name, parse_loc_t loc, const struct plist *nargs,
     const struct plist *xargs, bool *ok)
 {
-	usdt_provider_t *p = ctx->prov;
+	mdl_provider_t *p = ctx->prov;
 	bool same;
 
 	if (old_index >= ctx->prov_first) {
@@ -978,7 +978,7 @@ redeclared(struct parse_ctx *ctx, const usdt_probe_t *old, size_t old_index,
 }
 
 static void
-add_args(struct parse_ctx *ctx, usdt_probe_t *pr, const struct plist *l, bool xlated)
+add_args(struct parse_ctx *ctx, mdl_probe_t *pr, const struct plist *l, bool xlated)
 {
 	for (const struct cparam *a = l->head; a != NULL; a = a->next) {
 		int rc = xlated ?
@@ -1015,7 +1015,7 @@ check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
 }
 
 static void
-remember_probe(struct parse_ctx *ctx, usdt_probe_t *pr)
+remember_probe(struct parse_ctx *ctx, mdl_probe_t *pr)
 {
 	struct new_probe *np = parse_alloc(ctx, sizeof(*np));
 
@@ -1032,11 +1032,11 @@ void
 parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs)
 {
-	usdt_provider_t *p = ctx->prov;
+	mdl_provider_t *p = ctx->prov;
 	char *dof_name = arena_take(ctx, usdt_dof_probe_name(name));
 	bool ok;
 	size_t old;
-	usdt_probe_t *pr;
+	mdl_probe_t *pr;
 
 	if (p == NULL)
 		return;
@@ -1112,13 +1112,13 @@ static bool
 same_base(struct parse_ctx *ctx, const char *a, const char *b)
 {
 	bool a_struct = starts_with(a, "struct "), b_struct = starts_with(b, "struct ");
-	usdt_typeinfo_t ta, tb;
+	mdl_typeinfo_t ta, tb;
 
 	if (strcmp(a, b) == 0)
 		return true;
 	if ((a_struct || starts_with(a, "union ")) && (b_struct || starts_with(b, "union "))) {
-		const usdt_tagged_t *sa = model_find_tagged(ctx->m, a);
-		const usdt_tagged_t *sb = model_find_tagged(ctx->m, b);
+		const mdl_tagged_t *sa = model_find_tagged(ctx->m, a);
+		const mdl_tagged_t *sb = model_find_tagged(ctx->m, b);
 
 		return a_struct == b_struct && strstr(a, " __anon") != NULL &&
 		    strstr(b, " __anon") != NULL && sa != NULL && sb != NULL &&
@@ -1144,7 +1144,7 @@ compatible(struct parse_ctx *ctx, const char *n, const char *x)
 {
 	char *cn = canonical_type(ctx, n), *cx = canonical_type(ctx, x), *nb, *xb;
 	const char *ns, *xs;
-	usdt_typeinfo_t tn, tx;
+	mdl_typeinfo_t tn, tx;
 
 	if (strcmp(cn, cx) == 0)
 		return true;
@@ -1177,7 +1177,7 @@ have_translator(struct parse_ctx *ctx, const char *n, const char *x)
 	char *cx = canonical_type(ctx, x);
 
 	for (size_t i = 0; i < ctx->m->ntranslators; i++) {
-		const usdt_translator_t *t = &ctx->m->translators[i];
+		const mdl_translator_t *t = &ctx->m->translators[i];
 		char *out = canonical_type(ctx, t->out_type);
 		bool out_ok = strcmp(out, cx) == 0 ||
 		    strcmp(parse_join(ctx, out, " ", "*"), cx) == 0;
@@ -1203,7 +1203,7 @@ static void
 check_translators(struct parse_ctx *ctx)
 {
 	for (struct new_probe *np = ctx->probes; np != NULL; np = np->next) {
-		usdt_probe_t *pr = np->probe;
+		mdl_probe_t *pr = np->probe;
 
 		if (!pr->translated)
 			continue;
@@ -1226,7 +1226,7 @@ static void
 apply_attributes(struct parse_ctx *ctx)
 {
 	for (struct pending_attr *pa = ctx->attrs; pa != NULL; pa = pa->next) {
-		usdt_provider_t *p = model_find_provider(ctx->m, pa->provider);
+		mdl_provider_t *p = model_find_provider(ctx->m, pa->provider);
 
 		if (p == NULL) {
 			diag_warning(ctx->d, pa->loc, "D_PRAGMA_NOPROV",
@@ -1241,7 +1241,7 @@ apply_attributes(struct parse_ctx *ctx)
 /* ---- entry points -------------------------------------------------------------- */
 
 void
-parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
+parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
     size_t len, bool from_cpp)
 {
 	struct parse_ctx *ctx = calloc(1, sizeof(*ctx));
@@ -1272,7 +1272,7 @@ parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
 }
 
 int
-parse_buffer(usdt_model_t *m, const char *name, const char *text, size_t len)
+parse_buffer(mdl_model_t *m, const char *name, const char *text, size_t len)
 {
 	src_loc_t run = { NULL, 0, 0 };
 	const char *file = model_intern_file(m, name);

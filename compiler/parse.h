@@ -2,7 +2,7 @@
  * parse.h - reading provider definitions into the model.
  *
  * Stage: the bytes of provider.d (or cpp's output of it) --> lexer.l +
- * parser.y --> usdt_model_t.  The parser takes a buffer and its length;
+ * parser.y --> mdl_model_t.  The parser takes a buffer and its length;
  * reading files and running cpp are the program's (usdtc/source.c).
  * Diagnostics go to stderr through diag.c as `file:line:col: error: ...`
  * with the source line, a caret and a stable tag; the parser reports each
@@ -29,13 +29,13 @@
  * declared again (in this or an earlier file) gains the new probes.
  * from_cpp: text is cpp's output, whose line markers name the places.
  */
-void parse_text(usdt_model_t *m, diag_t *d, const char *file, const char *text,
+void parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
     size_t len, bool from_cpp);
 
 /*
  * The same for a buffer named name, with a diag_t of its own (tests,
  * fuzzers); no cpp.  Returns the number of errors reported.
  */
-int parse_buffer(usdt_model_t *m, const char *name, const char *text, size_t len);
+int parse_buffer(mdl_model_t *m, const char *name, const char *text, size_t len);
 
 #endif

@@ -124,7 +124,7 @@ struct arena_block;
 enum lex_item { LEX_ITEM_DECL, LEX_ITEM_CLAUSE };
 
 struct parse_ctx {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	diag_t *d;
 	const char *main_file;		/* interned: the file being parsed */
 	bool from_cpp;			/* text is cpp output: map <stdin> */
@@ -150,7 +150,7 @@ struct parse_ctx {
 	int nopen;			/* may exceed PARSE_MAX_OPEN; only those are kept */
 
 	/* semantic state */
-	usdt_provider_t *prov;		/* provider whose body is being read */
+	mdl_provider_t *prov;		/* provider whose body is being read */
 	size_t prov_first;		/* its probes from this index were declared in this body */
 	struct layout *layout;
 	struct pending_attr *attrs, *attrs_tail;

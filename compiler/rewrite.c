@@ -297,8 +297,8 @@ map_put(name_map_t *map, const char *key, size_t val)
 /* ---- the model's probe functions ------------------------------------------ */
 
 typedef struct probe_ref {
-	usdt_provider_t *prov;
-	usdt_probe_t *probe;
+	mdl_provider_t *prov;
+	mdl_probe_t *probe;
 	bool is_enabled;
 	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
 } probe_ref_t;
@@ -320,7 +320,7 @@ probe_index_free(probe_index_t *x)
 
 /* Both function names of every probe of m; -1 on allocation failure. */
 static int
-probe_index_init(probe_index_t *x, usdt_model_t *m)
+probe_index_init(probe_index_t *x, mdl_model_t *m)
 {
 	size_t total = 0;
 
@@ -331,7 +331,7 @@ probe_index_init(probe_index_t *x, usdt_model_t *m)
 	    map_init(&x->map, total) != 0)
 		goto fail;
 	for (size_t i = 0; i < m->nproviders; i++) {
-		usdt_provider_t *p = m->providers[i];
+		mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			for (int en = 0; en < 2; en++) {
@@ -1439,7 +1439,7 @@ commit_object(const object_t *read_ob, int src, const char *real,
 /* ---- one object, start to end ------------------------------------------------ */
 
 typedef struct context {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	const usdt_target_t *t;
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
@@ -1520,7 +1520,7 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 }
 
 int
-rewrite_objects(usdt_model_t *m, const usdt_target_t *t, char *const *paths,
+rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
     size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
 {
 	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 } };

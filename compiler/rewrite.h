@@ -19,8 +19,8 @@
 
 /* One rewritten call site (or one recovered from an earlier -G run). */
 typedef struct rewrite_site {
-	usdt_provider_t *provider;	/* in the model given to rewrite_objects */
-	usdt_probe_t *probe;
+	mdl_provider_t *provider;	/* in the model given to rewrite_objects */
+	mdl_probe_t *probe;
 	char *func;		/* dofpr_func: the calling function's name */
 	char *symbol;		/* what relocations use: func, or its alias */
 	uint32_t offset;	/* of the tracepoint from the start of func */
@@ -49,7 +49,7 @@ typedef struct rewrite_opts {
  * Returns 0, or -1 with e set; objects rewritten before a failure stay
  * rewritten and a later run finds their sites again.
  */
-int rewrite_objects(usdt_model_t *m, const usdt_target_t *t,
+int rewrite_objects(mdl_model_t *m, const usdt_target_t *t,
     char *const *paths, size_t npaths, const rewrite_opts_t *o,
     rewrite_sites_t *out, err_t *e);
 void rewrite_sites_free(rewrite_sites_t *s);

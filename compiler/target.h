@@ -49,13 +49,13 @@ typedef struct usdt_arch {
 	 * Append the stapsdt argument description ("-4@%edi 8@%rsi ...") of a
 	 * probe's native arguments as they lie at the unit's entry.
 	 */
-	void (*note_args)(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out);
+	void (*note_args)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 	/*
 	 * The same, as the arguments lie at the call instruction of a site
 	 * that -G rewrote into the tracepoint (rewrite.c): no return address
 	 * has been pushed yet.
 	 */
-	void (*note_args_call)(const usdt_model_t *m, const usdt_probe_t *pr, strbuf_t *out);
+	void (*note_args_call)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 } usdt_arch_t;
 
 enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };

@@ -67,7 +67,7 @@ address_size(const usdt_target_t *t)
  * padded to 4.  Returns the offset of pc in the note.
  */
 static size_t
-note_bytes(const units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
+note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
     bool at_call, strbuf_t *out)
 {
 	unsigned asz = address_size(u->t);
@@ -97,7 +97,7 @@ note_bytes(const units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
 }
 
 static int
-add_note(units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
+add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
     int group, int func_sym, int sem_sym)
 {
 	unsigned asz = address_size(u->t), abs = u->t->arch->reloc_abs64;
@@ -121,8 +121,8 @@ add_note(units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr,
 }
 
 int
-units_add_probe_group_named(units_t *u, const usdt_provider_t *p,
-    const usdt_probe_t *pr, const units_names_t *n)
+units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
+    const mdl_probe_t *pr, const units_names_t *n)
 {
 	static const unsigned char semaphore[2];
 	const usdt_arch_t *a = u->t->arch;
@@ -156,7 +156,7 @@ units_add_probe_group_named(units_t *u, const usdt_provider_t *p,
 
 /* The names -h and -G give a probe's group (model.h). */
 int
-units_add_probe_group(units_t *u, const usdt_provider_t *p, const usdt_probe_t *pr)
+units_add_probe_group(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	char *func = usdt_probe_func(p->name, pr->dof_name);
 	char *enabled = usdt_enabled_func(p->name, pr->dof_name);

@@ -18,7 +18,7 @@
 /* The object being built, and what the groups share. */
 typedef struct units {
 	elfw_t *w;
-	const usdt_model_t *m;
+	const mdl_model_t *m;
 	const usdt_target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
 } units_t;
@@ -32,8 +32,8 @@ void units_add_stapsdt_base(units_t *u);
  * P_N_semaphore in .probes and the note.  Returns 0, or -1 when memory
  * ran out or the builder failed (elfw_failed says which).
  */
-int units_add_probe_group(units_t *u, const usdt_provider_t *p,
-    const usdt_probe_t *pr);
+int units_add_probe_group(units_t *u, const mdl_provider_t *p,
+    const mdl_probe_t *pr);
 
 /*
  * The same group with the symbol names given: the run-time library gives
@@ -46,13 +46,13 @@ typedef struct units_names {
 	const char *semaphore;	/* in .probes */
 } units_names_t;
 
-int units_add_probe_group_named(units_t *u, const usdt_provider_t *p,
-    const usdt_probe_t *pr, const units_names_t *names);
+int units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
+    const mdl_probe_t *pr, const units_names_t *names);
 
 /* A call site that -G rewrote into a tracepoint (rewrite.c). */
 typedef struct units_site {
-	const usdt_provider_t *p;
-	const usdt_probe_t *pr;
+	const mdl_provider_t *p;
+	const mdl_probe_t *pr;
 	const char *symbol;	/* the calling function, or its alias */
 	uint64_t offset;	/* of the tracepoint from symbol */
 	bool at_call;		/* arguments as at a call, not a tail call's jump */

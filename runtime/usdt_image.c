@@ -50,7 +50,7 @@ char *
 usdt_image_arg_type(const char *type)
 {
 	char *t = type != NULL ? usdt_normalise_type(type) : NULL;
-	usdt_typeinfo_t ti;
+	mdl_typeinfo_t ti;
 
 	if (type == NULL) {
 		errno = EINVAL;
@@ -104,12 +104,12 @@ declared_name(const char *dof_name)
 }
 
 /* The model probe for one API probe, with its arguments but no sites yet. */
-static usdt_probe_t *
-add_model_probe(usdt_provider_t *p, const usdt_image_probe_t *ip, err_t *e)
+static mdl_probe_t *
+add_model_probe(mdl_provider_t *p, const usdt_image_probe_t *ip, err_t *e)
 {
 	src_loc_t nowhere = { NULL, 0, 0 };
 	char *declared = declared_name(ip->name), *dof_name = strdup(ip->name);
-	usdt_probe_t *pr = NULL;
+	mdl_probe_t *pr = NULL;
 	int rc = -1;
 
 	if (declared != NULL && dof_name != NULL)
@@ -151,8 +151,8 @@ unit_syms_free(unit_syms_t *s)
 
 /* The compiler's names for probe i's unit, with ".i" added if already taken. */
 static int
-unit_syms_init(unit_syms_t *s, elfw_t *w, const usdt_provider_t *p,
-    const usdt_probe_t *pr, size_t i)
+unit_syms_init(unit_syms_t *s, elfw_t *w, const mdl_provider_t *p,
+    const mdl_probe_t *pr, size_t i)
 {
 	char **names[3] = { &s->func, &s->enabled, &s->semaphore };
 
@@ -176,11 +176,11 @@ unit_syms_init(unit_syms_t *s, elfw_t *w, const usdt_provider_t *p,
 
 /* Probe i: its model probe, its sites in its unit, and the unit's group. */
 static int
-build_probe(units_t *u, usdt_provider_t *p, const usdt_image_probe_t *ip,
+build_probe(units_t *u, mdl_provider_t *p, const usdt_image_probe_t *ip,
     size_t i, unit_syms_t *syms, err_t *e)
 {
 	const usdt_arch_t *a = u->t->arch;
-	usdt_probe_t *pr = add_model_probe(p, ip, e);
+	mdl_probe_t *pr = add_model_probe(p, ip, e);
 	units_names_t un;
 
 	if (pr == NULL)
@@ -222,7 +222,7 @@ fill_layout(elfw_t *w, const usdt_target_t *t, size_t n, const unit_syms_t *syms
 	return 0;
 }
 
-static const usdt_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLASS_COMMON };
+static const mdl_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLASS_COMMON };
 
 int
 usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
@@ -230,8 +230,8 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 {
 	const usdt_target_t *t = target_host();
 	src_loc_t nowhere = { NULL, 0, 0 };
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = m ? model_add_provider(m, provider, nowhere) : NULL;
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = m ? model_add_provider(m, provider, nowhere) : NULL;
 	unit_syms_t *syms = calloc(n + 1, sizeof(*syms));
 	units_t u = { NULL, m, t, 0 };
 	long page = sysconf(_SC_PAGESIZE);

@@ -1,10 +1,11 @@
 /*
  * usdt_image.h - the shared object behind one run-time provider.
  *
- * Internal to libusdt: usdt.c speaks the public API (whose type names,
- * usdt_provider_t and usdt_probe_t, are also the compiler model's), and
- * hands a provider over to usdt_image.c in the plain types below; only
- * usdt_image.c sees the model.
+ * Internal to libusdt: usdt.c speaks the public API (usdt_provider_t,
+ * usdt_probe_t) and hands a provider over to usdt_image.c in the plain
+ * types below; only usdt_image.c sees the core's model (mdl_provider_t,
+ * mdl_probe_t: other names, so a program linking both sees one type per
+ * name).
  */
 #ifndef LIBUSDT_USDT_IMAGE_H
 #define LIBUSDT_USDT_IMAGE_H

@@ -457,9 +457,9 @@ apply_environment(options_t *o)
  * the one place where the target picks them.
  */
 typedef struct backend {
-	void (*header)(const usdt_model_t *m, const usdt_target_t *t,
+	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(usdt_model_t *m, const usdt_target_t *t,
+	int (*object)(mdl_model_t *m, const usdt_target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 
@@ -472,7 +472,7 @@ backend_for(const usdt_target_t *t)
 	return t->os == USDT_OS_MACOS ? &macho : &elf;
 }
 
-static usdt_model_t *
+static mdl_model_t *
 parse_scripts(const options_t *o)
 {
 	/* dtrace's own preprocessor definitions, before the user's. */
@@ -480,7 +480,7 @@ parse_scripts(const options_t *o)
 	char *pre[] = { undef_d, d64 };
 	char **cpp_args = calloc(o->ncpp_args + 2, sizeof(char *));
 	parse_opts_t po = { o->cpp, o->cpp_cmd, cpp_args, 0 };
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	int errors = 0;
 
 	if (m == NULL || cpp_args == NULL) {
@@ -502,7 +502,7 @@ parse_scripts(const options_t *o)
 }
 
 static int
-run_header(const options_t *o, usdt_model_t *m, const char *out)
+run_header(const options_t *o, mdl_model_t *m, const char *out)
 {
 	strbuf_t text;
 	err_t e;
@@ -532,7 +532,7 @@ run_header(const options_t *o, usdt_model_t *m, const char *out)
 }
 
 static int
-run_object(const options_t *o, usdt_model_t *m, const char *out)
+run_object(const options_t *o, mdl_model_t *m, const char *out)
 {
 	objgen_opts_t go = {
 		.objects = o->operands,
@@ -561,7 +561,7 @@ run_object(const options_t *o, usdt_model_t *m, const char *out)
 static int
 run_compile(options_t *o)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	char *out;
 	int rc;
 

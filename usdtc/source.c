@@ -19,7 +19,7 @@
 
 /* cpp's output of text, parsed; a failure to run it is one D_CPP error. */
 static void
-parse_through_cpp(usdt_model_t *m, diag_t *d, const char *file, const char *path,
+parse_through_cpp(mdl_model_t *m, diag_t *d, const char *file, const char *path,
     const char *text, size_t len, const parse_opts_t *o)
 {
 	cpp_opts_t co = { o->cpp_cmd, o->cpp_args, o->ncpp_args };
@@ -37,7 +37,7 @@ parse_through_cpp(usdt_model_t *m, diag_t *d, const char *file, const char *path
 }
 
 int
-parse_file(usdt_model_t *m, const char *path, const parse_opts_t *o)
+parse_file(mdl_model_t *m, const char *path, const parse_opts_t *o)
 {
 	src_loc_t run = { NULL, 0, 0 };
 	const char *file = model_intern_file(m, path);

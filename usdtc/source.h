@@ -21,6 +21,6 @@ typedef struct parse_opts {
  * number of errors reported (0 on success); a file that cannot be read
  * (D_IO) or a cpp that fails (D_CPP) is one error.
  */
-int parse_file(usdt_model_t *m, const char *path, const parse_opts_t *o);
+int parse_file(mdl_model_t *m, const char *path, const parse_opts_t *o);
 
 #endif

@@ -80,11 +80,11 @@ xmalloc(size_t n)
 
 static const src_loc_t noloc = { NULL, 0, 0 };
 
-static usdt_probe_t *
-probe(usdt_provider_t *p, const char *name, int nargs, const char *const *types,
+static mdl_probe_t *
+probe(mdl_provider_t *p, const char *name, int nargs, const char *const *types,
     const char *const *names)
 {
-	usdt_probe_t *pr = provider_add_probe(p, name, noloc);
+	mdl_probe_t *pr = provider_add_probe(p, name, noloc);
 
 	for (int i = 0; i < nargs; i++)
 		probe_add_native_arg(pr, types[i], names ? names[i] : NULL, noloc);
@@ -92,22 +92,22 @@ probe(usdt_provider_t *p, const char *name, int nargs, const char *const *types,
 }
 
 static void
-set_attr(usdt_provider_t *p, int part, int n, int d, int c)
+set_attr(mdl_provider_t *p, int part, int n, int d, int c)
 {
-	p->attr[part] = (usdt_attr_t){ (uint8_t)n, (uint8_t)d, (uint8_t)c };
+	p->attr[part] = (mdl_attr_t){ (uint8_t)n, (uint8_t)d, (uint8_t)c };
 }
 
 /* reference/simple: prov.d with app.c's sites. */
-static usdt_model_t *
+static mdl_model_t *
 model_simple(void)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, "myprov", noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, "myprov", noloc);
 	static const char *const st[] = { "int", "char *", "uint64_t" };
 	static const char *const sn[] = { "id", "name", "ts" };
 	static const char *const dt[] = { "int" };
-	usdt_probe_t *start = probe(p, "op__start", 3, st, sn);
-	usdt_probe_t *done = probe(p, "op__done", 1, dt, NULL);
+	mdl_probe_t *start = probe(p, "op__start", 3, st, sn);
+	mdl_probe_t *done = probe(p, "op__done", 1, dt, NULL);
 
 	probe_finish_args(start);
 	probe_finish_args(done);
@@ -125,16 +125,16 @@ model_simple(void)
 }
 
 /* reference/http: translated arguments, attributes from pragmas. */
-static usdt_model_t *
+static mdl_model_t *
 model_http(void)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, "http", noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, "http", noloc);
 	static const char *const nt[] = { "httpproto_t *" }, *const nn[] = { "p" };
 	const char *names[] = { "request__start", "request__done" };
 
 	for (int i = 0; i < 2; i++) {
-		usdt_probe_t *pr = probe(p, names[i], 1, nt, nn);
+		mdl_probe_t *pr = probe(p, names[i], 1, nt, nn);
 
 		probe_add_xlated_arg(pr, "conninfo_t *", "p", noloc);
 		probe_add_xlated_arg(pr, "http_reqinfo_t *", "p", noloc);
@@ -156,13 +156,13 @@ model_http(void)
 }
 
 /* reference/static: no is-enabled probe; static f reached through an alias. */
-static usdt_model_t *
+static mdl_model_t *
 model_static(void)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, "sp", noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, "sp", noloc);
 	static const char *const t[] = { "int" };
-	usdt_probe_t *tick = probe(p, "tick", 1, t, NULL);
+	mdl_probe_t *tick = probe(p, "tick", 1, t, NULL);
 
 	probe_finish_args(tick);
 	probe_add_site(tick, "g", NULL, 0, 0x4, false);
@@ -435,15 +435,15 @@ compare_provider(const expected_t *x, const dof_image_t *img, const dof_decoded_
 }
 
 static int
-generate(usdt_model_t *m, dof_image_t *img, err_t *e)
+generate(mdl_model_t *m, dof_image_t *img, err_t *e)
 {
 	return dof_generate(m, target_find("x86_64-linux"), img, e);
 }
 
 static void
-test_reference(usdt_model_t *(*build)(void), const expected_t *x)
+test_reference(mdl_model_t *(*build)(void), const expected_t *x)
 {
-	usdt_model_t *m = build();
+	mdl_model_t *m = build();
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
@@ -475,11 +475,11 @@ test_reference(usdt_model_t *(*build)(void), const expected_t *x)
 static void
 test_runtime_addresses(void)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, "rt", noloc);
-	usdt_provider_t *empty = model_add_provider(m, "empty", noloc);
-	usdt_probe_t *a = provider_add_probe(p, "a", noloc);
-	usdt_probe_t *b = provider_add_probe(p, "b", noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, "rt", noloc);
+	mdl_provider_t *empty = model_add_provider(m, "empty", noloc);
+	mdl_probe_t *a = provider_add_probe(p, "a", noloc);
+	mdl_probe_t *b = provider_add_probe(p, "b", noloc);
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
@@ -526,8 +526,8 @@ test_runtime_addresses(void)
 static void
 test_two_providers(void)
 {
-	usdt_model_t *m = model_http();
-	usdt_model_t *s = model_static();
+	mdl_model_t *m = model_http();
+	mdl_model_t *s = model_static();
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
@@ -573,9 +573,9 @@ test_two_providers(void)
 static void
 test_writer_limits(void)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, "lim", noloc);
-	usdt_probe_t *pr = provider_add_probe(p, "x", noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, "lim", noloc);
+	mdl_probe_t *pr = provider_add_probe(p, "x", noloc);
 	char longtype[200], longfunc[300];
 	dof_image_t img;
 	dof_decoded_t d;
@@ -716,7 +716,7 @@ message_matches(const char *msg, const char *want)
 static void
 test_mutations(void)
 {
-	usdt_model_t *m = model_http();
+	mdl_model_t *m = model_http();
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
@@ -756,7 +756,7 @@ test_mutations(void)
 static void
 test_loadsz_mode(void)
 {
-	usdt_model_t *m = model_simple();
+	mdl_model_t *m = model_simple();
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
@@ -931,7 +931,7 @@ mutate(uint8_t *b, size_t *len, size_t cap)
 static int
 fuzz(long iterations, uint64_t seed)
 {
-	usdt_model_t *(*builders[])(void) = { model_simple, model_http, model_static };
+	mdl_model_t *(*builders[])(void) = { model_simple, model_http, model_static };
 	dof_image_t imgs[3];
 	strbuf_t notes;
 	FILE *devnull = fopen("/dev/null", "w");
@@ -941,7 +941,7 @@ fuzz(long iterations, uint64_t seed)
 
 	rng_state = seed ? seed : 0x9e3779b97f4a7c15ull;
 	for (int i = 0; i < 3; i++) {
-		usdt_model_t *m = builders[i]();
+		mdl_model_t *m = builders[i]();
 
 		if (generate(m, &imgs[i], &e) != 0) {
 			check(false, "fuzz: seed images", "%s", e.msg);
@@ -1033,13 +1033,13 @@ test_sdt(const char *path)
 }
 
 static int
-build_asm_model(const char *name, usdt_model_t **mp)
+build_asm_model(const char *name, mdl_model_t **mp)
 {
-	usdt_model_t *m = model_new();
-	usdt_provider_t *p = model_add_provider(m, name, noloc);
+	mdl_model_t *m = model_new();
+	mdl_provider_t *p = model_add_provider(m, name, noloc);
 	static const char *const t[] = { "int", "char *" };
-	usdt_probe_t *a = probe(p, "fire", 2, t, NULL);
-	usdt_probe_t *b = probe(p, "check", 0, NULL, NULL);
+	mdl_probe_t *a = probe(p, "fire", 2, t, NULL);
+	mdl_probe_t *b = probe(p, "check", 0, NULL, NULL);
 	char f[64], g[64], galias[80];
 
 	snprintf(f, sizeof(f), "%s_f", name);
@@ -1059,7 +1059,7 @@ build_asm_model(const char *name, usdt_model_t **mp)
 static int
 write_asm(const char *name, const char *out)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	dof_image_t img;
 	err_t e;
 	FILE *f;
@@ -1100,7 +1100,7 @@ write_asm(const char *name, const char *out)
 static int
 write_raw(const char *out, bool loadsz_only)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	dof_image_t img;
 	err_t e;
 	FILE *f;

@@ -22,7 +22,7 @@
 #include "target.h"
 
 static int
-add_args(usdt_probe_t *pr, char *types)
+add_args(mdl_probe_t *pr, char *types)
 {
 	src_loc_t loc = { "spec", 0, 0 };
 	char *save = NULL;
@@ -36,12 +36,12 @@ add_args(usdt_probe_t *pr, char *types)
 
 /* Add what one SPEC says to m; -1 on a bad spec or no memory. */
 static int
-add_spec(usdt_model_t *m, char *spec)
+add_spec(mdl_model_t *m, char *spec)
 {
 	src_loc_t loc = { "spec", 0, 0 };
 	char *probe = strchr(spec, '/'), *types = NULL;
-	usdt_provider_t *prov;
-	usdt_probe_t *pr;
+	mdl_provider_t *prov;
+	mdl_probe_t *pr;
 
 	if (probe != NULL) {
 		*probe++ = '\0';
@@ -63,7 +63,7 @@ add_spec(usdt_model_t *m, char *spec)
 int
 main(int argc, char **argv)
 {
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	usdt_target_t target = *target_find("x86_64-linux");
 	strbuf_t text;
 	FILE *f;

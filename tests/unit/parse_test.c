@@ -86,7 +86,7 @@ static size_t diags_len;
 
 /* Parse text (as file name) into m; returns the error count. */
 static int
-parse_into(usdt_model_t *m, const char *name, const char *text)
+parse_into(mdl_model_t *m, const char *name, const char *text)
 {
 	FILE *f;
 	int errors;
@@ -102,7 +102,7 @@ parse_into(usdt_model_t *m, const char *name, const char *text)
 }
 
 static int
-parse_file_into(usdt_model_t *m, const char *path, const parse_opts_t *o)
+parse_file_into(mdl_model_t *m, const char *path, const parse_opts_t *o)
 {
 	FILE *f;
 	int errors;
@@ -118,10 +118,10 @@ parse_file_into(usdt_model_t *m, const char *path, const parse_opts_t *o)
 }
 
 /* A model from text that must parse cleanly. */
-static usdt_model_t *
+static mdl_model_t *
 good(const char *text)
 {
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	int errors = parse_into(m, "t.d", text);
 
 	EXPECT(errors == 0, "unexpected errors (%d): %s", errors, diags);
@@ -155,7 +155,7 @@ has_diag(const char *prefix, const char *tag)
 static void
 bad(const char *text, const char *tag, int line, int col)
 {
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	int errors = parse_into(m, "t.d", text);
 	char prefix[64];
 
@@ -194,11 +194,11 @@ bad_at(const char *text, const char *tag, const char *needle, bool after)
 	bad(text, tag, line, col);
 }
 
-static usdt_probe_t *
-probe_of(usdt_model_t *m, const char *prov, const char *name)
+static mdl_probe_t *
+probe_of(mdl_model_t *m, const char *prov, const char *name)
 {
-	usdt_provider_t *p = model_find_provider(m, prov);
-	usdt_probe_t *pr = p != NULL ? provider_find_probe(p, name) : NULL;
+	mdl_provider_t *p = model_find_provider(m, prov);
+	mdl_probe_t *pr = p != NULL ? provider_find_probe(p, name) : NULL;
 
 	if (pr == NULL)
 		failf("no probe %s:%s", prov, name);
@@ -207,10 +207,10 @@ probe_of(usdt_model_t *m, const char *prov, const char *name)
 
 /* "int|char *" for the native (or translated) argument types. */
 static const char *
-types(const usdt_probe_t *pr, bool xlated)
+types(const mdl_probe_t *pr, bool xlated)
 {
 	static char buf[4096];
-	const usdt_arg_t *a = xlated ? pr->xargs : pr->nargs;
+	const mdl_arg_t *a = xlated ? pr->xargs : pr->nargs;
 	size_t n = xlated ? pr->xargc : pr->nargc, len = 0;
 
 	buf[0] = '\0';
@@ -222,7 +222,7 @@ types(const usdt_probe_t *pr, bool xlated)
 
 /* "x|-|y": parameter names, '-' for none. */
 static const char *
-names(const usdt_probe_t *pr)
+names(const mdl_probe_t *pr)
 {
 	static char buf[1024];
 	size_t len = 0;
@@ -235,7 +235,7 @@ names(const usdt_probe_t *pr)
 }
 
 static const char *
-argmap(const usdt_probe_t *pr)
+argmap(const mdl_probe_t *pr)
 {
 	static char buf[1024];
 	size_t len = 0;
@@ -249,10 +249,10 @@ argmap(const usdt_probe_t *pr)
 
 /* The probe's native args must be exactly want_types (and names). */
 static void
-expect_probe(usdt_model_t *m, const char *prov, const char *name,
+expect_probe(mdl_model_t *m, const char *prov, const char *name,
     const char *want_types, const char *want_names)
 {
-	usdt_probe_t *pr = probe_of(m, prov, name);
+	mdl_probe_t *pr = probe_of(m, prov, name);
 	char what[160];
 
 	if (pr == NULL)
@@ -266,10 +266,10 @@ expect_probe(usdt_model_t *m, const char *prov, const char *name,
 }
 
 static void
-expect_typeinfo(usdt_model_t *m, const char *type, unsigned size, bool is_signed,
+expect_typeinfo(mdl_model_t *m, const char *type, unsigned size, bool is_signed,
     enum usdt_typeclass tc)
 {
-	usdt_typeinfo_t ti = model_type_info(m, type);
+	mdl_typeinfo_t ti = model_type_info(m, type);
 
 	EXPECT(ti.known, "type '%s' unknown", type);
 	EXPECT(ti.size == size, "type '%s': size %u, want %u", type, ti.size, size);
@@ -283,8 +283,8 @@ expect_typeinfo(usdt_model_t *m, const char *type, unsigned size, bool is_signed
 static void
 test_basic(void)
 {
-	usdt_model_t *m;
-	usdt_probe_t *pr;
+	mdl_model_t *m;
+	mdl_probe_t *pr;
 
 	begin("provider, probes, names and locations");
 	m = good("provider http {\n"
@@ -318,7 +318,7 @@ test_basic(void)
 static void
 test_provider_forms(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("empty, mixed-case and repeated providers");
 	m = good("provider Empty {};\n"
@@ -340,7 +340,7 @@ test_provider_forms(void)
 static void
 test_probe_names(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("probe names: __, _, C and library words, space before (");
 	m = good("provider p {\n"
@@ -367,7 +367,7 @@ test_probe_names(void)
 static void
 test_arg_lists(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("(), (void), named, unnamed and mixed parameters");
 	m = good("provider p {\n"
@@ -407,7 +407,7 @@ many_args(int n)
 static void
 test_arg_limit(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 	char *s;
 
 	begin("255 arguments, and one more");
@@ -480,10 +480,10 @@ static void
 test_integer_spellings(void)
 {
 	size_t n = sizeof(integer_spellings) / sizeof(integer_spellings[0]);
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	char text[8192];
 	size_t len;
-	usdt_probe_t *pr;
+	mdl_probe_t *pr;
 
 	begin("every spelling of the integer types, with and without a name");
 	len = (size_t)snprintf(text, sizeof(text), "provider p {\nprobe anon(");
@@ -522,7 +522,7 @@ test_integer_spellings(void)
 static void
 test_other_types(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("floats, pointers, const, string, structs, typedef'd and unknown names");
 	m = good("typedef struct foo foo_t;\n"
@@ -552,7 +552,7 @@ test_other_types(void)
 static void
 test_name_or_type(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("`foo bar` is a typed parameter, `unsigned long` one type");
 	m = good("provider p {\n"
@@ -571,8 +571,8 @@ test_name_or_type(void)
 static void
 test_translated(void)
 {
-	usdt_model_t *m;
-	usdt_probe_t *pr;
+	mdl_model_t *m;
+	mdl_probe_t *pr;
 
 	begin("translated lists: reordering, duplication, lines, translators");
 	m = good("typedef struct httpproto { long laddr; } httpproto_t;\n"
@@ -677,7 +677,7 @@ test_missing_translator(void)
 static void
 test_typedefs(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("typedefs: sizes through the model");
 	m = good("typedef unsigned short u16_t;\n"
@@ -730,9 +730,9 @@ S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF S_UNNAMED S_ARR2
 S_EMPTYISH S_LD
 
 static void
-expect_layout(usdt_model_t *m, const char *tag, size_t size, size_t align)
+expect_layout(mdl_model_t *m, const char *tag, size_t size, size_t align)
 {
-	const usdt_tagged_t *t = model_find_tagged(m, tag);
+	const mdl_tagged_t *t = model_find_tagged(m, tag);
 
 	if (t == NULL) {
 		failf("no %s", tag);
@@ -746,7 +746,7 @@ expect_layout(usdt_model_t *m, const char *tag, size_t size, size_t align)
 static void
 test_struct_layout(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("struct and union layout agrees with the C compiler");
 	m = good(STR(S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF
@@ -786,7 +786,7 @@ test_struct_layout(void)
 static void
 test_enums_and_others(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("enums before and after providers, forward declarations, D variables");
 	m = good("enum before { A, B = (1 << 2), C = 'x' };\n"
@@ -805,9 +805,9 @@ test_enums_and_others(void)
 /* ---- pragmas --------------------------------------------------------------- */
 
 static void
-expect_attr(usdt_model_t *m, const char *prov, int part, int n, int d, int c)
+expect_attr(mdl_model_t *m, const char *prov, int part, int n, int d, int c)
 {
-	usdt_provider_t *p = model_find_provider(m, prov);
+	mdl_provider_t *p = model_find_provider(m, prov);
 
 	if (p == NULL) {
 		failf("no provider %s", prov);
@@ -821,7 +821,7 @@ expect_attr(usdt_model_t *m, const char *prov, int part, int n, int d, int c)
 static void
 test_pragmas(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("#pragma D attributes: forms, defaults, placement");
 	m = good("#pragma D attributes Private/Evolving/CPU provider early provider\n"
@@ -877,7 +877,7 @@ test_pragmas(void)
 static void
 test_clauses(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("D clauses and inline definitions are accepted and skipped");
 	m = good("BEGIN{}");
@@ -899,8 +899,8 @@ test_clauses(void)
 static void
 test_control_lines(void)
 {
-	usdt_model_t *m;
-	usdt_probe_t *pr;
+	mdl_model_t *m;
+	mdl_probe_t *pr;
 
 	begin("# lines: comments without -C, line markers always");
 	m = good("#include <stdint.h>\n"
@@ -952,8 +952,8 @@ test_control_lines(void)
 static void
 test_comments_crlf(void)
 {
-	usdt_model_t *m;
-	usdt_probe_t *pr;
+	mdl_model_t *m;
+	mdl_probe_t *pr;
 	char big[70000];
 	size_t len = 0;
 
@@ -999,7 +999,7 @@ test_limits(void)
 	char text[1024], *p63 = repeat('p', 63), *p64 = repeat('p', 64);
 	char *n63 = repeat('n', 63), *n64 = repeat('n', 64), *u = repeat('_', 60);
 	char *b61 = repeat('b', 61);
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("DTrace's name limits");
 	snprintf(text, sizeof(text), "provider p { probe %s(); };\nprovider %s { probe a(); };",
@@ -1030,7 +1030,7 @@ test_limits(void)
 static void
 test_duplicates(void)
 {
-	usdt_model_t *m;
+	mdl_model_t *m;
 
 	begin("duplicate and redeclared probes");
 	bad("provider p {\n\tprobe a(int);\n\tprobe a(int);\n};", "D_PROV_PRDUP", 3, 8);
@@ -1123,8 +1123,8 @@ test_cpp(void)
 	char path[256], inc[300], prefix[300];
 	char *args[] = { inc, (char *)"-DWITH_X", (char *)"-DN=3" };
 	parse_opts_t o = { true, NULL, args, 3 };
-	usdt_model_t *m;
-	usdt_probe_t *pr;
+	mdl_model_t *m;
+	mdl_probe_t *pr;
 	int errors;
 
 	begin("-C: includes, defines, line markers, cpp failures");
@@ -1238,7 +1238,7 @@ static void
 test_prefixes_and_garbage(void)
 {
 	size_t n = strlen(corpus);
-	usdt_model_t *m;
+	mdl_model_t *m;
 	unsigned seed = 12345;
 	char buf[512];
 
@@ -1271,7 +1271,7 @@ test_deep_nesting(void)
 {
 	size_t depth = 20000;
 	char *s = malloc(depth * 2 + 16);
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	int errors;
 
 	begin("deep nesting is an error, not a crash");

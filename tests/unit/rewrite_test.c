@@ -39,13 +39,13 @@
 
 /* ---- the model: provider t { probe a(int); probe b(int, long); } -------- */
 
-static usdt_model_t *
+static mdl_model_t *
 fixture_model(int with_b)
 {
-	usdt_model_t *m = model_new();
+	mdl_model_t *m = model_new();
 	src_loc_t loc = { "t.d", 1, 1 };
-	usdt_provider_t *p = model_add_provider(m, "t", loc);
-	usdt_probe_t *a = provider_add_probe(p, "a", loc), *b;
+	mdl_provider_t *p = model_add_provider(m, "t", loc);
+	mdl_probe_t *a = provider_add_probe(p, "a", loc), *b;
 
 	probe_add_native_arg(a, "int", NULL, loc);
 	probe_finish_args(a);
@@ -261,7 +261,7 @@ notes_matching(const notes_t *n, const char *needle)
 }
 
 static int
-run_rewrite(usdt_model_t *m, const char *path, rewrite_sites_t *sites, notes_t *notes,
+run_rewrite(mdl_model_t *m, const char *path, rewrite_sites_t *sites, notes_t *notes,
     err_t *e)
 {
 	rewrite_opts_t o = { collect_note, notes };
@@ -517,7 +517,7 @@ unrewrite_site(const char *path, const object_t *ob, const rewrite_site_t *s)
 static void
 fixture(const char *path, const char *copy)
 {
-	usdt_model_t *m = fixture_model(1), *no_b = fixture_model(0);
+	mdl_model_t *m = fixture_model(1), *no_b = fixture_model(0);
 	rewrite_sites_t s1, s2, s3;
 	object_t before, after;
 	file_bytes_t b1, b2;
@@ -594,7 +594,7 @@ static void
 bitcode(const char *path)
 {
 	static const char bc[] = "BC\xc0\xde\x35\x14\x00\x00\x05\x00\x00\x00";
-	usdt_model_t *m = fixture_model(1);
+	mdl_model_t *m = fixture_model(1);
 	rewrite_sites_t s;
 	notes_t notes;
 	err_t e = { "" };
