@@ -30,14 +30,15 @@
 #include <elf.h>
 #include <string.h>
 
+#include "insn.h"
 #include "target.h"
 
 /* nop; ret; nop; ret - each instruction little-endian. */
 static const uint8_t aarch64_unit[16] = {
-	0x1f, 0x20, 0x03, 0xd5,		/* probe: nop */
-	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
-	0x1f, 0x20, 0x03, 0xd5,		/* is-enabled: nop */
-	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+	A64_NOP,			/* probe: the tracepoint */
+	A64_RET,
+	A64_NOP,			/* is-enabled: the tracepoint */
+	A64_RET,
 };
 
 #define NGRN_MAX	8	/* x0-x7 */
@@ -150,6 +151,9 @@ const usdt_arch_t usdt_arch_aarch64 = {
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,
 	.reloc_abs64 = R_AARCH64_ABS64,
+	.reloc_relative = R_AARCH64_RELATIVE,
+	.reloc_glob_dat = R_AARCH64_GLOB_DAT,
+	.reloc_branch = { R_AARCH64_CALL26, R_AARCH64_JUMP26 },
 	.unit = aarch64_unit,
 	.unit_size = sizeof(aarch64_unit),
 	.unit_align = 16,

@@ -19,13 +19,14 @@
  */
 #include <elf.h>
 
+#include "insn.h"
 #include "target.h"
 
 static const uint8_t arm64_macos_unit[16] = {
-	0x1f, 0x20, 0x03, 0xd5,		/* probe: nop */
-	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
-	0x00, 0x00, 0x80, 0xd2,		/* is-enabled: mov x0, #0 */
-	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+	A64_NOP,			/* probe: the tracepoint */
+	A64_RET,
+	A64_MOV_X0_0,			/* is-enabled: returns 0 */
+	A64_RET,
 };
 
 static void

@@ -26,25 +26,26 @@
  */
 #include <elf.h>
 
+#include "insn.h"
 #include "target.h"
 
 static const uint8_t x86_64_unit[16] = {
-	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* probe: nopl 0(%rax,%rax,1) */
-	0xc3,				/* ret */
-	0x66, 0x90,			/* xchg %ax,%ax */
-	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* is-enabled: nopl 0(%rax,%rax,1) */
-	0xc3,				/* ret */
-	0x66, 0x90,			/* xchg %ax,%ax */
+	X86_NOP5,			/* probe: the tracepoint */
+	X86_RET,
+	X86_NOP2,
+	X86_NOP5,			/* is-enabled: the tracepoint */
+	X86_RET,
+	X86_NOP2,
 };
 
 static const uint8_t x86_64_v2_unit[16] = {
-	0x0f, 0x1f, 0x44, 0x00, 0x00,	/* probe: nopl 0(%rax,%rax,1) */
-	0xc3,				/* ret */
-	0x66, 0x90,			/* xchg %ax,%ax */
-	0x48, 0x33, 0xc0,		/* is-enabled: xor %rax,%rax */
-	0x90, 0x90,			/* +3: the tracepoint, nop; nop */
-	0xc3,				/* ret */
-	0x66, 0x90,			/* xchg %ax,%ax */
+	X86_NOP5,			/* probe: the tracepoint */
+	X86_RET,
+	X86_NOP2,
+	X86_XOR_RAX,			/* is-enabled: returns 0 */
+	X86_NOP, X86_NOP,		/* +3: the tracepoint, nop; nop */
+	X86_RET,
+	X86_NOP2,
 };
 
 /* Integer argument registers by size: 8, 4, 2, 1 bytes. */
@@ -132,11 +133,17 @@ x86_64_note_args_call(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out
 	describe_args(m, pr, out, 0);
 }
 
+#define X86_64_RELOCS \
+	.reloc_abs64 = R_X86_64_64, \
+	.reloc_relative = R_X86_64_RELATIVE, \
+	.reloc_glob_dat = R_X86_64_GLOB_DAT, \
+	.reloc_branch = { R_X86_64_PC32, R_X86_64_PLT32 }
+
 const usdt_arch_t usdt_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,
-	.reloc_abs64 = R_X86_64_64,
+	X86_64_RELOCS,
 	.unit = x86_64_unit,
 	.unit_size = sizeof(x86_64_unit),
 	.unit_align = 16,
@@ -150,7 +157,7 @@ const usdt_arch_t usdt_arch_x86_64_v2 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,
-	.reloc_abs64 = R_X86_64_64,
+	X86_64_RELOCS,
 	.unit = x86_64_v2_unit,
 	.unit_size = sizeof(x86_64_v2_unit),
 	.unit_align = 16,

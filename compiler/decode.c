@@ -44,11 +44,12 @@
 #include <string.h>
 
 #include "decode.h"
+#include "stapsdt.h"
 
-#define ARGTYPE_MAX	128	/* DTRACE_ARGTYPELEN, NUL included */
-#define PROVNAME_MAX	64	/* DTRACE_PROVNAMELEN */
-#define FUNCNAME_MAX	128	/* DTRACE_FUNCNAMELEN */
-#define PROBENAME_MAX	64	/* DTRACE_NAMELEN */
+#define ARGTYPE_MAX	DTRACE_ARGTYPELEN
+#define PROVNAME_MAX	DTRACE_PROVNAMELEN
+#define FUNCNAME_MAX	DTRACE_FUNCNAMELEN
+#define PROBENAME_MAX	DTRACE_NAMELEN
 #define PROVIDER_V1_SIZE offsetof(dof_provider_t, dofpv_prenoffs)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -791,7 +792,6 @@ dof_decoded_free(dof_decoded_t *d)
 
 /* ---- stapsdt notes --------------------------------------------------- */
 
-#define NT_STAPSDT	3
 #define NOTE_ALIGN	4
 
 static size_t
@@ -837,14 +837,14 @@ static int
 parse_stapsdt_desc(const uint8_t *desc, size_t descsz, unsigned asz,
     size_t at, stapsdt_note_t *n, err_t *e)
 {
-	size_t pos = 3 * (size_t)asz;
+	size_t pos = STAPSDT_NADDRS * (size_t)asz;
 
 	if (descsz < pos)
 		return err_set(e, "stapsdt note at 0x%zx: descriptor of %zu bytes "
 		    "is too short for three %u-byte addresses", at, descsz, asz);
 	n->pc = read_addr(desc, asz);
-	n->base = read_addr(desc + asz, asz);
-	n->semaphore = read_addr(desc + 2 * asz, asz);
+	n->base = read_addr(desc + STAPSDT_BASE * asz, asz);
+	n->semaphore = read_addr(desc + STAPSDT_SEMAPHORE * asz, asz);
 	if ((n->provider = desc_string(desc, descsz, &pos)) == NULL)
 		return err_set(e, "stapsdt note at 0x%zx: provider name is not "
 		    "NUL-terminated inside the descriptor", at);
@@ -905,8 +905,8 @@ stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
 			    "the section end 0x%zx", off, hdr[1], len);
 			goto fail;
 		}
-		if (hdr[2] == NT_STAPSDT && hdr[0] == sizeof("stapsdt") &&
-		    memcmp(b + name_off, "stapsdt", sizeof("stapsdt")) == 0) {
+		if (hdr[2] == STAPSDT_NOTE_TYPE && hdr[0] == sizeof(STAPSDT_NOTE_NAME) &&
+		    memcmp(b + name_off, STAPSDT_NOTE_NAME, sizeof(STAPSDT_NOTE_NAME)) == 0) {
 			memset(&n, 0, sizeof(n));
 			n.offset = off;
 			n.desc_offset = desc_off;

@@ -131,19 +131,11 @@ typedef struct dof_relodesc {
 #define DOF_ELF_SYMBOL		"__SUNW_dof"
 #define DOF_ELF_SYMBOL_LAZY	"___SUNW_dof"
 
-/* What drti hands to the helper device (Linux and illumos layout). */
-#define DTRACE_MODNAMELEN	64
-typedef struct dof_helper {
-	char dofhp_mod[DTRACE_MODNAMELEN];
-	uint64_t dofhp_addr;	/* load bias of the object (0 for ET_EXEC) */
-	uint64_t dofhp_dof;	/* address of the DOF in the process */
-} dof_helper_t;
-
-/* Linux (dtrace-utils) helper ioctls: _IOW(0xd8, n, type). */
-#define DTRACEHIOC_ADD_LINUX	0x4040d801u
-#define DTRACEHIOC_REMOVE_LINUX	0x4004d802u
-#define DTRACEHIOC_ADDDOF_LINUX	0x4050d803u
-
-#define DTRACE_HELPER_DEVICE	"/dev/dtrace/helper"
+/* DTrace's limits (sys/dtrace.h): lengths include the terminating NUL. */
+#define DTRACE_PROVNAMELEN	64
+#define DTRACE_FUNCNAMELEN	128
+#define DTRACE_NAMELEN		64	/* a probe's name */
+#define DTRACE_ARGTYPELEN	128	/* an argument's type string */
+#define DOF_MAXARGS		255	/* dofpr_nargc / dofpr_xargc are u8 */
 
 #endif

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "header.h"
+#include "stapsdt.h"
 
 /* Everything one probe is called, computed once per provider. */
 typedef struct probe_names {
@@ -433,13 +434,13 @@ asm_note(asm_writer_t *w, const mdl_model_t *m, const usdt_target_t *t,
 	t->arch->note_args(m, pr, &args);
 	if (args.failed)
 		w->out->failed = true;
-	asm_push_group_section(w, ".note.stapsdt", "", "", "note", n->func);
+	asm_push_group_section(w, STAPSDT_NOTE_SECTION, "", "", "note", n->func);
 	asm_plain(w, "\t.balign 4");
-	asm_plain(w, "\t.4byte 992f-991f,994f-993f,3");
-	asm_plain(w, "991:\t.asciz \"stapsdt\"");
+	asm_plain(w, "\t.4byte 992f-991f,994f-993f," STAPSDT_NOTE_TYPE_STR);
+	asm_plain(w, "991:\t.asciz \"" STAPSDT_NOTE_NAME "\"");
 	asm_plain(w, "992:\t.balign 4");
 	asm_address(w, "993:", n->func, t->arch->probe_offset);
-	asm_address(w, "", "_.stapsdt.base", 0);
+	asm_address(w, "", STAPSDT_BASE_SYMBOL, 0);
 	asm_address(w, "", n->semaphore, 0);
 	asm_asciz(w, prov->name);
 	asm_asciz(w, pr->name);
@@ -453,9 +454,9 @@ asm_note(asm_writer_t *w, const mdl_model_t *m, const usdt_target_t *t,
 static void
 asm_semaphore(asm_writer_t *w, const probe_names_t *n)
 {
-	asm_push_group_section(w, ".probes", "", "aw", "progbits", n->func);
+	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "aw", "progbits", n->func);
 	asm_plain(w, "\t.balign 2");
-	asm_define_symbol(w, n->semaphore, "object", 2);
+	asm_define_symbol(w, n->semaphore, "object", STAPSDT_SEMAPHORE_SIZE);
 	asm_plain(w, "\t.zero 2");
 	asm_plain(w, "\t.popsection");
 }
@@ -507,9 +508,10 @@ put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
 	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)\n");
 	sb_puts(out, "#define _USDT_STAPSDT_BASE 1\n");
 	sb_puts(out, "__asm__(\n");
-	asm_plain(&w, "\t.ifndef _.stapsdt.base");
-	asm_push_group_section(&w, ".stapsdt.base", "", "a", "progbits", ".stapsdt.base");
-	asm_define_symbol(&w, "_.stapsdt.base", NULL, 1);
+	asm_plain(&w, "\t.ifndef " STAPSDT_BASE_SYMBOL);
+	asm_push_group_section(&w, STAPSDT_BASE_SECTION, "", "a", "progbits",
+	    STAPSDT_BASE_SECTION);
+	asm_define_symbol(&w, STAPSDT_BASE_SYMBOL, NULL, 1);
 	asm_plain(&w, "\t.space 1");
 	asm_plain(&w, "\t.popsection");
 	asm_plain(&w, "\t.endif");

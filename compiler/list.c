@@ -61,6 +61,8 @@
 #include "fileio.h"
 #include "list.h"
 #include "macho_read.h"
+#include "stapsdt.h"
+#include "target.h"
 
 /* A relocation of a relocatable object: at off (in its target), sym+addend. */
 typedef struct relent {
@@ -350,20 +352,14 @@ collect_relocs(lister_t *L, size_t target, relset_t *rs)
 static int
 dynamic_reloc_kind(unsigned machine, unsigned type)
 {
-	switch (machine) {
-	case EM_X86_64:
-		if (type == R_X86_64_RELATIVE)
-			return 1;
-		if (type == R_X86_64_64 || type == R_X86_64_GLOB_DAT)
-			return 2;
-		break;
-	case EM_AARCH64:
-		if (type == R_AARCH64_RELATIVE)
-			return 1;
-		if (type == R_AARCH64_ABS64 || type == R_AARCH64_GLOB_DAT)
-			return 2;
-		break;
-	}
+	const usdt_arch_t *a = arch_for_machine(machine);
+
+	if (a == NULL)
+		return 0;
+	if (type == a->reloc_relative)
+		return 1;
+	if (type == a->reloc_abs64 || type == a->reloc_glob_dat)
+		return 2;
 	return 0;
 }
 
@@ -800,9 +796,9 @@ collect_notes(lister_t *L, Elf_Scn *scn, const char *name)
 		nr->n = ns.notes[i];
 		if ((r = relset_find(&rels, at)) != NULL)
 			nr->pc = *r;
-		if ((r = relset_find(&rels, at + asz)) != NULL)
+		if ((r = relset_find(&rels, at + STAPSDT_BASE * asz)) != NULL)
 			nr->base = *r;
-		if ((r = relset_find(&rels, at + 2 * asz)) != NULL)
+		if ((r = relset_find(&rels, at + STAPSDT_SEMAPHORE * asz)) != NULL)
 			nr->sem = *r;
 	}
 	rc = 0;
@@ -895,7 +891,7 @@ is_dof_section(const GElf_Shdr *sh, const char *name)
 static bool
 is_note_section(const GElf_Shdr *sh, const char *name)
 {
-	return sh->sh_type == SHT_NOTE && strcmp(name, ".note.stapsdt") == 0;
+	return sh->sh_type == SHT_NOTE && strcmp(name, STAPSDT_NOTE_SECTION) == 0;
 }
 
 /* Pass over the sections: DOF first (mode printing), then notes. */

@@ -767,7 +767,7 @@ func_name(const char *prefix, const char *prov, const char *dof_name)
 
 	if (out == NULL)
 		return NULL;
-	o = out + sprintf(out, "%s%s___", prefix, prov);
+	o = out + sprintf(out, "%s%s" USDT_PROBE_SEP, prefix, prov);
 	for (const char *s = dof_name; *s != '\0'; s++) {
 		if (*s == '-') {
 			*o++ = '_';
@@ -783,13 +783,13 @@ func_name(const char *prefix, const char *prov, const char *dof_name)
 char *
 usdt_probe_func(const char *prov, const char *dof_name)
 {
-	return func_name("__dtrace_", prov, dof_name);
+	return func_name(USDT_PROBE_PREFIX, prov, dof_name);
 }
 
 char *
 usdt_enabled_func(const char *prov, const char *dof_name)
 {
-	return func_name("__dtraceenabled_", prov, dof_name);
+	return func_name(USDT_ENABLED_PREFIX, prov, dof_name);
 }
 
 char *

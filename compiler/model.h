@@ -24,11 +24,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* DTrace's limits (sys/dtrace.h): lengths include the terminating NUL. */
-#define USDT_PROVNAMELEN	64	/* DTRACE_PROVNAMELEN */
-#define USDT_FUNCNAMELEN	128	/* DTRACE_FUNCNAMELEN */
-#define USDT_NAMELEN		64	/* DTRACE_NAMELEN (probe name) */
-#define USDT_MAXARGS		255	/* dofpr_nargc / dofpr_xargc are u8 */
+#include "dof.h"
+
+/* DTrace's limits, which the model enforces (stated in dof.h). */
+#define USDT_PROVNAMELEN	DTRACE_PROVNAMELEN
+#define USDT_FUNCNAMELEN	DTRACE_FUNCNAMELEN
+#define USDT_NAMELEN		DTRACE_NAMELEN
+#define USDT_MAXARGS		DOF_MAXARGS
+
+/*
+ * A probe's functions (its unit): USDT_PROBE_PREFIX provider "___" probe,
+ * each '-' of the probe's DOF name spelt "__" (usdt_probe_func), and the
+ * same after USDT_ENABLED_PREFIX for _ENABLED().  dtrace -G finds probe
+ * calls in objects by these names; so do objgen.c and rewrite.c.
+ */
+#define USDT_PROBE_PREFIX	"__dtrace_"
+#define USDT_ENABLED_PREFIX	"__dtraceenabled_"
+#define USDT_PROBE_SEP		"___"
 
 /* Where something was written: for diagnostics. file is interned by the parser. */
 typedef struct src_loc {

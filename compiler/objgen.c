@@ -78,8 +78,6 @@
 extern char **environ;
 
 
-#define PROBE_PREFIX	"__dtrace_"
-#define ENABLED_PREFIX	"__dtraceenabled_"
 
 /* A -v note on stderr: the -G stage explains what it skipped. */
 static void __attribute__((format(printf, 2, 3)))
@@ -102,10 +100,10 @@ note(const objgen_opts_t *o, const char *fmt, ...)
 static const char *
 probe_func_body(const char *name)
 {
-	if (strncmp(name, ENABLED_PREFIX, sizeof(ENABLED_PREFIX) - 1) == 0)
-		return name + sizeof(ENABLED_PREFIX) - 1;
-	if (strncmp(name, PROBE_PREFIX, sizeof(PROBE_PREFIX) - 1) == 0)
-		return name + sizeof(PROBE_PREFIX) - 1;
+	if (strncmp(name, USDT_ENABLED_PREFIX, sizeof(USDT_ENABLED_PREFIX) - 1) == 0)
+		return name + sizeof(USDT_ENABLED_PREFIX) - 1;
+	if (strncmp(name, USDT_PROBE_PREFIX, sizeof(USDT_PROBE_PREFIX) - 1) == 0)
+		return name + sizeof(USDT_PROBE_PREFIX) - 1;
 	return NULL;
 }
 
@@ -132,11 +130,12 @@ check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
 
 	if (body == NULL)
 		return 0;
-	if ((sep = strstr(body, "___")) == NULL || sep == body || sep[3] == '\0')
+	if ((sep = strstr(body, USDT_PROBE_SEP)) == NULL || sep == body ||
+	    sep[sizeof(USDT_PROBE_SEP) - 1] == '\0')
 		return err_set(e, "%s: %s: not a probe function name "
 		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
 	prov = strndup(body, (size_t)(sep - body));
-	probe = usdt_dof_probe_name(sep + 3);
+	probe = usdt_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
 	if (prov == NULL || probe == NULL)
 		rc = err_errno(e, ENOMEM, "%s", path);
 	else if (!model_has_probe(m, prov, probe))

@@ -105,11 +105,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "insn.h"
 #include "rewrite.h"
 #include "strbuf.h"
 
-#define PROBE_PREFIX	"__dtrace_"
-#define ENABLED_PREFIX	"__dtraceenabled_"
 #define ALIAS_PREFIX	"__$dtrace"
 #define SITES_SECTION	".usdt.sites"
 #define SITE_MAX	5	/* the longest call instruction we rewrite */
@@ -129,7 +128,6 @@ typedef struct call_isa {
 	uint32_t op_mask;
 	uint32_t call_op;		/* a call */
 	uint32_t jump_op;		/* a jump: a tail call */
-	unsigned rels[2];		/* relocations a call or jump may carry */
 	int64_t addend;			/* of such a relocation */
 	uint8_t probe[SITE_MAX];	/* replaces a call */
 	uint8_t tail[SITE_MAX];		/* replaces a tail call */
@@ -151,14 +149,13 @@ static const call_isa_t call_isas[] = {
 		.reloc_at = 1,
 		.op_size = 1,
 		.op_mask = 0xff,
-		.call_op = 0xe8,				/* call rel32 */
-		.jump_op = 0xe9,				/* jmp rel32 */
-		.rels = { R_X86_64_PC32, R_X86_64_PLT32 },
+		.call_op = X86_CALL_REL32,
+		.jump_op = X86_JMP_REL32,
 		.addend = -4,
-		.probe = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },	/* nopl 0(%rax,%rax,1) */
-		.tail = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 },	/* ret; nopl 0(%rax) */
-		.enabled = { 0x48, 0x33, 0xc0, 0x90, 0x90 },	/* xor %rax,%rax; nop; nop */
-		.enabled_tail = { 0x48, 0x33, 0xc0, 0xc3, 0x90 },	/* xor; ret; nop */
+		.probe = { X86_NOP5 },				/* the tracepoint */
+		.tail = { X86_RET, X86_NOP4 },
+		.enabled = { X86_XOR_RAX, X86_NOP, X86_NOP },	/* 0; tracepoint at +3 */
+		.enabled_tail = { X86_XOR_RAX, X86_RET, X86_NOP },
 		.enabled_skip = 3,
 	},
 	{
@@ -166,13 +163,12 @@ static const call_isa_t call_isas[] = {
 		.site_size = 4,
 		.reloc_at = 0,
 		.op_size = 4,
-		.op_mask = 0xfc000000,
-		.call_op = 0x94000000,				/* bl imm26 */
-		.jump_op = 0x14000000,				/* b imm26 */
-		.rels = { R_AARCH64_CALL26, R_AARCH64_JUMP26 },
+		.op_mask = A64_BRANCH_MASK,
+		.call_op = A64_BL,
+		.jump_op = A64_B,
 		.addend = 0,
-		.probe = { 0x1f, 0x20, 0x03, 0xd5 },		/* nop */
-		.tail = { 0xc0, 0x03, 0x5f, 0xd6 },		/* ret */
+		.probe = { A64_NOP },				/* the tracepoint */
+		.tail = { A64_RET },
 	},
 };
 
@@ -365,8 +361,8 @@ probe_lookup(const probe_index_t *x, const char *name)
 static bool
 is_probe_function(const char *name)
 {
-	return strncmp(name, PROBE_PREFIX, sizeof(PROBE_PREFIX) - 1) == 0 ||
-	    strncmp(name, ENABLED_PREFIX, sizeof(ENABLED_PREFIX) - 1) == 0;
+	return strncmp(name, USDT_PROBE_PREFIX, sizeof(USDT_PROBE_PREFIX) - 1) == 0 ||
+	    strncmp(name, USDT_ENABLED_PREFIX, sizeof(USDT_ENABLED_PREFIX) - 1) == 0;
 }
 
 /* ---- the results ---------------------------------------------------------- */
@@ -764,9 +760,11 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 {
 	const char *where = section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
+	const usdt_arch_t *arch = arch_for_machine(ob->isa->machine);
 	uint32_t op;
 
-	if (type != ob->isa->rels[0] && type != ob->isa->rels[1]) {
+	/* The relocations a call or jump to a function may carry. */
+	if (type != arch->reloc_branch[0] && type != arch->reloc_branch[1]) {
 		note(ob, "%s+0x%llx: %s (relocation type %u) is not a call: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name, type);
 		return false;

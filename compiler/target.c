@@ -24,7 +24,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
-		.dof_reloc = R_X86_64_64,
 	},
 	{
 		/* FreeBSD and illumos: kernel DTrace, DOF v2 is-enabled sites. */
@@ -33,7 +32,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_FREEBSD,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
-		.dof_reloc = R_X86_64_64,
 	},
 	{
 		.name = "x86_64-illumos",
@@ -41,7 +39,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_ILLUMOS,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
-		.dof_reloc = R_X86_64_64,
 	},
 	{
 		.name = "aarch64-linux",
@@ -49,7 +46,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
-		.dof_reloc = R_AARCH64_ABS64,
 	},
 	{
 		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_write.c). */
@@ -58,7 +54,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
-		.dof_reloc = 0,
 	},
 	{
 		.name = "arm64-macos",
@@ -66,7 +61,6 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
-		.dof_reloc = 0,
 	},
 };
 
@@ -78,6 +72,19 @@ target_find(const char *name)
 	for (size_t i = 0; i < NTARGETS; i++)
 		if (strcmp(targets[i].name, name) == 0)
 			return &targets[i];
+	return NULL;
+}
+
+const usdt_arch_t *
+arch_for_machine(unsigned elf_machine)
+{
+	static const usdt_arch_t *const arches[] = {
+		&usdt_arch_x86_64, &usdt_arch_aarch64,
+	};
+
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->elf_machine == elf_machine)
+			return arches[i];
 	return NULL;
 }
 

@@ -33,7 +33,16 @@ typedef struct usdt_arch {
 	const char *name;		/* "x86_64" */
 	unsigned elf_machine;		/* EM_X86_64 */
 	unsigned elf_class;		/* ELFCLASS64 */
-	unsigned reloc_abs64;		/* absolute 64-bit relocation: R_X86_64_64 */
+	/*
+	 * The ELF relocation types usdtc writes or reads, all stated here:
+	 * the absolute address (notes, DOF probe addresses), the dynamic
+	 * base-relative and GOT ones (--list of linked programs), and the two
+	 * a call or tail jump to a probe function carries (-G rewriting).
+	 */
+	unsigned reloc_abs64;		/* R_X86_64_64 */
+	unsigned reloc_relative;	/* R_X86_64_RELATIVE */
+	unsigned reloc_glob_dat;	/* R_X86_64_GLOB_DAT */
+	unsigned reloc_branch[2];	/* R_X86_64_PC32, R_X86_64_PLT32 */
 	const uint8_t *unit;		/* the probe unit's bytes */
 	size_t unit_size;
 	unsigned unit_align;
@@ -66,7 +75,6 @@ typedef struct usdt_target {
 	enum usdt_os os;
 	uint8_t dof_enabled_version;	/* DOF version when is-enabled probes exist */
 	bool stapsdt;			/* write .note.stapsdt and semaphores */
-	unsigned dof_reloc;		/* ELF relocation type for dofpr_addr */
 } usdt_target_t;
 
 extern const usdt_arch_t usdt_arch_x86_64;
@@ -76,6 +84,9 @@ extern const usdt_arch_t usdt_arch_arm64_macos;	/* is-enabled slot: mov x0, #0 *
 
 /* NULL if the name is unknown. */
 const usdt_target_t *target_find(const char *name);
+
+/* The (first) architecture of an ELF e_machine, or NULL. */
+const usdt_arch_t *arch_for_machine(unsigned elf_machine);
 /* The target usdtc was built for. */
 const usdt_target_t *target_host(void);
 /* Comma-separated list of known target names, for --help and errors. */

@@ -34,6 +34,7 @@
 
 #include "dof.h"
 #include "dofgen.h"
+#include "stapsdt.h"
 #include "strbuf.h"
 #include "units.h"
 
@@ -43,10 +44,10 @@ units_add_stapsdt_base(units_t *u)
 {
 	static const unsigned char zero;
 	int g = elfw_add_group(u->w);
-	elfw_section_desc_t sd = { ".stapsdt.base", SHT_PROGBITS, SHF_ALLOC, 1, 0,
+	elfw_section_desc_t sd = { STAPSDT_BASE_SECTION, SHT_PROGBITS, SHF_ALLOC, 1, 0,
 	    &zero, 1, g };
 	int sec = elfw_add_section(u->w, &sd);
-	elfw_symbol_desc_t sym = { "_.stapsdt.base", sec, 0, 1, STB_WEAK,
+	elfw_symbol_desc_t sym = { STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_WEAK,
 	    STT_NOTYPE, STV_HIDDEN };
 
 	elfw_set_group_signature(u->w, g, elfw_section_symbol(u->w, sec));
@@ -80,12 +81,12 @@ note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	else
 		u->t->arch->note_args(u->m, pr, &args);
 	sb_putc(&args, '\0');
-	descsz = 3 * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
-	sb_u32(out, 8);
+	descsz = STAPSDT_NADDRS * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
+	sb_u32(out, sizeof(STAPSDT_NOTE_NAME));
 	sb_u32(out, (uint32_t)descsz);
-	sb_u32(out, 3);
-	sb_append(out, "stapsdt", 8);
-	sb_zero(out, 3 * asz);
+	sb_u32(out, STAPSDT_NOTE_TYPE);
+	sb_append(out, STAPSDT_NOTE_NAME, sizeof(STAPSDT_NOTE_NAME));
+	sb_zero(out, STAPSDT_NADDRS * asz);
 	sb_append(out, p->name, strlen(p->name) + 1);
 	sb_append(out, pr->name, strlen(pr->name) + 1);
 	sb_append(out, args.data, args.len);
@@ -111,13 +112,14 @@ add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 		sb_free(&bytes);
 		return -1;
 	}
-	elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
+	elfw_section_desc_t sd = { STAPSDT_NOTE_SECTION, SHT_NOTE, 0,
+	    STAPSDT_NOTE_ALIGN, 0, bytes.data,
 	    bytes.len, group };
 	sec = elfw_add_section(u->w, &sd);
 	sb_free(&bytes);
 	elfw_add_reloc(u->w, sec, pc, abs, func_sym, u->t->arch->probe_offset);
-	elfw_add_reloc(u->w, sec, pc + asz, abs, u->base_sym, 0);
-	return elfw_add_reloc(u->w, sec, pc + 2 * asz, abs, sem_sym, 0);
+	elfw_add_reloc(u->w, sec, pc + STAPSDT_BASE * asz, abs, u->base_sym, 0);
+	return elfw_add_reloc(u->w, sec, pc + STAPSDT_SEMAPHORE * asz, abs, sem_sym, 0);
 }
 
 int
@@ -145,8 +147,8 @@ units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
 	elfw_set_group_signature(u->w, g, func_sym);
 	if (!u->t->stapsdt)
 		return 0;
-	elfw_section_desc_t sd = { ".probes", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
-	    2, 0, semaphore, sizeof(semaphore), g };
+	elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_WRITE, STAPSDT_SEMAPHORE_SIZE, 0, semaphore, sizeof(semaphore), g };
 	sec = elfw_add_section(u->w, &sd);
 	elfw_symbol_desc_t ssd = { n->semaphore, sec, 0, sizeof(semaphore),
 	    STB_WEAK, STT_OBJECT, STV_HIDDEN };
@@ -187,7 +189,8 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 		pcs[i] = start + note_bytes(u, sites[i].p, sites[i].pr, sites[i].at_call, &bytes);
 	}
 	if (n > 0 && pcs != NULL && !bytes.failed) {
-		elfw_section_desc_t sd = { ".note.stapsdt", SHT_NOTE, 0, 4, 0, bytes.data,
+		elfw_section_desc_t sd = { STAPSDT_NOTE_SECTION, SHT_NOTE, 0,
+	    STAPSDT_NOTE_ALIGN, 0, bytes.data,
 		    bytes.len, 0 };
 
 		sec = elfw_add_section(u->w, &sd);
@@ -201,8 +204,8 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 			}
 			elfw_add_reloc(u->w, sec, pcs[i], abs, elfw_symbol_ref(u->w, sites[i].symbol),
 			    (int64_t)sites[i].offset);
-			elfw_add_reloc(u->w, sec, pcs[i] + asz, abs, u->base_sym, 0);
-			if (elfw_add_reloc(u->w, sec, pcs[i] + 2 * asz, abs,
+			elfw_add_reloc(u->w, sec, pcs[i] + STAPSDT_BASE * asz, abs, u->base_sym, 0);
+			if (elfw_add_reloc(u->w, sec, pcs[i] + STAPSDT_SEMAPHORE * asz, abs,
 			    elfw_symbol_ref(u->w, semaphore), 0) < 0)
 				rc = -1;
 			free(semaphore);
@@ -231,7 +234,7 @@ units_add_dof(units_t *u, const char *symbol, err_t *e)
 	    STV_HIDDEN };
 	elfw_add_symbol(u->w, &sym);
 	for (size_t i = 0; i < img.nrelocs; i++)
-		elfw_add_reloc(u->w, sec, img.relocs[i].offset, u->t->dof_reloc,
+		elfw_add_reloc(u->w, sec, img.relocs[i].offset, u->t->arch->reloc_abs64,
 		    elfw_symbol_ref(u->w, img.relocs[i].symbol), 0);
 	dof_image_free(&img);
 	if (sec < 0 && !elfw_failed(u->w, e))

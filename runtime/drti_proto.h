@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "dof.h"
+#include "dtrace_helper.h"
 
 #define DRTI_PROTO static __attribute__((unused))
 

@@ -203,7 +203,7 @@ check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
 {
 	const char *why;
 
-	if ((why = bad_identifier(pd->name, 64, true)) != NULL) {
+	if ((why = bad_identifier(pd->name, DTRACE_NAMELEN, true)) != NULL) {
 		usdt_error(provider, USDT_ERROR_NAME, "probe", pd->name, why);
 		return -1;
 	}
@@ -602,7 +602,7 @@ usdt_provider_enable(usdt_provider_t *provider)
 		usdt_error(provider, USDT_ERROR_NOPROBES);
 		return -1;
 	}
-	if ((why = bad_identifier(provider->name, 64, false)) != NULL) {
+	if ((why = bad_identifier(provider->name, DTRACE_PROVNAMELEN, false)) != NULL) {
 		usdt_error(provider, USDT_ERROR_NAME, "provider", provider->name, why);
 		return -1;
 	}

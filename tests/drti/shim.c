@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dof.h"
+#include "dtrace_helper.h"
 
 #define MAX_FD 1024
 #define MARK_PREFIX "/usdtc-shim-mark/"

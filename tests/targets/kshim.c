@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dof.h"
+#include "dtrace_helper.h"
 
 #define FREEBSD_ADDDOF	0xc0587a03ul
 #define FREEBSD_REMOVE	0x80047a02ul

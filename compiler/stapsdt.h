@@ -1,0 +1,44 @@
+/*
+ * stapsdt.h - the SystemTap SDT note format: the one statement of it.
+ *
+ * <sys/sdt.h> describes each probe to tracers (bpftrace, perf, gdb,
+ * SystemTap) with one ELF note in `.note.stapsdt`:
+ *
+ *	namesz = 8, descsz, type = 3	the note header (4-byte words)
+ *	"stapsdt\0"			the owner name
+ *	pc				the tracepoint's address    } address-sized
+ *	base				the address of _.stapsdt.base } (4 or 8
+ *	semaphore			the semaphore's address, or 0 } bytes)
+ *	"provider\0" "name\0" "args\0"	args: "8@%rdi -4@%esi ...", size@place
+ *	padding to 4 bytes
+ *
+ * A tracer subtracts base's link-time address (the note records it) from
+ * its run-time one to find how far a prelinked or relocated object moved,
+ * so `.stapsdt.base` must be allocated: one byte in a COMDAT group named
+ * after it, as <sys/sdt.h> makes it.  The semaphore is a 2-byte counter in
+ * `.probes` that tracers increment while attached; the probe's _ENABLED()
+ * reads it.
+ *
+ * The header writes the notes as assembly text (header.c), -G and libusdt
+ * as bytes (units.c), and the readers check them (decode.c, list.c); all
+ * take the layout from here.
+ */
+#ifndef USDTC_STAPSDT_H
+#define USDTC_STAPSDT_H
+
+#define STAPSDT_NOTE_SECTION	".note.stapsdt"
+#define STAPSDT_NOTE_NAME	"stapsdt"		/* namesz counts its NUL: 8 */
+#define STAPSDT_NOTE_TYPE	3
+#define STAPSDT_NOTE_TYPE_STR	"3"			/* the same, for assembly text */
+#define STAPSDT_NOTE_ALIGN	4
+
+/* The three addresses of the descriptor, in this order. */
+enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS };
+
+#define STAPSDT_BASE_SECTION	".stapsdt.base"
+#define STAPSDT_BASE_SYMBOL	"_.stapsdt.base"
+
+#define STAPSDT_SEMAPHORE_SECTION	".probes"
+#define STAPSDT_SEMAPHORE_SIZE		2
+
+#endif
