@@ -1,7 +1,7 @@
 /*
  * dofgen.c - one DOF image for a model whose probes have sites.
  *
- * What DTrace needs to know about user probes travels as DOF (DOF-FACTS.md
+ * What DTrace needs to know about user probes travels as DOF (doc/dof.md
  * sections 1-5): a header, an array of section headers, and the sections'
  * bytes.  We lay it out the way Oracle's dtrace -G does, so that a decoded
  * usdtc image reads like a decoded dtrace image:
@@ -49,7 +49,7 @@
 #include "strbuf.h"
 #include "version.h"
 
-#define ARGTYPE_MAX	128	/* DTRACE_ARGTYPELEN, NUL included */
+#define ARGTYPE_MAX	DTRACE_ARGTYPELEN
 #define NO_SECTION	0	/* DOF_SECT_NONE as an index: "none" */
 
 /* ---- the string table ------------------------------------------------ */
@@ -172,7 +172,7 @@ typedef struct prov_out {
 	strbuf_t probes, prargs, proffs, prenoffs, reltab;
 	size_t nrecords;
 	pending_reloc_t *relocs;
-	size_t nrelocs;
+	size_t nrelocs, relocs_cap;
 	dof_provider_t hdr;
 	dof_relohdr_t relhdr;
 	/* section indices, filled by assign_sections */
@@ -217,11 +217,78 @@ prov_out_failed(const prov_out_t *po)
 	    po->prenoffs.failed || po->reltab.failed;
 }
 
-static bool
-same_function(const mdl_site_t *a, const mdl_site_t *b)
+/*
+ * Sites are grouped by function: one DOF probe record per probe and
+ * function (address, name and symbol alike), records in the order of each
+ * function's first site.  Sorting the sites' indices by (function, index)
+ * makes each group contiguous with its first site in front, and sorting
+ * the groups by that first index restores the order: n log n however many
+ * sites one probe has (a probe called from 40,000 places is real).
+ */
+typedef struct site_order {
+	const mdl_site_t *sites;
+	size_t *idx;		/* site indices, grouped by function */
+	size_t *group;		/* where each group starts in idx, by first site */
+	size_t ngroups;
+} site_order_t;
+
+static int
+cmp_function(const mdl_site_t *a, const mdl_site_t *b)
 {
-	return a->func_addr == b->func_addr && strcmp(a->func, b->func) == 0 &&
-	    strcmp(a->symbol, b->symbol) == 0;
+	int c;
+
+	if (a->func_addr != b->func_addr)
+		return a->func_addr < b->func_addr ? -1 : 1;
+	if ((c = strcmp(a->func, b->func)) != 0)
+		return c;
+	return strcmp(a->symbol, b->symbol);
+}
+
+/* qsort_r: by function, then by index (the first site leads its group). */
+static int
+cmp_site_index(const void *a, const void *b, void *ctx)
+{
+	const mdl_site_t *sites = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_function(&sites[x], &sites[y]);
+
+	return c != 0 ? c : x < y ? -1 : x > y;
+}
+
+/* qsort_r: group starts by their first site's index. */
+static int
+cmp_group_first(const void *a, const void *b, void *ctx)
+{
+	const size_t *idx = ctx;
+	size_t x = idx[*(const size_t *)a], y = idx[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+site_order_init(site_order_t *o, const mdl_site_t *sites, size_t n)
+{
+	o->sites = sites;
+	o->ngroups = 0;
+	o->idx = malloc(n * sizeof(size_t));
+	o->group = malloc(n * sizeof(size_t));
+	if (o->idx == NULL || o->group == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		o->idx[i] = i;
+	qsort_r(o->idx, n, sizeof(size_t), cmp_site_index, (void *)sites);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || cmp_function(&sites[o->idx[i - 1]], &sites[o->idx[i]]) != 0)
+			o->group[o->ngroups++] = i;
+	qsort_r(o->group, o->ngroups, sizeof(size_t), cmp_group_first, o->idx);
+	return 0;
+}
+
+static void
+site_order_free(site_order_t *o)
+{
+	free(o->idx);
+	free(o->group);
 }
 
 static int
@@ -291,12 +358,17 @@ add_func_name(gen_t *g, const char *func)
 static int
 add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 {
-	pending_reloc_t *r = realloc(po->relocs, (po->nrelocs + 1) * sizeof(*r));
+	pending_reloc_t *r = po->relocs;
 	dof_relodesc_t d;
 
-	if (r == NULL)
-		return err_set(g->e, "out of memory building DOF relocations");
-	po->relocs = r;
+	if (po->nrelocs == po->relocs_cap) {
+		size_t cap = po->relocs_cap ? 2 * po->relocs_cap : 16;
+
+		if ((r = realloc(po->relocs, cap * sizeof(*r))) == NULL)
+			return err_set(g->e, "out of memory building DOF relocations");
+		po->relocs = r;
+		po->relocs_cap = cap;
+	}
 	r[po->nrelocs++] = (pending_reloc_t){ record, symbol };
 	memset(&d, 0, sizeof(d));
 	d.dofr_name = strtab_add(&g->strtab, symbol);
@@ -308,25 +380,25 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 }
 
 /*
- * The record of probe pr for the function of sites[first]: gathers the
- * offsets of every site in that function.  offs/enoffs are scratch arrays
- * of at least pr->nsites entries.
+ * The record of probe pr for one function: the offsets of its sites
+ * (members, n indices into pr->sites, the first site first).  offs/enoffs
+ * are scratch arrays of at least n entries.
  */
 static int
-add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, size_t first,
-    const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
+add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const size_t *members,
+    size_t n, const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
 {
-	const mdl_site_t *site = &pr->sites[first];
+	const mdl_site_t *site = &pr->sites[members[0]];
 	size_t noffs = 0, nenoffs = 0;
 	dof_probe_t rec = *proto;
 
-	for (size_t i = first; i < pr->nsites; i++) {
-		if (!same_function(site, &pr->sites[i]))
-			continue;
-		if (pr->sites[i].is_enabled)
-			enoffs[nenoffs++] = pr->sites[i].offset;
+	for (size_t i = 0; i < n; i++) {
+		const mdl_site_t *s = &pr->sites[members[i]];
+
+		if (s->is_enabled)
+			enoffs[nenoffs++] = s->offset;
 		else
-			offs[noffs++] = pr->sites[i].offset;
+			offs[noffs++] = s->offset;
 	}
 	noffs = sort_unique(offs, noffs);
 	nenoffs = sort_unique(enoffs, nenoffs);
@@ -381,6 +453,7 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 {
 	dof_probe_t proto;
 	uint32_t *offs, *enoffs;
+	site_order_t order = { NULL, NULL, NULL, 0 };
 	int rc = 0;
 
 	if (pr->nsites == 0)
@@ -404,21 +477,24 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 
 	offs = malloc(pr->nsites * sizeof(uint32_t));
 	enoffs = malloc(pr->nsites * sizeof(uint32_t));
-	if (offs == NULL || enoffs == NULL) {
+	if (offs == NULL || enoffs == NULL ||
+	    site_order_init(&order, pr->sites, pr->nsites) != 0) {
 		rc = err_set(g->e, "out of memory building DOF probe records");
 		goto out;
 	}
-	for (size_t i = 0; i < pr->nsites && rc == 0; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = same_function(&pr->sites[j], &pr->sites[i]);
+	for (size_t i = 0; i < pr->nsites; i++)
 		if (pr->sites[i].is_enabled)
 			g->any_enabled = true;
-		if (!seen)
-			rc = add_record(g, po, pr, i, &proto, offs, enoffs);
+	for (size_t k = 0; k < order.ngroups && rc == 0; k++) {
+		size_t start = order.group[k], end = start + 1;
+
+		while (end < pr->nsites && (end == start ||
+		    cmp_function(&pr->sites[order.idx[start]], &pr->sites[order.idx[end]]) == 0))
+			end++;
+		rc = add_record(g, po, pr, &order.idx[start], end - start, &proto, offs, enoffs);
 	}
 out:
+	site_order_free(&order);
 	free(offs);
 	free(enoffs);
 	return rc;
