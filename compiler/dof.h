@@ -1,7 +1,7 @@
 /*
  * dof.h - the DOF format: the structures DTrace reads, as they lie in memory.
  *
- * Written from DOF-FACTS.md (sys/dtrace.h's layout for LP64 little-endian).
+ * sys/dtrace.h's layout for LP64 little-endian, explained in doc/dof.md.
  * Shared by the writer (dofgen.c), the strict reader (decode.c) and the
  * run-time registration code (runtime/drti_lite.c), so this header holds
  * only types and constants.

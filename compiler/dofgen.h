@@ -31,7 +31,7 @@ typedef struct dof_image {
 
 /*
  * Lay out one DOF for every provider of m: for each probe, one dof_probe_t
- * per function among its sites (DOF-FACTS.md sections 1-5).  A site with a
+ * per function among its sites (doc/dof.md sections 1-5).  A site with a
  * known func_addr is written in place; the others get a DOF SETX relocation
  * and a dof_reloc_t.  Returns 0, or -1 with e set.
  */

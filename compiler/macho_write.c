@@ -580,7 +580,7 @@ add_unit(mw_t *w, const usdt_target_t *t, size_t text, mdl_provider_t *p,
 
 /*
  * "__dof_" + the provider, cut to 15 bytes; a name already in use gets
- * its last byte replaced by '0', '1', ... (DOF-FACTS.md section 9; the
+ * its last byte replaced by '0', '1', ... (doc/dof.md section 6; the
  * classic ld64 source appends the digit as a 16th byte instead).  dyld
  * goes by the section's type, so the name only has to be unique.
  */

@@ -3,7 +3,8 @@
  *
  * The parser (lexer.l, parser.y) fills a mdl_model_t from a .d file; libusdt
  * (runtime/usdt.c) fills one from API calls.  Every writer reads only this:
- * header.c (-h), dofgen.c (DOF), notes.c (stapsdt), objgen.c (-G object).
+ * header.c (-h), dofgen.c (DOF), units.c (units, stapsdt notes), objgen.c
+ * (-G object).
  *
  * Names follow DTrace.  A probe is declared as `request__start`; its DTrace
  * name turns each `__` into `-` (`request-start`); its functions are
@@ -49,7 +50,7 @@ typedef struct src_loc {
 	int col;	/* 1-based; 0 = unknown */
 } src_loc_t;
 
-/* DOF stability and dependency class values (DOF-FACTS.md section 3). */
+/* DOF stability and dependency class values (doc/dof.md section 3). */
 enum usdt_stability {
 	USDT_STAB_INTERNAL = 0, USDT_STAB_PRIVATE, USDT_STAB_OBSOLETE,
 	USDT_STAB_EXTERNAL, USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING,

@@ -2,7 +2,7 @@
  * objgen.c - the -G stage: the object that carries a program's probes.
  *
  * What goes in, for each probe P:N of the model (target.h describes the
- * probe unit, DESIGN.md section 6 the reasons):
+ * probe unit, doc/design.md sections 1-3 the reasons):
  *
  *   COMDAT group signed by __dtrace_P___N, the same group the -h header
  *   emits as top-level asm, so the linker keeps one copy whichever comes

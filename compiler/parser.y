@@ -1,7 +1,7 @@
 /*
  * parser.y - the grammar of provider definition files.
  *
- * What is parsed (see DESIGN.md section 3 and the lexer's comment):
+ * What is parsed (see the lexer's comment):
  *
  *   file        := item*
  *   item        := provider | typedef | declaration | translator | inline

@@ -2,7 +2,7 @@
  * units.c - the probe groups every object that carries probes holds.
  *
  * For each probe P:N of the model (target.h describes the probe unit,
- * DESIGN.md section 6 the reasons), one COMDAT group signed by
+ * doc/design.md sections 1-3 the reasons), one COMDAT group signed by
  * __dtrace_P___N, the same group the -h header emits as top-level asm, so
  * a linker keeps one copy whichever comes first:
  *
