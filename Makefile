@@ -32,6 +32,7 @@ CORE_SRCS = \
 	compiler/err.c \
 	compiler/strbuf.c \
 	compiler/fileio.c \
+	compiler/subproc.c \
 	compiler/model.c \
 	compiler/target.c \
 	compiler/arch_x86_64.c \

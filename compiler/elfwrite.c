@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "elfwrite.h"
+#include "fileio.h"
 #include "strbuf.h"
 
 typedef struct elfw_rel {
@@ -949,9 +950,8 @@ static int
 copy_staged(int stage, int fd, err_t *e)
 {
 	struct stat st;
-	const char *p;
 	void *map;
-	size_t left;
+	int rc = 0;
 
 	if (fstat(stage, &st) != 0)
 		return err_errno(e, errno, "ELF writer: staged file");
@@ -959,20 +959,10 @@ copy_staged(int stage, int fd, err_t *e)
 		return 0;
 	if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, stage, 0)) == MAP_FAILED)
 		return err_errno(e, errno, "ELF writer: staged file");
-	for (p = map, left = (size_t)st.st_size; left > 0;) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err_errno(e, n < 0 ? errno : EIO, "ELF writer: writing the object");
-			break;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
+	if (fd_write_all(fd, map, (size_t)st.st_size) != 0)
+		rc = err_errno(e, errno, "ELF writer: writing the object");
 	munmap(map, (size_t)st.st_size);
-	return left == 0 ? 0 : -1;
+	return rc;
 }
 
 /*

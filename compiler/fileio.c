@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,6 +101,22 @@ file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 }
 
 int
+anon_file(const char *name, unsigned flags, err_t *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd = memfd_create(name, flags);
+
+	if (fd >= 0)
+		return fd;
+	/* No memfd (old kernel): an unlinked temporary file does the same. */
+	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR |
+	    ((flags & MFD_CLOEXEC) ? O_CLOEXEC : 0), 0600);
+	if (fd < 0)
+		err_errno(e, errno, "cannot create an anonymous file for %s", name);
+	return fd;
+}
+
+int
 fd_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -109,8 +126,11 @@ fd_write_all(int fd, const void *buf, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
 			return -1;
+		}
 		p += n;
 		len -= (size_t)n;
 	}

@@ -28,8 +28,15 @@ int file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e);
 
 /*
  * Write len bytes of buf to fd, retrying short writes and EINTR.  Returns
- * 0, or -1 with errno set.
+ * 0, or -1 with errno set (EIO if write() wrote nothing).
  */
 int fd_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * An anonymous file (memfd; without it an unlinked O_TMPFILE in $TMPDIR or
+ * /tmp) that a spawned program can open as /proc/self/fd/N.  flags:
+ * MFD_CLOEXEC or 0.  Returns the descriptor, or -1 with e naming what for.
+ */
+int anon_file(const char *name, unsigned flags, err_t *e);
 
 #endif

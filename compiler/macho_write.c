@@ -796,24 +796,14 @@ static int
 write_file(const char *path, const strbuf_t *bytes, err_t *e)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	const char *p = bytes->data;
-	size_t left = bytes->len;
 
 	if (fd < 0)
 		return err_errno(e, errno, "%s", path);
-	while (left > 0) {
-		ssize_t n = write(fd, p, left);
+	if (fd_write_all(fd, bytes->data, bytes->len) != 0) {
+		int saved = errno;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int saved = n < 0 ? errno : EIO;
-
-			close(fd);
-			return err_errno(e, saved, "writing %s", path);
-		}
-		p += n;
-		left -= (size_t)n;
+		close(fd);
+		return err_errno(e, saved, "writing %s", path);
 	}
 	if (close(fd) != 0)
 		return err_errno(e, errno, "writing %s", path);

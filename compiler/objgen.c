@@ -58,7 +58,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,12 +69,12 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "elfwrite.h"
+#include "fileio.h"
 #include "objgen.h"
 #include "rewrite.h"
+#include "subproc.h"
 #include "strbuf.h"
 #include "units.h"
-
-extern char **environ;
 
 
 
@@ -512,39 +511,10 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 
 /* ---- linking with drti_lite ---------------------------------------------- */
 
-/* An anonymous file the linker can open as /proc/self/fd/N; -1 with e set. */
-static int
-anon_file(const char *name, unsigned flags, err_t *e)
-{
-	const char *tmp = getenv("TMPDIR");
-	int fd = memfd_create(name, flags);
-
-	if (fd >= 0)
-		return fd;
-	/* No memfd (old kernel): an unlinked temporary file does the same. */
-	fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR |
-	    ((flags & MFD_CLOEXEC) ? O_CLOEXEC : 0), 0600);
-	if (fd < 0)
-		err_errno(e, errno, "cannot create an anonymous file for %s", name);
-	return fd;
-}
-
 static int
 write_all_fd(int fd, const void *buf, size_t len, const char *what, err_t *e)
 {
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_errno(e, n < 0 ? errno : EIO, "writing %s", what);
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return fd_write_all(fd, buf, len) == 0 ? 0 : err_errno(e, errno, "writing %s", what);
 }
 
 /*
@@ -611,22 +581,15 @@ exit_status(int status, char *buf, size_t cap)
 static int
 spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
 {
-	posix_spawn_file_actions_t fa;
+	const int fds[3] = { -1, errfd, errfd };
 	char msg[1024], how[64];
 	pid_t pid;
 	int rc, status;
 
-	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-		return err_errno(e, rc, "cannot run the linker");
-	posix_spawn_file_actions_adddup2(&fa, errfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
+	if ((rc = spawn_argv(argv, fds, &pid)) != 0)
 		return err_errno(e, rc, "cannot run the linker '%s'", argv[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err_errno(e, errno, "waiting for the linker '%s'", argv[0]);
+	if ((rc = spawn_wait(pid, &status)) != 0)
+		return err_errno(e, rc, "waiting for the linker '%s'", argv[0]);
 	read_back(errfd, msg, sizeof(msg));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		exit_status(status, how, sizeof(how));

@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +32,8 @@
 #include <unistd.h>
 
 #include "cpp.h"
+#include "subproc.h"
 #include "strbuf.h"
-
-extern char **environ;
 
 /* Split cmd on blanks into words appended to argv (strings point into cmd). */
 static size_t
@@ -68,21 +66,10 @@ make_input(strbuf_t *in, const char *path, const char *text, size_t len)
 static int
 spawn(char **argv, int in_fd, int out_fd, pid_t *pidp, err_t *e)
 {
-	posix_spawn_file_actions_t fa;
-	int rc;
+	const int fds[3] = { in_fd, out_fd, -1 };
+	int rc = spawn_argv(argv, fds, pidp);
 
-	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-		return err_errno(e, rc, "cannot run %s", argv[0]);
-	if ((rc = posix_spawn_file_actions_adddup2(&fa, in_fd, 0)) != 0 ||
-	    (rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1)) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return err_errno(e, rc, "cannot run %s", argv[0]);
-	}
-	rc = posix_spawnp(pidp, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return err_errno(e, rc, "cannot run %s", argv[0]);
-	return 0;
+	return rc == 0 ? 0 : err_errno(e, rc, "cannot run %s", argv[0]);
 }
 
 /*
@@ -138,12 +125,10 @@ exchange(int *to_fd, int *from_fd, const strbuf_t *in, strbuf_t *out, err_t *e)
 static int
 wait_cpp(pid_t pid, const char *cmd, err_t *e)
 {
-	int status;
+	int status, rc;
 
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return err_errno(e, errno, "cannot wait for %s", cmd);
-	}
+	if ((rc = spawn_wait(pid, &status)) != 0)
+		return err_errno(e, rc, "cannot wait for %s", cmd);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))

@@ -32,6 +32,7 @@
  * (with a warning, as SystemTap's dtrace does).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,6 +44,7 @@
 
 #include "drti_objects.h"
 #include "err.h"
+#include "fileio.h"
 #include "header.h"
 #include "header_macos.h"
 #include "list.h"
@@ -216,17 +218,17 @@ temp_commit(const char *dest, err_t *e)
 static int
 write_all(const char *path, const char *data, size_t len, err_t *e)
 {
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 
-	if (f == NULL)
+	if (fd < 0)
 		return err_errno(e, errno, "cannot open %s", path);
-	if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
+	if (fd_write_all(fd, data, len) != 0) {
 		int saved = errno;
 
-		fclose(f);
+		close(fd);
 		return err_errno(e, saved, "cannot write %s", path);
 	}
-	if (fclose(f) != 0)
+	if (close(fd) != 0)
 		return err_errno(e, errno, "cannot write %s", path);
 	return 0;
 }

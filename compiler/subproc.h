@@ -1,0 +1,25 @@
+/*
+ * subproc.h - running another program: the one spawn and the one wait.
+ *
+ * usdtc runs cpp (-C, usdtc/cpp.c) and, when asked, a linker (-G with
+ * -x ldpath=, objgen.c).  Both are spawned from an argv array with
+ * posix_spawnp, never through a shell, with chosen descriptors as the
+ * child's standard streams, and waited for through EINTR.  The callers word
+ * their own messages, so these return error numbers.
+ */
+#ifndef USDTC_SUBPROC_H
+#define USDTC_SUBPROC_H
+
+#include <sys/types.h>
+
+/*
+ * Spawn argv[0] (found on PATH) with argv; fds[0], fds[1], fds[2] become
+ * its standard input, output and error (-1: ours).  Returns 0 with *pidp
+ * set, or an error number.
+ */
+int spawn_argv(char **argv, const int fds[3], pid_t *pidp);
+
+/* Wait for pid: 0 with its wait status in *statusp, or an error number. */
+int spawn_wait(pid_t pid, int *statusp);
+
+#endif
