@@ -170,10 +170,10 @@ $(B)/libusdt-uninstalled.pc: Makefile
 		'Libs.private: -lelf -ldl -lpthread' \
 		'Cflags: -I$(abspath runtime)' > $@
 
-# `make test` and `make demo` on a fresh Debian machine: as root, install
+# `make test`, `make demo` (and deb, test-deb) on a fresh Debian machine: as root, install
 # missing packages (.ci/deps) before anything is built; otherwise only say
 # which are missing.
-ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+ifneq ($(filter test demo deb test-deb,$(MAKECMDGOALS)),)
 ifeq ($(shell id -u),0)
 ifneq ($(shell bash .ci/deps >&2; echo $$?),0)
 $(error .ci/deps could not install the build dependencies)
