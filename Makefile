@@ -1,6 +1,7 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, demo, bench, regen, install, clean.
+# Targets: all (default), test, demo, bench, regen, clean; install,
+# uninstall, install-dtrace-link, deb, test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
@@ -178,9 +179,9 @@ $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS)
 # as $(B)/pic/libusdtc.a, of which the linker takes the members libusdt
 # needs); the shared library exports only the API (runtime/libusdt.map),
 # the archive has every other symbol made local.  libusdt.pc is for
-# installing (PREFIX), libusdt-uninstalled.pc lets the tests build against
+# installing (mk/install.mk), libusdt-uninstalled.pc lets the tests build against
 # $(B) with pkg-config.
-LIBUSDT_VERSION = 1.0.0
+LIBUSDT_VERSION = $(VERSION)
 LIBUSDT_SONAME  = libusdt.so.1
 LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
@@ -224,9 +225,6 @@ $(B)/libusdt.a: $(LIBUSDT_OBJS) $(PIC_CORE_LIB)
 	objcopy --localize-hidden $(B)/pic/libusdt-all.o
 	rm -f $@ && ar rcs $@ $(B)/pic/libusdt-all.o
 
-$(B)/libusdt.pc: runtime/libusdt.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBUSDT_VERSION)|' $< > $@
-
 $(B)/libusdt-uninstalled.pc: Makefile
 	printf '%s\n' 'Name: libusdt' 'Description: libusdt in the build tree' \
 		'Version: $(LIBUSDT_VERSION)' \
@@ -255,22 +253,14 @@ bench: all
 regen: all
 	USDTC=$(abspath $(USDTC)) bash tests/golden/run --regen
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(USDTC) $(DESTDIR)$(PREFIX)/bin/usdtc
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(B)/$(LIBUSDT_SONAME) $(DESTDIR)$(PREFIX)/lib/$(LIBUSDT_SONAME)
-	ln -sf $(LIBUSDT_SONAME) $(DESTDIR)$(PREFIX)/lib/libusdt.so
-	install -m 644 $(B)/libusdt.a $(DESTDIR)$(PREFIX)/lib/libusdt.a
-	install -m 644 runtime/usdt.h $(DESTDIR)$(PREFIX)/include/usdt.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBUSDT_VERSION)|' \
-		runtime/libusdt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libusdt.pc
 
 clean:
 	rm -rf build build-san
 
-.PHONY: all libusdt test demo bench regen deps install clean
+.PHONY: all libusdt test demo bench regen deps clean
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))
 -include $(wildcard $(DEPFILES))
+
+include mk/install.mk
