@@ -117,7 +117,7 @@ uninstall:
 # (tracked and new, not ignored), or of the whole tree but its build
 # directories where there is no git.
 DEB_DIR = $(B)/deb
-deb:
+deb: deps
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/src
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
@@ -129,7 +129,7 @@ deb:
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
 	@ls -1 $(DEB_DIR)/*.deb
 
-test-deb:
+test-deb: deps
 	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run install/deb
 
 # The version, for scripts and tests (make -s version).
