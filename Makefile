@@ -129,13 +129,15 @@ LIBUSDT_VERSION = 1.0.0
 LIBUSDT_SONAME  = libusdt.so.1
 LIBUSDT_SRCS = compiler/err.c compiler/strbuf.c compiler/model.c compiler/target.c \
 	compiler/arch_x86_64.c compiler/arch_aarch64.c compiler/arch_arm64_macos.c compiler/dofgen.c compiler/elfwrite.c compiler/units.c \
-	runtime/usdt_image.c runtime/usdt.c
+	runtime/usdt_image.c runtime/usdt_file.c runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
 LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 	$(B)/libusdt.pc $(B)/libusdt-uninstalled.pc
-PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
+# Under SAN=1 libusdt is instrumented too, and so is every program the
+# tests build against it (the uninstalled .pc carries the flags).
+PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
 	-Icompiler -Iruntime -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
@@ -149,7 +151,7 @@ $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S
 	$(CC) -fPIC -c -o $@ $<
 
 $(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) runtime/libusdt.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
 		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
 		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined \
 		-o $@ $(LIBUSDT_OBJS) -lelf -ldl -lpthread
@@ -170,7 +172,7 @@ $(B)/libusdt-uninstalled.pc: Makefile
 		'Version: $(LIBUSDT_VERSION)' \
 		'Libs: -L$(abspath $(B)) -Wl,-rpath,$(abspath $(B)) -lusdt' \
 		'Libs.private: -lelf -ldl -lpthread' \
-		'Cflags: -I$(abspath runtime)' > $@
+		'Cflags: -I$(abspath runtime) $(SANFLAGS)' > $@
 
 # `make test` and `make demo` on a fresh Debian machine: as root, install
 # missing packages (.ci/deps) before anything is built; otherwise only say

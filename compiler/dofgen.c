@@ -291,9 +291,13 @@ add_func_name(gen_t *g, const char *func)
 static int
 add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 {
-	pending_reloc_t *r = realloc(po->relocs, (po->nrelocs + 1) * sizeof(*r));
+	size_t n = po->nrelocs;
+	pending_reloc_t *r = po->relocs;
 	dof_relodesc_t d;
 
+	/* Doubling (at 0, 16, 32, ...), so a provider's relocations cost O(n). */
+	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
+		r = realloc(po->relocs, (n < 16 ? 16 : n * 2) * sizeof(*r));
 	if (r == NULL)
 		return err_set(g->e, "out of memory building DOF relocations");
 	po->relocs = r;
