@@ -311,6 +311,7 @@ errstr(void)
 	    (const void *)second);
 	usdt_provider_free(p);
 	usdt_probe_release(a);
+	usdt_probe_release(b);	/* its failed add dropped the provider's reference */
 }
 
 /* Enabling twice returned 0. */
