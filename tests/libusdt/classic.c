@@ -43,7 +43,7 @@ static int
 make(int n, char kind)
 {
 	const char *types[USDT_ARG_MAX];
-	char func[8], name[8];
+	char func[16], name[16];
 
 	for (int i = 0; i < n; i++) {
 		if (kind == 'c') {
