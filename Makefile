@@ -1,6 +1,6 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, demo, bench, regen, install, clean.
+# Targets: all (default), test, demo, demo-libusdt, bench, regen, install, clean.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
@@ -177,7 +177,7 @@ $(B)/libusdt-uninstalled.pc: Makefile
 # `make test` and `make demo` on a fresh Debian machine: as root, install
 # missing packages (.ci/deps) before anything is built; otherwise only say
 # which are missing.
-ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+ifneq ($(filter test demo demo-libusdt,$(MAKECMDGOALS)),)
 ifeq ($(shell id -u),0)
 ifneq ($(shell bash .ci/deps >&2; echo $$?),0)
 $(error .ci/deps could not install the build dependencies)
@@ -192,6 +192,10 @@ test: all
 
 demo: all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash examples/demo.sh
+
+# Probes a Python program defines at run time (bindings/python, libusdt).
+demo-libusdt: all
+	USDTC=$(abspath $(USDTC)) B=$(B) bash examples/libusdt_demo.sh
 
 bench: all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash bench/run
@@ -216,4 +220,4 @@ install: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all libusdt test demo bench regen deps install clean
+.PHONY: all libusdt test demo demo-libusdt bench regen deps install clean
