@@ -379,11 +379,16 @@ usdt_file_remove(usdt_file_t *f)
 	f->path = NULL;
 }
 
-/* At exit (or when libusdt is unloaded): the files this process made. */
+/*
+ * At exit (or when libusdt is unloaded): the files this process made.
+ * Never waits: if another thread holds the lock while the process exits,
+ * the files are left for the next process's sweep.
+ */
 __attribute__((destructor)) static void
 remove_at_exit(void)
 {
-	pthread_mutex_lock(&files_lock);
+	if (pthread_mutex_trylock(&files_lock) != 0)
+		return;
 	for (usdt_file_t *f = live_files; f != NULL; f = f->next)
 		if (f->owner == getpid() && f->path != NULL)
 			unlink(f->path);
