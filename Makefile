@@ -1,6 +1,6 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, demo, bench, regen, clean; install,
+# Targets: all (default), test, demo, demo-libusdt, bench, regen, clean; install,
 # uninstall, install-dtrace-link, deb, test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
@@ -183,7 +183,7 @@ $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS)
 # $(B) with pkg-config.
 LIBUSDT_VERSION = $(VERSION)
 LIBUSDT_SONAME  = libusdt.so.1
-LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt.c
+LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
@@ -191,7 +191,10 @@ PIC_CORE_LIB = $(B)/pic/libusdtc.a
 PIC_CORE_OBJS = $(CORE_SRCS:%.c=$(B)/pic/%.o)
 LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 	$(B)/libusdt.pc $(B)/libusdt-uninstalled.pc
-PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
+# Under SAN=1 libusdt (and the core copy it links) is instrumented too, and
+# so is every program the tests build against it (the uninstalled .pc
+# carries the flags).
+PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
 	-Icompiler -I$(B) -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
@@ -212,7 +215,7 @@ $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S
 	$(CC) -fPIC -c -o $@ $<
 
 $(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) $(PIC_CORE_LIB) runtime/libusdt.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
 		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
 		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined \
 		-o $@ $(LIBUSDT_OBJS) $(PIC_CORE_LIB) -lelf -ldl -lpthread
@@ -230,7 +233,7 @@ $(B)/libusdt-uninstalled.pc: Makefile
 		'Version: $(LIBUSDT_VERSION)' \
 		'Libs: -L$(abspath $(B)) -Wl,-rpath,$(abspath $(B)) -lusdt' \
 		'Libs.private: -lelf -ldl -lpthread' \
-		'Cflags: -I$(abspath runtime)' > $@
+		'Cflags: -I$(abspath runtime) $(SANFLAGS)' > $@
 
 # `make deps`: as root, install the missing build and test packages
 # (.ci/deps); as another user, only say which are missing.  `make test` and
@@ -247,6 +250,11 @@ demo: deps
 	$(MAKE) all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash examples/demo.sh
 
+# Probes a Python program defines at run time (bindings/python, libusdt).
+demo-libusdt: deps
+	$(MAKE) all
+	USDTC=$(abspath $(USDTC)) B=$(B) bash examples/libusdt_demo.sh
+
 bench: all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash bench/run
 
@@ -257,7 +265,7 @@ regen: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all libusdt test demo bench regen deps clean
+.PHONY: all libusdt test demo demo-libusdt bench regen deps clean
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))

@@ -1,8 +1,12 @@
 /*
  * runtime.c - what libusdt's run-time providers cost (bench/runtime).
  *
- *	runtime create		create + enable, and disable + free, of providers
- *				of 10, 100 and 1,000 probes (2 arguments each)
+ *	runtime create N RUNS	create + enable, and disable + free, of a provider
+ *				of N probes (2 arguments each); median of RUNS
+ *	runtime baseline SO N RUNS
+ *				the same probes known at build time: dlopen +
+ *				dlclose of SO, a shared object made by usdtc -G
+ *				with N such probes (bench/runtime builds it)
  *	runtime fire		per-call cost with no tracer: usdt_is_enabled,
  *				usdt_fire_probe, and the guarded pattern
  *				(if (usdt_is_enabled(p)) usdt_fire_probe(...)),
@@ -14,6 +18,7 @@
  * Times are the median of several runs, from CLOCK_MONOTONIC.  Uses only
  * usdt.h.
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,34 +90,51 @@ free_provider(usdt_provider_t *p, usdt_probedef_t **defs, int n)
 }
 
 static void
-bench_create(void)
+bench_create(int n, int runs)
 {
-	static const int sizes[] = { 10, 100, 1000 };
-	usdt_probedef_t **defs = calloc(1000, sizeof(*defs));
+	usdt_probedef_t **defs = calloc((size_t)n, sizeof(*defs));
+	double up[RUNS], down[RUNS];
 
-	printf("%-24s %14s %14s %14s\n", "provider", "create+enable", "per probe",
-	    "disable+free");
-	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		double up[RUNS], down[RUNS];
-		int n = sizes[s];
+	if (defs == NULL || runs < 1 || runs > RUNS)
+		die(NULL, "arguments");
+	for (int r = 0; r < runs; r++) {
+		double t0 = now_ns(), t1, t2;
+		usdt_provider_t *p = make_provider(n, defs);
 
-		for (int r = 0; r < RUNS; r++) {
-			double t0 = now_ns(), t1, t2;
-			usdt_provider_t *p = make_provider(n, defs);
-
-			if (usdt_provider_enable(p) != 0)
-				die(p, "usdt_provider_enable");
-			t1 = now_ns();
-			free_provider(p, defs, n);
-			t2 = now_ns();
-			up[r] = t1 - t0;
-			down[r] = t2 - t1;
-		}
-		printf("%5d probes %12s %11.1f us %11.2f us %11.1f us\n", n, "",
-		    median(up, RUNS) / 1e3, median(up, RUNS) / 1e3 / n,
-		    median(down, RUNS) / 1e3);
+		if (usdt_provider_enable(p) != 0)
+			die(p, "usdt_provider_enable");
+		t1 = now_ns();
+		free_provider(p, defs, n);
+		t2 = now_ns();
+		up[r] = t1 - t0;
+		down[r] = t2 - t1;
 	}
+	printf("libusdt: %d probes: create+enable %.2f ms (%.2f us a probe), "
+	    "disable+free %.2f ms\n", n, median(up, runs) / 1e6,
+	    median(up, runs) / 1e3 / n, median(down, runs) / 1e6);
 	free(defs);
+}
+
+static void
+bench_baseline(const char *so, int n, int runs)
+{
+	double up[RUNS];
+
+	if (runs < 1 || runs > RUNS)
+		die(NULL, "arguments");
+	for (int r = 0; r < runs; r++) {
+		double t0 = now_ns();
+		void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+
+		if (h == NULL) {
+			fprintf(stderr, "runtime: dlopen %s: %s\n", so, dlerror());
+			exit(1);
+		}
+		up[r] = now_ns() - t0;
+		dlclose(h);
+	}
+	printf("baseline: %d probes known at build time: dlopen %.2f ms\n", n,
+	    median(up, runs) / 1e6);
 }
 
 /* One timed loop of n iterations of `body`; ns per iteration. */
@@ -193,14 +215,17 @@ main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
-	if (strcmp(mode, "create") == 0)
-		bench_create();
+	if (strcmp(mode, "create") == 0 && argc == 4)
+		bench_create(atoi(argv[2]), atoi(argv[3]));
+	else if (strcmp(mode, "baseline") == 0 && argc == 5)
+		bench_baseline(argv[2], atoi(argv[3]), atoi(argv[4]));
 	else if (strcmp(mode, "fire") == 0)
 		bench_fire();
 	else if (strcmp(mode, "enabled") == 0)
 		bench_enabled();
 	else {
-		fprintf(stderr, "usage: %s create|fire|enabled\n", argv[0]);
+		fprintf(stderr, "usage: %s create N RUNS | baseline SO N RUNS | fire | enabled\n",
+		    argv[0]);
 		return 2;
 	}
 	return 0;

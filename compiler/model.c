@@ -22,16 +22,25 @@ const mdl_attr_t usdt_attr_default = {
 	USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON
 };
 
-/* Grow *arrayp (of elem-sized items, *countp used) by one slot; NULL on failure. */
+/*
+ * Grow *arrayp (of elem-sized items, *countp used) by one slot; NULL on
+ * failure.  The capacity doubles, at counts 0, 4, 8, 16 ... (it is never
+ * stored: an array holds at least max(4, the next power of two) items for
+ * its count, also after removals), so n additions cost O(n), which
+ * libusdt's providers of 100,000 probes need.
+ */
 static void *
 grow(void *arrayp, size_t *countp, size_t elem)
 {
 	void **ap = arrayp;
-	void *p = realloc(*ap, (*countp + 1) * elem);
+	size_t n = *countp;
+	void *p = *ap;
 
-	if (p == NULL)
-		return NULL;
-	*ap = p;
+	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
+		if ((p = realloc(*ap, (n < 4 ? 4 : n * 2) * elem)) == NULL)
+			return NULL;
+		*ap = p;
+	}
 	return (char *)p + (*countp)++ * elem;
 }
 

@@ -9,36 +9,31 @@
  * the way it finds probes compiled into a library:
  *
  *   usdt_provider_enable
- *	1. writes the object to an anonymous file: memfd_create, or, where
- *	   there is no memfd (or LIBUSDT_NO_MEMFD is set), an unnamed
- *	   O_TMPFILE in $TMPDIR or /tmp.  Neither has a name in any
- *	   directory, so nothing is left on disk even if the process is
- *	   killed;
- *	2. dlopens it as /proc/PID/fd/N.  The loader maps it read-only,
- *	   read+execute and read+write by segment: no page is ever writable
- *	   and executable;
+ *	1. writes the object to a file with a real path in a directory
+ *	   the loader can map from, or to a memfd where there is none
+ *	   (usdt_file.c says which, and how nothing is left behind), and
+ *	   makes it read-only;
+ *	2. dlopens it (a memfd as /proc/PID/fd/N).  The loader maps it
+ *	   read-only, read+execute and read+write by segment: no page is
+ *	   ever writable and executable;
  *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
  *	   does for a -G object (drti_proto.h: same device, ioctls, generation
  *	   and environment variables).  No DTrace is the normal case on
  *	   Linux and costs one failed open();
  *	4. points each probedef's probe at its unit's tracepoint, is-enabled
  *	   tracepoint and semaphore.
- *   usdt_provider_disable unregisters, dlcloses and closes the file; a
+ *   usdt_provider_disable unregisters, dlcloses and removes the file; a
  *   provider can then be changed and enabled again.
  *
- * How Linux tracers find the object.  /proc/PID/maps names it
- * "/memfd:libusdt:PROV (deleted)", a path no tracer can open.  bpftrace
- * (through bcc) resolves such a mapping by looking in /proc/PID/fd for a
- * descriptor of the same inode, and lists the probes as
- * usdt:/proc/PID/fd/N:PROV:PROBE; `bpftrace -p PID` with usdt:*:PROV:PROBE
- * attaches to them.  So the descriptor stays open for as long as the
- * provider is enabled: that costs one descriptor per enabled provider (it
- * is close-on-exec), and it is what makes the probes visible.  gdb and
- * `usdtc --list` open the same /proc/PID/fd/N path, which is also the name
- * the loader records (dlopen was given it).  The O_TMPFILE fallback shows
- * in maps as "/tmp/#N (deleted)", which bcc does not resolve: there only
- * DTrace, gdb and tools given the /proc/PID/fd path see the probes.  That
- * is the price of leaving nothing on disk on systems without memfd.
+ * How Linux tracers find the object: by its path in /proc/PID/maps, as
+ * any library's (usdt_file.c).  In the memfd fallback, maps names it
+ * "/memfd:libusdt:PROV (deleted)"; bpftrace 0.17 (through bcc) resolves
+ * that through the descriptor kept open in /proc/PID/fd, tracers that
+ * walk maps paths do not.
+ *
+ * Adding a probe is constant time (a hash set of function:name per
+ * provider, and the list's tail), so building a provider is linear in
+ * its probes.
  *
  * The fire path.  usdt_fire_probe calls the probe's unit through
  * usdt_probe_call (stubs_x86_64.S, stubs_aarch64.S), which puts the first
@@ -52,14 +47,19 @@
  * themselves are serialized by one mutex (libelf and the loader prefer
  * it).
  *
- * Ownership and errors follow the original library: a probedef starts with
- * two references (the caller's, the provider's); each failing call
- * records a message usdt_errstr returns; nothing aborts or prints.
+ * Ownership follows the original library: a probedef starts with two
+ * references, the caller's and the one a provider holds while the
+ * probedef is in it.  Removing it from the provider drops the provider's
+ * reference, adding it (back) takes one again, and an add that fails
+ * drops it, so the caller's usdt_probe_release is always the last word.
+ *
+ * Errors: each call on a provider first clears its error; a failing one
+ * writes the message into a buffer of the provider, so the string
+ * usdt_errstr returned stays readable until usdt_provider_free (it then
+ * holds the latest message).  Nothing aborts or prints.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -67,17 +67,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "drti_proto.h"
 #include "err.h"
 #include "usdt.h"
+#include "usdt_file.h"
 #include "usdt_image.h"
-
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U	/* Linux 6.3: executable memfd, whatever the sysctl says */
-#endif
 
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
@@ -93,13 +89,42 @@ typedef struct fire {
 
 /* What an enabled provider holds; provider->file points here. */
 typedef struct loaded {
-	int fd;			/* the object's anonymous file, kept open */
+	usdt_file_t file;	/* the object's file */
 	void *handle;		/* dlopen's */
 	uintptr_t base;		/* its load bias */
 	drti_reg_t reg;		/* its DTrace registration */
 	fire_t *fires;		/* one per probedef enabled */
 	size_t nfires;
 } loaded_t;
+
+/*
+ * A probedef as usdt_create_probe makes it: the public part first.
+ * provider_ref: whether refcnt counts a reference for a provider (made
+ * with the probedef, dropped by remove or a failed add, taken by add);
+ * owner: the provider whose list it is in.
+ */
+typedef struct probedef_priv {
+	usdt_probedef_t pub;
+	usdt_provider_t *owner;
+	bool provider_ref;
+} probedef_priv_t;
+
+/*
+ * A provider as usdt_create_provider makes it: the public part first, the
+ * list's tail, a hash set of its probedefs by function and name (linear
+ * probing, at most half full), and the buffer provider->error points to.
+ */
+#define USDT_ERRLEN 512
+typedef struct provider_priv {
+	usdt_provider_t pub;
+	usdt_probedef_t **tail;
+	usdt_probedef_t **set;
+	size_t setsize, count;
+	char errbuf[USDT_ERRLEN];
+} provider_priv_t;
+
+#define PRIV(p) ((provider_priv_t *)(p))
+#define PDPRIV(pd) ((probedef_priv_t *)(pd))
 
 /* Serializes enable and disable (never taken on the fire path). */
 static pthread_mutex_t usdt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,40 +144,39 @@ static const char *const usdt_errors[] = {
 	    "cannot be passed (use int, char *, an integer type or a pointer)",
 	[USDT_ERROR_NAME] = "invalid %s name '%s': %s",
 	[USDT_ERROR_LOADOBJ] = "failed to load the probe object: %s",
+	[USDT_ERROR_INUSE] = "probe %s:%s is already in provider %s",
 };
 
-/* When even the message cannot be allocated. */
-static char usdt_nomem_msg[] = "failed to allocate memory";
 static char usdt_noerror_msg[] = "no error";
-
-static void
-set_error_text(usdt_provider_t *provider, char *msg)
-{
-	if (provider->error != usdt_nomem_msg)
-		free(provider->error);
-	provider->error = msg != NULL ? msg : usdt_nomem_msg;
-}
 
 void
 usdt_error(usdt_provider_t *provider, usdt_error_t error, ...)
 {
-	char *msg = NULL;
+	char *buf;
 	va_list ap;
 
 	if (provider == NULL)
 		return;
+	buf = PRIV(provider)->errbuf;
 	va_start(ap, error);
-	if ((unsigned)error < sizeof(usdt_errors) / sizeof(usdt_errors[0])) {
+	if ((unsigned)error < sizeof(usdt_errors) / sizeof(usdt_errors[0]) &&
+	    usdt_errors[error] != NULL) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		if (vasprintf(&msg, usdt_errors[error], ap) < 0)
-			msg = NULL;
+		vsnprintf(buf, USDT_ERRLEN, usdt_errors[error], ap);
 #pragma GCC diagnostic pop
-	} else if (asprintf(&msg, "unknown libusdt error %d", (int)error) < 0) {
-		msg = NULL;
+	} else {
+		snprintf(buf, USDT_ERRLEN, "unknown libusdt error %d", (int)error);
 	}
 	va_end(ap);
-	set_error_text(provider, msg);
+	provider->error = buf;
+}
+
+/* Each call on a provider starts with no error. */
+static void
+clear_error(usdt_provider_t *provider)
+{
+	provider->error = NULL;
 }
 
 char *
@@ -165,9 +189,14 @@ usdt_errstr(usdt_provider_t *provider)
 
 /* ---- names and types ---------------------------------------------------- */
 
-/* Why a name cannot be a DTrace provider or probe name, or NULL if it can. */
+/*
+ * Why a name cannot be a DTrace provider or probe name, or NULL if it can.
+ * Probe names may begin with a digit (DTrace and bpftrace take "0arg", and
+ * the original library's own tests use such names); provider names may
+ * not, as DTrace appends the process id to them.
+ */
 static const char *
-bad_identifier(const char *s, size_t max, bool dash)
+bad_identifier(const char *s, size_t max, bool probe)
 {
 	size_t n = strlen(s);
 
@@ -175,12 +204,12 @@ bad_identifier(const char *s, size_t max, bool dash)
 		return "it is empty";
 	if (n >= max)
 		return "it is too long for DTrace";
-	if (s[0] >= '0' && s[0] <= '9')
+	if (!probe && s[0] >= '0' && s[0] <= '9')
 		return "it starts with a digit";
 	for (; *s != '\0'; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || *s == '_' || (dash && *s == '-')))
-			return dash ? "only letters, digits, '_' and '-' are allowed" :
+		    (*s >= '0' && *s <= '9') || *s == '_' || (probe && *s == '-')))
+			return probe ? "only letters, digits, '_' and '-' are allowed" :
 			    "only letters, digits and '_' are allowed";
 	return NULL;
 }
@@ -228,21 +257,107 @@ check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
 	return 0;
 }
 
+/* ---- the set of a provider's probedefs ------------------------------------ */
+
+static size_t
+probe_hash(const char *function, const char *name)
+{
+	size_t h = 14695981039346656037ULL;
+
+	for (const unsigned char *s = (const unsigned char *)function; *s; s++)
+		h = (h ^ *s) * 1099511628211ULL;
+	h = (h ^ ':') * 1099511628211ULL;
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 1099511628211ULL;
+	return h;
+}
+
+static bool
+same_probe(const usdt_probedef_t *a, const usdt_probedef_t *b)
+{
+	return strcmp(a->name, b->name) == 0 && strcmp(a->function, b->function) == 0;
+}
+
+/* The slot holding a probedef named like pd, or the empty slot it would take. */
+static size_t
+set_slot(const provider_priv_t *pp, const usdt_probedef_t *pd)
+{
+	size_t mask = pp->setsize - 1, i = probe_hash(pd->function, pd->name) & mask;
+
+	while (pp->set[i] != NULL && !same_probe(pp->set[i], pd))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static usdt_probedef_t *
+set_find(const provider_priv_t *pp, const usdt_probedef_t *pd)
+{
+	return pp->setsize == 0 ? NULL : pp->set[set_slot(pp, pd)];
+}
+
+/* Room for one more; -1 on ENOMEM. */
+static int
+set_reserve(provider_priv_t *pp)
+{
+	usdt_probedef_t **old = pp->set;
+	size_t oldsize = pp->setsize, size = oldsize ? oldsize * 2 : 16;
+
+	if ((pp->count + 1) * 2 <= oldsize)
+		return 0;
+	if ((pp->set = calloc(size, sizeof(*pp->set))) == NULL) {
+		pp->set = old;
+		return -1;
+	}
+	pp->setsize = size;
+	for (size_t i = 0; i < oldsize; i++)
+		if (old[i] != NULL)
+			pp->set[set_slot(pp, old[i])] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Remove the entry at slot i, moving later entries of its run back. */
+static void
+set_delete(provider_priv_t *pp, size_t i)
+{
+	size_t mask = pp->setsize - 1, j = i;
+
+	pp->set[i] = NULL;
+	pp->count--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (pp->set[j] == NULL)
+			return;
+		home = probe_hash(pp->set[j]->function, pp->set[j]->name) & mask;
+		/* Move it back unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+			pp->set[i] = pp->set[j];
+			pp->set[j] = NULL;
+			i = j;
+		}
+	}
+}
+
 /* ---- providers and probedefs -------------------------------------------- */
 
 usdt_provider_t *
 usdt_create_provider(const char *name, const char *module)
 {
+	provider_priv_t *pp;
 	usdt_provider_t *p;
 
-	if (name == NULL || (p = calloc(1, sizeof(*p))) == NULL)
+	if (name == NULL || (pp = calloc(1, sizeof(*pp))) == NULL)
 		return NULL;
+	p = &pp->pub;
+	pp->tail = &p->probedefs;
 	p->name = strdup(name);
 	p->module = strdup(module != NULL ? module : "");
 	if (p->name == NULL || p->module == NULL) {
 		free((char *)p->name);
 		free((char *)p->module);
-		free(p);
+		free(pp);
 		return NULL;
 	}
 	return p;
@@ -255,10 +370,10 @@ free_probedef_now(usdt_probedef_t *pd)
 		free(pd->types[i]);
 	free((char *)pd->name);
 	free((char *)pd->function);
-	free(pd);
+	free(PDPRIV(pd));
 }
 
-/* Drop one of the two references (the caller's, the provider's). */
+/* Drop one reference; the last one frees the probedef. */
 static void
 drop_probedef(usdt_probedef_t *pd)
 {
@@ -268,18 +383,32 @@ drop_probedef(usdt_probedef_t *pd)
 		pd->refcnt--;
 }
 
+/* Drop the provider's reference, if the probedef still carries it. */
+static void
+drop_provider_ref(usdt_probedef_t *pd)
+{
+	if (!PDPRIV(pd)->provider_ref)
+		return;
+	PDPRIV(pd)->provider_ref = false;
+	drop_probedef(pd);
+}
+
 usdt_probedef_t *
 usdt_create_probe(const char *func, const char *name, size_t argc, const char **types)
 {
+	probedef_priv_t *pp;
 	usdt_probedef_t *pd;
 
-	if (func == NULL || name == NULL || (argc > 0 && types == NULL))
+	if (func == NULL || name == NULL || (argc > 0 && types == NULL) ||
+	    argc > USDT_ARG_MAX) {
+		errno = EINVAL;
 		return NULL;
-	if (argc > USDT_ARG_MAX)
-		argc = USDT_ARG_MAX;
-	if ((pd = calloc(1, sizeof(*pd))) == NULL)
+	}
+	if ((pp = calloc(1, sizeof(*pp))) == NULL)
 		return NULL;
+	pd = &pp->pub;
 	pd->refcnt = 2;
+	pp->provider_ref = true;
 	pd->function = strdup(func);
 	pd->name = strdup(name);
 	if (pd->function == NULL || pd->name == NULL) {
@@ -288,6 +417,8 @@ usdt_create_probe(const char *func, const char *name, size_t argc, const char **
 	}
 	for (size_t i = 0; i < argc; i++) {
 		if (types[i] == NULL || (pd->types[i] = strdup(types[i])) == NULL) {
+			if (types[i] == NULL)
+				errno = EINVAL;
 			free_probedef_now(pd);
 			return NULL;
 		}
@@ -303,86 +434,103 @@ usdt_probe_release(usdt_probedef_t *probedef)
 		drop_probedef(probedef);
 }
 
-static bool
-same_probe(const usdt_probedef_t *a, const usdt_probedef_t *b)
+/* Why probedef cannot join provider (error set), or 0. */
+static int
+check_add(usdt_provider_t *provider, usdt_probedef_t *probedef)
 {
-	return strcmp(a->name, b->name) == 0 && strcmp(a->function, b->function) == 0;
+	usdt_provider_t *owner = PDPRIV(probedef)->owner;
+
+	if (owner != NULL && owner != provider) {
+		usdt_error(provider, USDT_ERROR_INUSE, probedef->function,
+		    probedef->name, owner->name);
+		return -1;
+	}
+	if (owner != NULL || set_find(PRIV(provider), probedef) != NULL) {
+		usdt_error(provider, USDT_ERROR_DUP_PROBE, provider->name,
+		    provider->module, probedef->function, probedef->name);
+		return -1;
+	}
+	if (check_probedef(provider, probedef) != 0)
+		return -1;
+	if (set_reserve(PRIV(provider)) != 0) {
+		usdt_error(provider, USDT_ERROR_MALLOC);
+		return -1;
+	}
+	return 0;
 }
 
 int
 usdt_provider_add_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
 {
-	usdt_probedef_t **tail;
+	provider_priv_t *pp = PRIV(provider);
 
 	if (provider == NULL || probedef == NULL)
 		return -1;
-	for (tail = &provider->probedefs; *tail != NULL; tail = &(*tail)->next) {
-		if (same_probe(*tail, probedef)) {
-			usdt_error(provider, USDT_ERROR_DUP_PROBE, provider->name,
-			    provider->module, probedef->function, probedef->name);
-			return -1;
-		}
-	}
-	if (check_probedef(provider, probedef) != 0)
+	clear_error(provider);
+	if (check_add(provider, probedef) != 0) {
+		/* Not in this provider: the reference made for it goes. */
+		if (PDPRIV(probedef)->owner == NULL)
+			drop_provider_ref(probedef);
 		return -1;
+	}
+	if (!PDPRIV(probedef)->provider_ref) {
+		probedef->refcnt++;
+		PDPRIV(probedef)->provider_ref = true;
+	}
+	PDPRIV(probedef)->owner = provider;
+	pp->set[set_slot(pp, probedef)] = probedef;
+	pp->count++;
 	probedef->next = NULL;
-	*tail = probedef;
+	*pp->tail = probedef;
+	pp->tail = &probedef->next;
 	return 0;
+}
+
+/* Take pd out of provider's list and set (its reference is the caller's). */
+static void
+unlink_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
+{
+	provider_priv_t *pp = PRIV(provider);
+	usdt_probedef_t **link;
+
+	for (link = &provider->probedefs; *link != NULL; link = &(*link)->next)
+		if (*link == pd)
+			break;
+	if (*link != NULL) {
+		*link = pd->next;
+		if (pp->tail == &pd->next)
+			pp->tail = link;
+	}
+	set_delete(pp, set_slot(pp, pd));
+	pd->next = NULL;
+	/* Its unit stays loaded until disable, but it no longer fires. */
+	pd->probe = NULL;
+	PDPRIV(pd)->owner = NULL;
 }
 
 int
 usdt_provider_remove_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
 {
-	usdt_probedef_t **link;
+	usdt_probedef_t *pd;
 
 	if (provider == NULL || probedef == NULL)
 		return -1;
+	clear_error(provider);
 	if (provider->probedefs == NULL) {
 		usdt_error(provider, USDT_ERROR_NOPROBES);
 		return -1;
 	}
-	for (link = &provider->probedefs; *link != NULL; link = &(*link)->next) {
-		usdt_probedef_t *pd = *link;
-
-		if (!same_probe(pd, probedef))
-			continue;
-		*link = pd->next;
-		pd->next = NULL;
-		/* Its unit stays loaded until disable, but it no longer fires. */
-		pd->probe = NULL;
-		drop_probedef(pd);
-		return 0;
+	if ((pd = set_find(PRIV(provider), probedef)) == NULL) {
+		usdt_error(provider, USDT_ERROR_REMOVE_PROBE, provider->name,
+		    provider->module, probedef->function, probedef->name);
+		return -1;
 	}
-	usdt_error(provider, USDT_ERROR_REMOVE_PROBE, provider->name,
-	    provider->module, probedef->function, probedef->name);
-	return -1;
+	unlink_probedef(provider, pd);
+	drop_provider_ref(pd);
+	return 0;
 }
 
 /* ---- loading ------------------------------------------------------------ */
-
-/* An anonymous, close-on-exec file for the object; -1 with e set. */
-static int
-anon_file(const char *provider, err_t *e)
-{
-	const char *tmp = getenv("TMPDIR");
-	char name[96];
-	int fd = -1;
-
-	snprintf(name, sizeof(name), "libusdt:%s", provider);
-	if (getenv("LIBUSDT_NO_MEMFD") == NULL) {
-		fd = memfd_create(name, MFD_CLOEXEC | MFD_EXEC);
-		if (fd < 0 && errno == EINVAL)	/* a kernel before MFD_EXEC */
-			fd = memfd_create(name, MFD_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-	}
-	fd = open(tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp",
-	    O_TMPFILE | O_RDWR | O_CLOEXEC, 0700);
-	if (fd < 0)
-		err_errno(e, errno, "no memfd, and no unnamed temporary file in %s",
-		    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	return fd;
-}
 
 /* The probes to build, in probedef order; types converted.  NULL on ENOMEM. */
 static usdt_image_probe_t *
@@ -451,7 +599,7 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 	size = h->dofh_loadsz;
 	while (done < size) {
 		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
-		ssize_t got = pread(l->fd, buf, want, (off_t)(dof + done));
+		ssize_t got = pread(l->file.fd, buf, want, (off_t)(dof + done));
 
 		if (got <= 0)
 			return err_errno(e, got < 0 ? errno : EIO, "reading back the object");
@@ -463,19 +611,17 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 	return 0;
 }
 
-/* Write the object, load it, check it; on failure l holds what to undo. */
+/* Write the object into l's file, seal it, load it, check it. */
 static int
-load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
+write_and_load(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
     size_t n, usdt_image_layout_t *layout, err_t *e)
 {
-	char path[64];
+	const char *path = usdt_file_dlpath(&l->file);
 	struct link_map *lm = NULL;
 
-	if ((l->fd = anon_file(provider->name, e)) < 0)
+	if (usdt_image_write(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
+	    usdt_file_seal(&l->file, e) != 0)
 		return -1;
-	if (usdt_image_write(provider->name, ip, n, l->fd, layout, e) != 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)getpid(), l->fd);
 	if ((l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		const char *why = dlerror();
 
@@ -484,7 +630,34 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 	if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
 		return err_set(e, "dlinfo %s: %s", path, dlerror());
 	l->base = (uintptr_t)lm->l_addr;
-	return check_loaded_dof(l, layout->dof, e);
+	if (check_loaded_dof(l, layout->dof, e) != 0)
+		return -1;
+	usdt_file_loaded(&l->file);
+	return 0;
+}
+
+/*
+ * Create the file, write, load.  Where the loader refuses a named file
+ * that its directory's mount flags allowed (a security module, say), the
+ * object goes into a memfd instead.
+ */
+static int
+load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
+    size_t n, usdt_image_layout_t *layout, err_t *e)
+{
+	if (usdt_file_create(&l->file, provider->name, e) != 0)
+		return -1;
+	if (write_and_load(provider, l, ip, n, layout, e) == 0)
+		return 0;
+	if (l->file.path == NULL)
+		return -1;
+	if (l->handle != NULL)
+		dlclose(l->handle);
+	l->handle = NULL;
+	usdt_file_remove(&l->file);
+	if (usdt_file_create_memfd(&l->file, provider->name, e) != 0)
+		return -1;
+	return write_and_load(provider, l, ip, n, layout, e);
 }
 
 /* Hand the DOF to DTrace; 0 also when there is no DTrace. */
@@ -510,8 +683,7 @@ unload(loaded_t *l)
 {
 	if (l->handle != NULL)
 		dlclose(l->handle);
-	if (l->fd >= 0)
-		close(l->fd);
+	usdt_file_remove(&l->file);
 	free(l->fires);
 	free(l);
 }
@@ -554,14 +726,14 @@ enable_locked(usdt_provider_t *provider)
 	int rc = -1;
 
 	ip = image_probes(provider, &n);
-	l = calloc(1, sizeof(*l));
+	if ((l = calloc(1, sizeof(*l))) != NULL)
+		l->file.fd = -1;
 	layout.probes = calloc(n + 1, sizeof(*layout.probes));
 	if (ip == NULL || l == NULL || layout.probes == NULL ||
 	    !image_probes_complete(provider, ip)) {
 		usdt_error(provider, USDT_ERROR_MALLOC);
 		goto out;
 	}
-	l->fd = -1;
 	l->reg.gen = -1;
 	if (load_object(provider, l, ip, n, &layout, &e) != 0) {
 		usdt_error(provider, USDT_ERROR_LOADOBJ, e.msg);
@@ -594,9 +766,10 @@ usdt_provider_enable(usdt_provider_t *provider)
 
 	if (provider == NULL)
 		return -1;
+	clear_error(provider);
 	if (provider->enabled) {
 		usdt_error(provider, USDT_ERROR_ALREADYENABLED);
-		return 0;	/* not fatal, as in the original */
+		return -1;
 	}
 	if (provider->probedefs == NULL) {
 		usdt_error(provider, USDT_ERROR_NOPROBES);
@@ -640,6 +813,7 @@ usdt_provider_disable(usdt_provider_t *provider)
 {
 	if (provider == NULL)
 		return -1;
+	clear_error(provider);
 	return disable(provider, false);
 }
 
@@ -655,13 +829,13 @@ usdt_provider_free(usdt_provider_t *provider)
 		next = pd->next;
 		pd->next = NULL;
 		pd->probe = NULL;
-		drop_probedef(pd);
+		PDPRIV(pd)->owner = NULL;
+		drop_provider_ref(pd);
 	}
-	if (provider->error != usdt_nomem_msg)
-		free(provider->error);
+	free(PRIV(provider)->set);
 	free((char *)provider->name);
 	free((char *)provider->module);
-	free(provider);
+	free(PRIV(provider));
 }
 
 /* ---- firing ------------------------------------------------------------- */

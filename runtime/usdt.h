@@ -75,7 +75,8 @@ typedef enum usdt_error {
 	/* Added by this implementation. */
 	USDT_ERROR_ARGTYPE,	/* an argument type libusdt cannot pass */
 	USDT_ERROR_NAME,	/* a provider, function or probe name DTrace rejects */
-	USDT_ERROR_LOADOBJ	/* the probe object could not be built or loaded */
+	USDT_ERROR_LOADOBJ,	/* the probe object could not be built or loaded */
+	USDT_ERROR_INUSE	/* the probedef is in another provider */
 } usdt_error_t;
 
 /*

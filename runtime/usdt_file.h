@@ -1,0 +1,53 @@
+/*
+ * usdt_file.h - where the shared object of an enabled provider lives.
+ *
+ * Internal to libusdt (usdt_file.c says why and how).  usdt.c creates a
+ * file, writes the object into it, seals it, loads it (usdt_file_dlpath
+ * names it for dlopen), and removes it when the provider is disabled.
+ */
+#ifndef LIBUSDT_USDT_FILE_H
+#define LIBUSDT_USDT_FILE_H
+
+#include <sys/types.h>
+
+#include "err.h"
+
+typedef struct usdt_file {
+	int fd;			/* writable until sealed; -1 once closed */
+	char *path;		/* its name in a directory, NULL for a memfd */
+	char dlpath[64];	/* for a memfd: /proc/PID/fd/N */
+	pid_t owner;		/* the process that removes it */
+	struct usdt_file *next;	/* in the list removed at exit */
+} usdt_file_t;
+
+/*
+ * A new, empty file for provider `provider`'s object: in the first usable
+ * directory (usdt_file.c), else a memfd.  Returns 0, or -1 with e set (the
+ * cause is the real one: EMFILE says so).
+ */
+int usdt_file_create(usdt_file_t *f, const char *provider, err_t *e);
+
+/* A memfd for it, whatever directories there are (the fallback). */
+int usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e);
+
+/*
+ * Once written: nothing can write to it through our descriptor any more
+ * (a memfd is sealed; a named file's writable descriptor is closed and a
+ * read-only one kept until usdt_file_loaded).  0, or -1 with e set.
+ */
+int usdt_file_seal(usdt_file_t *f, err_t *e);
+
+/* What to give dlopen: the real path, or /proc/PID/fd/N for a memfd. */
+const char *usdt_file_dlpath(const usdt_file_t *f);
+
+/*
+ * The object is loaded and checked: a named file's descriptor is closed
+ * (its path is what tracers open); a memfd's stays open, since its
+ * /proc/PID/fd entry is the only way tracers find it.
+ */
+void usdt_file_loaded(usdt_file_t *f);
+
+/* Close and unlink it (at disable, or when enabling failed). */
+void usdt_file_remove(usdt_file_t *f);
+
+#endif
