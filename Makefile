@@ -215,3 +215,14 @@ clean:
 	rm -rf build build-san
 
 .PHONY: all libusdt test demo bench regen deps install clean
+
+# Real projects (CPython, PostgreSQL, ...) built from Debian's source
+# packages with usdtc as their dtrace, then traced with bpftrace: see
+# tests/clients/run-clients.  Not part of `test` (it takes minutes per
+# project); CLIENTS=... picks the projects, CLIENTS_CACHE where builds live.
+test-clients: all
+	bash .ci/deps
+	USDTC=$(abspath $(USDTC)) CC="$(CC)" $(if $(CLIENTS),CLIENTS="$(CLIENTS)") \
+		bash tests/clients/run-clients
+
+.PHONY: test-clients
