@@ -39,7 +39,8 @@ debsrc_stanzas() {
 	fi
 }
 
-# enable_deb_src: add source entries if none exist, then `apt-get update`.
+# enable_deb_src: add source entries if none exist, and `apt-get update`
+# when they are new or changed (a second run touches no network here).
 enable_deb_src() {
 	if [ -e "$DEBSRC_FILE" ] || ! have_deb_src; then
 		local text
@@ -48,8 +49,11 @@ enable_deb_src() {
 			echo "no deb entry in /etc/apt to copy as deb-src" >&2
 			return 1
 		fi
-		printf '%s\n' "$text" > "$DEBSRC_FILE.tmp" && mv "$DEBSRC_FILE.tmp" "$DEBSRC_FILE" || return 1
+		if [ "$(cat "$DEBSRC_FILE" 2>/dev/null)" != "$text" ] || ! have_deb_src; then
+			printf '%s\n' "$text" > "$DEBSRC_FILE.tmp" &&
+				mv "$DEBSRC_FILE.tmp" "$DEBSRC_FILE" || return 1
+			apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null || return 1
+		fi
 	fi
-	apt-get update -q >/dev/null || return 1
 	have_deb_src
 }

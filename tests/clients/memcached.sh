@@ -20,6 +20,7 @@
 # and sends `set usdtc_key` then `get usdtc_key`: command__set and
 # command__get must carry the key and the item's size (5 bytes of data
 # and its \r\n: 7).
+# shellcheck disable=SC2034 # read by run-clients
 SRCPKG=memcached
 
 client_build() {

@@ -15,6 +15,7 @@
 # Only `perl` is built (`make perl`), not the extensions or the tests.  The
 # check runs a script whose sub starts at a known line under `bpftrace -c`
 # (Perl tests PERL_SUB_ENTRY_ENABLED(), a semaphore, before it fires).
+# shellcheck disable=SC2034 # read by run-clients
 SRCPKG=perl
 
 client_build() {
@@ -25,7 +26,9 @@ client_build() {
 
 client_trace() {
 	local src=$1/src d
-	d=$(scratch)
+	# A short directory: the script's absolute path must fit in bpftrace's
+	# default 64-byte strings.
+	d=$(mktemp -d /tmp/usdtc-pl.XXXXXX) || { fail "perl: trace" "mktemp"; return; }
 	# usdtc_target's first statement is at line 2.
 	cat > "$d/probe_target.pl" <<'PL'
 sub usdtc_target {
@@ -35,19 +38,18 @@ usdtc_target($_) for 1 .. 3;
 PL
 	cat > "$d/trace.bt" <<BT
 usdt:$src/perl:perl:sub__entry /str(arg0) == "usdtc_target"/ {
-	printf("sub__entry %s %s %d %s\n", str(arg0), str(arg1), arg2, str(arg3)); @e++; }
+	printf("sub__entry %s %s %d %s\n", str(arg0), str(arg1), arg2, str(arg3)); }
 usdt:$src/perl:perl:sub__return /str(arg0) == "usdtc_target"/ {
-	printf("sub__return %s %s %d %s\n", str(arg0), str(arg1), arg2, str(arg3)); @r++; }
-END { clear(@e); clear(@r); }
+	printf("sub__return %s %s %d %s\n", str(arg0), str(arg1), arg2, str(arg3)); }
 BT
-	BPFTRACE_STRLEN=200 timeout -k 5 120 bpftrace "$d/trace.bt" \
-	    -c "$src/perl -I$src/lib $d/probe_target.pl" > "$d/bpftrace.out" 2> "$d/bpftrace.err"
+	timeout -k 5 120 bpftrace "$d/trace.bt" -c "$src/perl -I$src/lib $d/probe_target.pl" \
+	    > "$d/bpftrace.out" 2> "$d/bpftrace.err"
 	trace_lines "$d/bpftrace.out" > "$d/got"
-	local i
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		echo "sub__entry usdtc_target $d/probe_target.pl 2 main"
 		echo "sub__return usdtc_target $d/probe_target.pl 2 main"
 	done > "$d/want"
 	expect "perl: bpftrace prints sub__entry/return with sub, file, line and package" \
 	    "$d/want" "$d/got" "$d/bpftrace.err"
+	rm -rf "$d"
 }

@@ -14,6 +14,7 @@
 # and runs `SELECT 42` with psql: query__start must carry the query text,
 # and transaction__start (which follows it in the same backend) a local
 # transaction id.
+# shellcheck disable=SC2034 # read by run-clients
 SRCPKG=postgresql-15
 
 client_build() {
