@@ -37,14 +37,16 @@ client_trace() {
 	pid=$!
 	children+=("$pid")
 	cat > "$d/trace.bt" <<BT
+BEGIN { printf("usdtc-attached\\n"); }
 usdt:$mc:memcached:command__set { printf("command__set %s %d %d\n", str(arg1, arg2), arg2, arg3); }
 usdt:$mc:memcached:command__get { printf("command__get %s %d %d\n", str(arg1, arg2), arg2, arg3); exit(); }
 BT
 	timeout -k 5 60 bpftrace "$d/trace.bt" > "$d/bpftrace.out" 2> "$d/bpftrace.err" &
 	bt=$!
 	children+=("$bt")
-	if ! wait_for_line "$d/bpftrace.out" '^Attaching' 30; then
-		fail "memcached: bpftrace attaches" "no 'Attaching' line in 30 s"
+	# BEGIN runs once every probe is attached.
+	if ! wait_for_line "$d/bpftrace.out" '^usdtc-attached$' 30; then
+		fail "memcached: bpftrace attaches" "BEGIN did not run within 30 s"
 		show "$d/bpftrace.err"; kill "$bt" "$pid" 2>/dev/null; rm -rf "$d"; return
 	fi
 	python3 - "$d/sock" > "$d/client.out" 2>&1 <<'PY'
