@@ -272,3 +272,14 @@ DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_
 -include $(wildcard $(DEPFILES))
 
 include mk/install.mk
+
+# Real projects (CPython, PostgreSQL, ...) built from Debian's source
+# packages with usdtc as their dtrace, then traced with bpftrace: see
+# tests/clients/run-clients.  Not part of `test` (it takes minutes per
+# project); CLIENTS=... picks the projects, CLIENTS_CACHE where builds live.
+test-clients: deps
+	$(MAKE) all
+	USDTC=$(abspath $(USDTC)) CC="$(CC)" $(if $(CLIENTS),CLIENTS="$(CLIENTS)") \
+		bash tests/clients/run-clients
+
+.PHONY: test-clients
