@@ -1,6 +1,6 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, demo, bench, regen, install, clean.
+# Targets: all (default), test, demo, bench, regen, install, clean, fuzz.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
@@ -15,6 +15,12 @@ B       ?= build
 WARN    = -Wall -Wextra -Werror
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+# The libFuzzer build (`make fuzz`): clang, every library object
+# instrumented for coverage as well as ASan and UBSan.
+ifeq ($(FUZZ),1)
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
 endif
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
@@ -185,7 +191,31 @@ DEPS_MISSING := $(shell bash .ci/deps --check >&2)
 endif
 endif
 
-test: all
+# Fuzzing (tests/fuzz/): one harness per reader, each taking (buffer,
+# length).  `make test` replays the seeds and tests/fuzz/regress/ through
+# them with the build's own compiler and sanitizers (replay.c, no
+# libFuzzer); `make fuzz` builds them with clang's libFuzzer in
+# build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign).
+FUZZERS = frontend decode macho
+FUZZ_SECONDS ?= 60
+REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
+
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzzers: $(FUZZERS:%=$(B)/fuzz/fuzz_%) $(USDTC)
+
+fuzz:
+	$(MAKE) B=build-fuzz CC=clang FUZZ=1 fuzzers
+	USDTC=$(abspath build-fuzz/usdtc) B=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		bash tests/fuzz/campaign $(FUZZERS)
+
+test: all $(REPLAYS)
 	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run
 
 demo: all
@@ -212,6 +242,6 @@ install: all
 		runtime/libusdt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libusdt.pc
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt test demo bench regen deps install clean
+.PHONY: all libusdt test demo bench regen deps install clean fuzz fuzzers
