@@ -68,7 +68,8 @@ sb_reserve(strbuf_t *sb, size_t n)
 void
 sb_append(strbuf_t *sb, const void *bytes, size_t n)
 {
-	if (n < sb->cap && sb->len < sb->cap - n && !sb->failed) {
+	/* n == 0 may come with bytes == NULL (an empty section): no memcpy. */
+	if (n > 0 && n < sb->cap && sb->len < sb->cap - n && !sb->failed) {
 		memcpy(sb->data + sb->len, bytes, n);	/* fits: the common case */
 		sb->len += n;
 		sb->data[sb->len] = '\0';
