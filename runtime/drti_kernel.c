@@ -25,7 +25,12 @@
  * glibc layout of struct dl_phdr_info's first four fields).  A fork child
  * inherits the parent's helpers from the kernel, so nothing re-registers.
  * DTRACE_DOF_INIT_DISABLE, DTRACE_DOF_INIT_DEBUG and DTRACE_DOF_INIT_DEVNAME
- * mean what they mean to drti.c.
+ * mean what they mean to drti.c, but none is read when issetugid() says
+ * the program runs with privileges it was not started with (a setuid
+ * program must not open a path its user chose, as root); the device is
+ * opened with O_NOFOLLOW, O_NONBLOCK, O_NOCTTY and O_CLOEXEC, each system's
+ * values below, so a symlink at its path is not followed and nothing there
+ * can stop the program.
  *
  * usdtc is built on Linux, where neither system's headers exist, so this
  * file includes none: it declares the few libc functions it calls (their
@@ -74,6 +79,7 @@ struct dl_phdr_info {
 
 extern int dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 extern char *getenv(const char *);
+extern int issetugid(void);
 extern int open(const char *, int, ...);
 extern int close(int);
 extern int ioctl(int, unsigned long, ...);
@@ -103,6 +109,9 @@ typedef struct drti_helper {
 #define DRTI_ADDDOF	DRTI_IOC(DRTI_IOC_INOUT, 'z', 3u, (unsigned)sizeof(drti_helper_t))
 #define DRTI_REMOVE	DRTI_IOC(DRTI_IOC_IN, 'z', 2u, (unsigned)sizeof(int))
 
+/* <fcntl.h> */
+#define DRTI_O_SAFE	(0x0004 | 0x8000 | 0x0100 | 0x00100000)	/* NONBLOCK NOCTTY NOFOLLOW CLOEXEC */
+
 _Static_assert(sizeof(drti_helper_t) == 88, "FreeBSD dof_helper_t is 88 bytes");
 _Static_assert(DRTI_ADDDOF == 0xc0587a03ul, "FreeBSD DTRACEHIOC_ADDDOF");
 _Static_assert(DRTI_REMOVE == 0x80047a02ul, "FreeBSD DTRACEHIOC_REMOVE");
@@ -121,6 +130,8 @@ typedef struct drti_helper {
 #define DRTI_ADDDOF	(DRTI_HIOC | 3)
 #define DRTI_REMOVE	(DRTI_HIOC | 2)
 #define DRTI_OLD_DEVICE	"/devices/pseudo/dtrace@0:helper"
+/* <sys/fcntl.h> */
+#define DRTI_O_SAFE	(0x80 | 0x800 | 0x20000 | 0x800000)	/* NONBLOCK NOCTTY NOFOLLOW CLOEXEC */
 
 _Static_assert(sizeof(drti_helper_t) == 80, "illumos dof_helper_t is 80 bytes");
 _Static_assert(DRTI_ADDDOF == 0x64746803ul, "illumos DTRACEHIOC_ADDDOF");
@@ -285,18 +296,25 @@ drti_describe(void)
 
 /* ---- the helper device ------------------------------------------------- */
 
+/* getenv, but nothing in a program running setuid or setgid. */
+static const char *
+drti_getenv(const char *name)
+{
+	return issetugid() ? NULL : getenv(name);
+}
+
 static int
 drti_open(void)
 {
-	int fd = open(drti_device, DRTI_O_RDWR);
+	int fd = open(drti_device, DRTI_O_RDWR | DRTI_O_SAFE);
 
 	if (fd < 0)
 		drti_say("cannot open", drti_device, 0, 0);
 #ifdef DRTI_OLD_DEVICE
 	/* Solaris 10 GA has only the /devices node; not when a name was given. */
-	if (fd < 0 && getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
+	if (fd < 0 && drti_getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
 		drti_device = DRTI_OLD_DEVICE;
-		if ((fd = open(drti_device, DRTI_O_RDWR)) < 0)
+		if ((fd = open(drti_device, DRTI_O_RDWR | DRTI_O_SAFE)) < 0)
 			drti_say("cannot open", drti_device, 0, 0);
 	}
 #endif
@@ -315,10 +333,10 @@ drti_init(void)
 	const char *dev;
 	int fd, rc;
 
-	if (getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
+	if (drti_getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
 		return;
-	drti_debug = getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
-	if ((dev = getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
+	drti_debug = drti_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	if ((dev = drti_getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
 		drti_device = dev;
 	if (drti_describe() != 0)
 		return;
