@@ -30,7 +30,8 @@
  * program must not open a path its user chose, as root); the device is
  * opened with O_NOFOLLOW, O_NONBLOCK, O_NOCTTY and O_CLOEXEC, each system's
  * values below, so a symlink at its path is not followed and nothing there
- * can stop the program.
+ * can stop the program; and the debug line cannot raise SIGPIPE in the
+ * host (drti_write_stderr).
  *
  * usdtc is built on Linux, where neither system's headers exist, so this
  * file includes none: it declares the few libc functions it calls (their
@@ -84,6 +85,29 @@ extern int open(const char *, int, ...);
 extern int close(int);
 extern int ioctl(int, unsigned long, ...);
 extern long write(int, const void *, size_t);
+
+/*
+ * Signals, to keep SIGPIPE from the debug line.  sigset_t is four 32-bit
+ * words on both systems, SIGPIPE 13 (bit 12 of the first word), SIG_BLOCK
+ * 1 and SIG_SETMASK 3; the sets below are larger than that so that a libc
+ * reading a bigger sigset_t (glibc, under the tests' shim) stays inside.
+ */
+typedef struct drti_sigset {
+	uint32_t bits[32];
+} drti_sigset_t;
+
+struct drti_timespec {
+	int64_t tv_sec;
+	long tv_nsec;
+};
+
+extern int sigprocmask(int, const drti_sigset_t *, drti_sigset_t *);
+extern int sigpending(drti_sigset_t *);
+extern int sigtimedwait(const drti_sigset_t *, void *, const struct drti_timespec *);
+
+#define DRTI_SIG_BLOCK		1
+#define DRTI_SIG_SETMASK	3
+#define DRTI_SIGPIPE_BIT	(1u << (13 - 1))
 
 #define DRTI_O_RDWR	2	/* the same on both */
 
@@ -191,6 +215,31 @@ drti_append_int(char *buf, size_t cap, long v)
 	drti_append(buf, cap, digits + i);
 }
 
+/*
+ * write(2) to fd 2 without SIGPIPE killing the host when stderr is a pipe
+ * whose reader has gone: SIGPIPE is blocked around the write, and one the
+ * write left pending (that was not pending before) is taken back with
+ * sigtimedwait; then the mask is restored.  No errno here (see above), so
+ * "the write raised it" is read from the pending set.
+ */
+static void
+drti_write_stderr(const char *buf, size_t n)
+{
+	drti_sigset_t pipe_set = { { 0 } }, old = { { 0 } }, before = { { 0 } },
+	    after = { { 0 } };
+	struct drti_timespec zero = { 0, 0 };
+
+	pipe_set.bits[0] = DRTI_SIGPIPE_BIT;
+	if (sigprocmask(DRTI_SIG_BLOCK, &pipe_set, &old) != 0)
+		return;	/* cannot make it safe: say nothing */
+	(void)sigpending(&before);
+	(void)write(2, buf, n);
+	if (sigpending(&after) == 0 && (after.bits[0] & DRTI_SIGPIPE_BIT) &&
+	    !(before.bits[0] & DRTI_SIGPIPE_BIT))
+		(void)sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(DRTI_SIG_SETMASK, &old, NULL);
+}
+
 /* A debug line on fd 2, "dtrace DOF <mod>: what[ value]", under DTRACE_DOF_INIT_DEBUG. */
 static void
 drti_say(const char *what, const char *arg, long value, int has_value)
@@ -213,8 +262,7 @@ drti_say(const char *what, const char *arg, long value, int has_value)
 		drti_append_int(line, sizeof(line), value);
 	}
 	drti_append(line, sizeof(line), "\n");
-	if (write(2, line, drti_strlen(line)) < 0)
-		return;	/* nowhere left to report to */
+	drti_write_stderr(line, drti_strlen(line));
 }
 
 static const char *
