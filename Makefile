@@ -1,6 +1,6 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, demo, demo-libusdt, bench, regen, clean; install,
+# Targets: all (default), test, fuzz, demo, demo-libusdt, bench, regen, clean; install,
 # uninstall, install-dtrace-link, deb, test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
@@ -16,6 +16,12 @@ B       ?= build
 WARN    = -Wall -Wextra -Werror
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+# The libFuzzer build (`make fuzz`): clang, every library object
+# instrumented for coverage as well as ASan and UBSan.
+ifeq ($(FUZZ),1)
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
 endif
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
@@ -242,8 +248,34 @@ $(B)/libusdt-uninstalled.pc: Makefile
 deps:
 	@if [ "$$(id -u)" = 0 ]; then bash .ci/deps; else bash .ci/deps --check || true; fi
 
+# Fuzzing (tests/fuzz/): one harness per reader, each taking (buffer,
+# length).  `make test` replays the seeds and tests/fuzz/regress/ through
+# them with the build's own compiler and sanitizers (replay.c, no
+# libFuzzer); `make fuzz` builds them with clang's libFuzzer in
+# build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign).
+FUZZERS = frontend decode macho
+FUZZ_SECONDS ?= 60
+REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
+
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzzers: $(FUZZERS:%=$(B)/fuzz/fuzz_%) $(USDTC)
+
+fuzz:
+	$(MAKE) B=build-fuzz CC=clang FUZZ=1 fuzzers
+	USDTC=$(abspath build-fuzz/usdtc) B=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		bash tests/fuzz/campaign $(FUZZERS)
+
+replays: $(REPLAYS)
+
 test: deps
-	$(MAKE) all
+	$(MAKE) all replays
 	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run
 
 demo: deps
@@ -263,9 +295,9 @@ regen: all
 
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt test demo demo-libusdt bench regen deps clean
+.PHONY: all libusdt test demo demo-libusdt bench regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))

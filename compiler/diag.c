@@ -15,8 +15,14 @@
 
 #include "diag.h"
 #include "fileio.h"
+#include "strbuf.h"
 
 #define TAB_WIDTH	8
+/* Lines up to QUOTE_WHOLE bytes are quoted whole, longer ones cut. */
+#define QUOTE_WHOLE	4096
+#define QUOTE_CONTEXT	100	/* bytes each side of the caret in a cut line */
+#define QUOTE_CUT	"..."
+#define MESSAGE_MAX	1024	/* bytes of message text, before the tag */
 
 static FILE *diag_out;
 
@@ -67,6 +73,8 @@ add_entry(diag_t *d, const char *file, char *text, size_t len)
 	t->file = name;
 	t->text = text;
 	t->len = len;
+	t->last_line = 0;
+	t->last_off = 0;
 	return t;
 }
 
@@ -87,7 +95,7 @@ diag_add_text(diag_t *d, const char *file, const char *text, size_t len)
 }
 
 
-static const diag_text_t *
+static diag_text_t *
 find_text(diag_t *d, const char *file)
 {
 	char *text;
@@ -104,18 +112,29 @@ find_text(diag_t *d, const char *file)
 	return &d->texts[d->ntexts - 1];
 }
 
-/* Start and length of line (1-based) of t, without its line ending. */
+/*
+ * Start and length of line (1-based) of t, without its line ending.  The
+ * parser reports in source order, so the search resumes from the line
+ * found last: n diagnostics cost one pass over the text, not n.
+ */
 static bool
-find_line(const diag_text_t *t, int line, const char **startp, size_t *lenp)
+find_line(diag_text_t *t, int line, const char **startp, size_t *lenp)
 {
 	const char *p = t->text, *end = t->text + t->len, *nl;
+	int l = 1;
 
-	for (int l = 1; l < line; l++) {
+	if (t->last_line > 0 && t->last_line <= line) {
+		p = t->text + t->last_off;
+		l = t->last_line;
+	}
+	for (; l < line; l++) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL)
 			return false;
 		p = nl + 1;
 	}
+	t->last_line = line;
+	t->last_off = (size_t)(p - t->text);
 	nl = memchr(p, '\n', (size_t)(end - p));
 	*startp = p;
 	*lenp = (size_t)((nl != NULL ? nl : end) - p);
@@ -125,65 +144,127 @@ find_line(const diag_text_t *t, int line, const char **startp, size_t *lenp)
 }
 
 /*
- * Print the source line with tabs expanded and unprintable bytes shown as
- * '?', then a caret under byte column col (1-based; 0 = no caret).
+ * The bytes [*fromp, *top) of a line of len bytes to quote for a caret at
+ * byte at: the whole line when it is short, else a window around the
+ * caret, so that a 10 MB line costs a few hundred bytes of stderr.
  */
 static void
-quote_line(FILE *f, const char *s, size_t len, int col)
+quote_window(size_t len, size_t at, size_t *fromp, size_t *top)
 {
-	size_t disp = 0, caret = 0;
+	size_t anchor = at < len ? at : len;
 
-	for (size_t i = 0; i < len; i++) {
+	*fromp = 0;
+	*top = len;
+	if (len <= QUOTE_WHOLE)
+		return;
+	*fromp = anchor > QUOTE_CONTEXT ? anchor - QUOTE_CONTEXT : 0;
+	if (len - anchor > QUOTE_CONTEXT)
+		*top = anchor + QUOTE_CONTEXT;
+}
+
+/*
+ * Append the source line with tabs expanded and unprintable bytes shown
+ * as '?', then a caret under byte column col (1-based; 0 = no caret).  A
+ * line cut to its window starts or ends with "...".
+ */
+static void
+quote_line(strbuf_t *sb, const char *s, size_t len, int col)
+{
+	size_t at = col > 0 ? (size_t)col - 1 : 0, from, to, disp = 0, caret = 0;
+
+	quote_window(len, at, &from, &to);
+	if (from > 0) {
+		sb_puts(sb, QUOTE_CUT);
+		disp = strlen(QUOTE_CUT);
+	}
+	for (size_t i = from; i < to; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if ((int)i == col - 1)
+		if (i == at)
 			caret = disp;
 		if (c == '\t') {
 			do
-				fputc(' ', f);
+				sb_putc(sb, ' ');
 			while (++disp % TAB_WIDTH != 0);
 			continue;
 		}
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+		sb_putc(sb, c < 0x20 || c == 0x7f ? '?' : (char)c);
 		disp++;
 	}
-	if (col - 1 >= (int)len)
-		caret = disp + (size_t)(col - 1 - (int)len);
-	fputc('\n', f);
+	if (at >= len)	/* past the end: beyond the last byte, as far as asked */
+		caret = disp + (at - len < QUOTE_CONTEXT ? at - len : QUOTE_CONTEXT);
+	if (to < len)
+		sb_puts(sb, QUOTE_CUT);
+	sb_putc(sb, '\n');
 	if (col <= 0)
 		return;
 	for (size_t i = 0; i < caret; i++)
-		fputc(' ', f);
-	fputs("^\n", f);
+		sb_putc(sb, ' ');
+	sb_puts(sb, "^\n");
 }
 
+/*
+ * The message, whose arguments may quote a name of any length: one longer
+ * than MESSAGE_MAX keeps its start and its end (where the limit it broke
+ * is usually said) around " ... ".
+ */
+static void
+put_message(strbuf_t *sb, const char *fmt, va_list ap)
+{
+	strbuf_t msg;
+	size_t keep = (MESSAGE_MAX - 5) / 2;
+
+	sb_init(&msg);
+	sb_vprintf(&msg, fmt, ap);
+	if (msg.failed || msg.len <= MESSAGE_MAX) {
+		sb_append(sb, msg.data, msg.failed ? 0 : msg.len);
+	} else {
+		sb_append(sb, msg.data, keep);
+		sb_puts(sb, " ... ");
+		sb_append(sb, msg.data + msg.len - keep, keep);
+	}
+	sb_free(&msg);
+}
+
+/*
+ * One diagnostic is built in memory and written with one fwrite: stderr
+ * is unbuffered, and a byte at a time costs a write(2) per byte.
+ */
 static void
 report(diag_t *d, src_loc_t loc, const char *kind, const char *tag,
     const char *fmt, va_list ap)
 {
 	FILE *f = out_stream();
-	const diag_text_t *t;
+	diag_text_t *t;
 	const char *line;
 	size_t len;
+	strbuf_t sb;
 
+	sb_init(&sb);
 	if (loc.file == NULL)
-		fprintf(f, "usdtc: ");
+		sb_puts(&sb, "usdtc: ");
 	else if (loc.line <= 0)
-		fprintf(f, "%s: ", loc.file);
+		sb_printf(&sb, "%s: ", loc.file);
 	else if (loc.col <= 0)
-		fprintf(f, "%s:%d: ", loc.file, loc.line);
+		sb_printf(&sb, "%s:%d: ", loc.file, loc.line);
 	else
-		fprintf(f, "%s:%d:%d: ", loc.file, loc.line, loc.col);
-	fprintf(f, "%s: ", kind);
-	vfprintf(f, fmt, ap);
+		sb_printf(&sb, "%s:%d:%d: ", loc.file, loc.line, loc.col);
+	sb_printf(&sb, "%s: ", kind);
+	put_message(&sb, fmt, ap);
 	if (tag != NULL)
-		fprintf(f, " [%s]", tag);
-	fputc('\n', f);
-	if (loc.file == NULL || loc.line <= 0)
-		return;
-	t = find_text(d, loc.file);
-	if (t != NULL && t->text != NULL && find_line(t, loc.line, &line, &len))
-		quote_line(f, line, len, loc.col);
+		sb_printf(&sb, " [%s]", tag);
+	sb_putc(&sb, '\n');
+	if (loc.file != NULL && loc.line > 0) {
+		t = find_text(d, loc.file);
+		if (t != NULL && t->text != NULL && find_line(t, loc.line, &line, &len))
+			quote_line(&sb, line, len, loc.col);
+	}
+	if (!sb.failed)
+		fwrite(sb.data, 1, sb.len, f);
+	else	/* no memory for the decoration: the bare fact, unformatted */
+		fprintf(f, "usdtc: %s: out of memory formatting a diagnostic\n", kind);
+	fflush(f);
+	sb_free(&sb);
 }
 
 void

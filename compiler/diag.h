@@ -15,6 +15,11 @@
  * else from the file on disk (after `cpp` the location names the user's
  * file, which is read once and kept), else the line is left out.
  *
+ * Input of any size makes a diagnostic of a few KB, written with one
+ * write(2): a line over 4 KB is cut to 100 bytes each side of the caret,
+ * marked "...", and a message over 1 KB (a name of any length quoted in
+ * it) keeps its start and its end around " ... ".
+ *
  * A diag_t counts what it reported; the parser returns that count.  All
  * diagnostics go to one stream per process, stderr unless diag_set_output
  * says otherwise (tests capture them; a fuzzer discards them).
@@ -32,6 +37,8 @@ typedef struct diag_text {
 	char *file;
 	char *text;	/* NULL: the file could not be read */
 	size_t len;
+	int last_line;	/* the line found last (0: none) and where it starts */
+	size_t last_off;
 } diag_text_t;
 
 typedef struct diag {

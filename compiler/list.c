@@ -159,13 +159,17 @@ put_hex_list(FILE *f, const uint32_t *v, size_t n)
 static void
 put_symref(FILE *f, const relent_t *r, uint64_t extra)
 {
-	int64_t add = r->addend + (int64_t)extra;
+	/*
+	 * Modulo 2^64, as the linker computes it: an addend from the file may
+	 * be anything, and signed arithmetic on it could overflow.
+	 */
+	uint64_t add = (uint64_t)r->addend + extra;
 
 	fputs(r->sym[0] != '\0' ? r->sym : "?", f);
-	if (add > 0)
-		fprintf(f, "+0x%" PRIx64, (uint64_t)add);
-	else if (add < 0)
-		fprintf(f, "-0x%" PRIx64, (uint64_t)-add);
+	if (add != 0 && add <= (uint64_t)INT64_MAX)
+		fprintf(f, "+0x%" PRIx64, add);
+	else if (add != 0)
+		fprintf(f, "-0x%" PRIx64, 0 - add);
 }
 
 /* ---- relocations ----------------------------------------------------- */

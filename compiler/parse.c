@@ -124,6 +124,44 @@ parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b)
 	return p;
 }
 
+/* Append n bytes to ctx->ptrs, doubling its room as needed. */
+static void
+pointer_append(struct parse_ctx *ctx, const char *s, size_t n)
+{
+	if (ctx->ptrs_cap - ctx->ptrs_len <= n) {
+		size_t cap = ctx->ptrs_cap ? ctx->ptrs_cap : 64;
+		char *p;
+
+		while (cap - ctx->ptrs_len <= n)
+			cap *= 2;
+		if ((p = realloc(ctx->ptrs, cap)) == NULL)
+			parse_nomem(ctx);
+		ctx->ptrs = p;
+		ctx->ptrs_cap = cap;
+	}
+	memcpy(ctx->ptrs + ctx->ptrs_len, s, n);
+	ctx->ptrs_len += n;
+	ctx->ptrs[ctx->ptrs_len] = '\0';
+}
+
+void
+parse_pointer_star(struct parse_ctx *ctx, bool first, const char *quals)
+{
+	if (first)
+		ctx->ptrs_len = 0;
+	pointer_append(ctx, "*", 1);
+	if (quals[0] != '\0') {
+		pointer_append(ctx, " ", 1);
+		pointer_append(ctx, quals, strlen(quals));
+	}
+}
+
+char *
+parse_pointer_text(struct parse_ctx *ctx)
+{
+	return parse_strndup(ctx, ctx->ptrs != NULL ? ctx->ptrs : "", ctx->ptrs_len);
+}
+
 static void
 arena_free(struct parse_ctx *ctx)
 {
@@ -1268,6 +1306,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 	}
 	lexer_free(ctx);
 	arena_free(ctx);
+	free(ctx->ptrs);
 	free(ctx);
 }
 

@@ -156,9 +156,25 @@ struct parse_ctx {
 	struct pending_attr *attrs, *attrs_tail;
 	struct new_probe *probes, *probes_tail;
 
+	/*
+	 * The pointer part of the declarator being read ("* const *"): grown
+	 * in place, star by star, so a type with n stars costs O(n), not
+	 * the O(n^2) of a new string per star (parse_pointer_star).
+	 */
+	char *ptrs;
+	size_t ptrs_len, ptrs_cap;
+
 	struct arena_block *arena;
 	jmp_buf fatal;			/* out of memory: abandon the parse */
 };
+
+/*
+ * parser.y's pointer rule: append "*" and, if quals is not empty, " quals"
+ * to ctx->ptrs (first: start it anew); parse_pointer_text copies it into
+ * the arena once the pointer part is complete.
+ */
+void parse_pointer_star(struct parse_ctx *ctx, bool first, const char *quals);
+char *parse_pointer_text(struct parse_ctx *ctx);
 
 /* lexer.l: run the grammar over ctx->text; yyparse's result. */
 int lexer_run(struct parse_ctx *ctx);

@@ -275,12 +275,17 @@ declarator
 
 pointer_opt
 	: %empty		{ $$ = ""; }
-	| pointer
+	| pointer		{ $$ = parse_pointer_text(ctx); }
 	;
 
+/*
+ * The stars grow ctx->ptrs in place (parse_pointer_star); the value is
+ * taken with parse_pointer_text where the pointer part ends, before
+ * another one can begin.
+ */
 pointer
-	: '*' quals_opt			{ $$ = cat(ctx, "*", $2); }
-	| pointer '*' quals_opt		{ $$ = cat(ctx, parse_join(ctx, $1, "", "*"), $3); }
+	: '*' quals_opt			{ parse_pointer_star(ctx, true, $2); $$ = NULL; }
+	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, $3); $$ = NULL; }
 	;
 
 direct_opt
@@ -298,7 +303,8 @@ direct
 	| '(' pointer ident_opt ')'
 		{
 			$$ = decl_new(ctx);
-			$$->abs = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")");
+			$$->abs = parse_join(ctx, parse_join(ctx, "(", "",
+			    parse_pointer_text(ctx)), "", ")");
 			$$->pointer = true;
 			$$->grouped = true;
 			if ($3 != NULL) {

@@ -68,7 +68,8 @@ sb_reserve(strbuf_t *sb, size_t n)
 void
 sb_append(strbuf_t *sb, const void *bytes, size_t n)
 {
-	if (n < sb->cap && sb->len < sb->cap - n && !sb->failed) {
+	/* n == 0 may come with bytes == NULL (an empty section): no memcpy. */
+	if (n > 0 && n < sb->cap && sb->len < sb->cap - n && !sb->failed) {
 		memcpy(sb->data + sb->len, bytes, n);	/* fits: the common case */
 		sb->len += n;
 		sb->data[sb->len] = '\0';
@@ -214,24 +215,23 @@ plain_printf(strbuf_t *sb, const char *fmt, va_list *ap)
 }
 
 void
-sb_printf(strbuf_t *sb, const char *fmt, ...)
+sb_vprintf(strbuf_t *sb, const char *fmt, va_list ap)
 {
 	size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
-	va_list ap;
+	va_list aq;
 	int n;
 
 	if (sb->failed)
 		return;
+	va_copy(aq, ap);
 	if (plain_format(fmt)) {
-		va_start(ap, fmt);
-		plain_printf(sb, fmt, &ap);
-		va_end(ap);
+		plain_printf(sb, fmt, &aq);
+		va_end(aq);
 		return;
 	}
 	/* Format straight into the spare room; only a text too long for it is formatted twice. */
-	va_start(ap, fmt);
-	n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, ap);
-	va_end(ap);
+	n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, aq);
+	va_end(aq);
 	if (n < 0) {
 		sb->failed = true;
 		return;
@@ -242,11 +242,21 @@ sb_printf(strbuf_t *sb, const char *fmt, ...)
 				sb->data[sb->len] = '\0';	/* undo the cut-off attempt */
 			return;
 		}
-		va_start(ap, fmt);
-		vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+		va_copy(aq, ap);
+		vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, aq);
+		va_end(aq);
 	}
 	sb->len += (size_t)n;
+}
+
+void
+sb_printf(strbuf_t *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -8,6 +8,7 @@
 #ifndef USDTC_STRBUF_H
 #define USDTC_STRBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,8 @@ void sb_puts(strbuf_t *sb, const char *s);
 void sb_putc(strbuf_t *sb, char c);
 void sb_printf(strbuf_t *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void sb_vprintf(strbuf_t *sb, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Append n zero bytes. */
 void sb_zero(strbuf_t *sb, size_t n);
 /* Pad with zero bytes until len is a multiple of align (a power of two). */

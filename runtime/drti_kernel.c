@@ -25,7 +25,13 @@
  * glibc layout of struct dl_phdr_info's first four fields).  A fork child
  * inherits the parent's helpers from the kernel, so nothing re-registers.
  * DTRACE_DOF_INIT_DISABLE, DTRACE_DOF_INIT_DEBUG and DTRACE_DOF_INIT_DEVNAME
- * mean what they mean to drti.c.
+ * mean what they mean to drti.c, but none is read when issetugid() says
+ * the program runs with privileges it was not started with (a setuid
+ * program must not open a path its user chose, as root); the device is
+ * opened with O_NOFOLLOW, O_NONBLOCK, O_NOCTTY and O_CLOEXEC, each system's
+ * values below, so a symlink at its path is not followed and nothing there
+ * can stop the program; and the debug line cannot raise SIGPIPE in the
+ * host (drti_write_stderr).
  *
  * usdtc is built on Linux, where neither system's headers exist, so this
  * file includes none: it declares the few libc functions it calls (their
@@ -74,10 +80,34 @@ struct dl_phdr_info {
 
 extern int dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 extern char *getenv(const char *);
+extern int issetugid(void);
 extern int open(const char *, int, ...);
 extern int close(int);
 extern int ioctl(int, unsigned long, ...);
 extern long write(int, const void *, size_t);
+
+/*
+ * Signals, to keep SIGPIPE from the debug line.  sigset_t is four 32-bit
+ * words on both systems, SIGPIPE 13 (bit 12 of the first word), SIG_BLOCK
+ * 1 and SIG_SETMASK 3; the sets below are larger than that so that a libc
+ * reading a bigger sigset_t (glibc, under the tests' shim) stays inside.
+ */
+typedef struct drti_sigset {
+	uint32_t bits[32];
+} drti_sigset_t;
+
+struct drti_timespec {
+	int64_t tv_sec;
+	long tv_nsec;
+};
+
+extern int sigprocmask(int, const drti_sigset_t *, drti_sigset_t *);
+extern int sigpending(drti_sigset_t *);
+extern int sigtimedwait(const drti_sigset_t *, void *, const struct drti_timespec *);
+
+#define DRTI_SIG_BLOCK		1
+#define DRTI_SIG_SETMASK	3
+#define DRTI_SIGPIPE_BIT	(1u << (13 - 1))
 
 #define DRTI_O_RDWR	2	/* the same on both */
 
@@ -103,6 +133,9 @@ typedef struct drti_helper {
 #define DRTI_ADDDOF	DRTI_IOC(DRTI_IOC_INOUT, 'z', 3u, (unsigned)sizeof(drti_helper_t))
 #define DRTI_REMOVE	DRTI_IOC(DRTI_IOC_IN, 'z', 2u, (unsigned)sizeof(int))
 
+/* <fcntl.h> */
+#define DRTI_O_SAFE	(0x0004 | 0x8000 | 0x0100 | 0x00100000)	/* NONBLOCK NOCTTY NOFOLLOW CLOEXEC */
+
 _Static_assert(sizeof(drti_helper_t) == 88, "FreeBSD dof_helper_t is 88 bytes");
 _Static_assert(DRTI_ADDDOF == 0xc0587a03ul, "FreeBSD DTRACEHIOC_ADDDOF");
 _Static_assert(DRTI_REMOVE == 0x80047a02ul, "FreeBSD DTRACEHIOC_REMOVE");
@@ -121,6 +154,8 @@ typedef struct drti_helper {
 #define DRTI_ADDDOF	(DRTI_HIOC | 3)
 #define DRTI_REMOVE	(DRTI_HIOC | 2)
 #define DRTI_OLD_DEVICE	"/devices/pseudo/dtrace@0:helper"
+/* <sys/fcntl.h> */
+#define DRTI_O_SAFE	(0x80 | 0x800 | 0x20000 | 0x800000)	/* NONBLOCK NOCTTY NOFOLLOW CLOEXEC */
 
 _Static_assert(sizeof(drti_helper_t) == 80, "illumos dof_helper_t is 80 bytes");
 _Static_assert(DRTI_ADDDOF == 0x64746803ul, "illumos DTRACEHIOC_ADDDOF");
@@ -180,6 +215,31 @@ drti_append_int(char *buf, size_t cap, long v)
 	drti_append(buf, cap, digits + i);
 }
 
+/*
+ * write(2) to fd 2 without SIGPIPE killing the host when stderr is a pipe
+ * whose reader has gone: SIGPIPE is blocked around the write, and one the
+ * write left pending (that was not pending before) is taken back with
+ * sigtimedwait; then the mask is restored.  No errno here (see above), so
+ * "the write raised it" is read from the pending set.
+ */
+static void
+drti_write_stderr(const char *buf, size_t n)
+{
+	drti_sigset_t pipe_set = { { 0 } }, old = { { 0 } }, before = { { 0 } },
+	    after = { { 0 } };
+	struct drti_timespec zero = { 0, 0 };
+
+	pipe_set.bits[0] = DRTI_SIGPIPE_BIT;
+	if (sigprocmask(DRTI_SIG_BLOCK, &pipe_set, &old) != 0)
+		return;	/* cannot make it safe: say nothing */
+	(void)sigpending(&before);
+	(void)write(2, buf, n);
+	if (sigpending(&after) == 0 && (after.bits[0] & DRTI_SIGPIPE_BIT) &&
+	    !(before.bits[0] & DRTI_SIGPIPE_BIT))
+		(void)sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(DRTI_SIG_SETMASK, &old, NULL);
+}
+
 /* A debug line on fd 2, "dtrace DOF <mod>: what[ value]", under DTRACE_DOF_INIT_DEBUG. */
 static void
 drti_say(const char *what, const char *arg, long value, int has_value)
@@ -202,8 +262,7 @@ drti_say(const char *what, const char *arg, long value, int has_value)
 		drti_append_int(line, sizeof(line), value);
 	}
 	drti_append(line, sizeof(line), "\n");
-	if (write(2, line, drti_strlen(line)) < 0)
-		return;	/* nowhere left to report to */
+	drti_write_stderr(line, drti_strlen(line));
 }
 
 static const char *
@@ -285,18 +344,25 @@ drti_describe(void)
 
 /* ---- the helper device ------------------------------------------------- */
 
+/* getenv, but nothing in a program running setuid or setgid. */
+static const char *
+drti_getenv(const char *name)
+{
+	return issetugid() ? NULL : getenv(name);
+}
+
 static int
 drti_open(void)
 {
-	int fd = open(drti_device, DRTI_O_RDWR);
+	int fd = open(drti_device, DRTI_O_RDWR | DRTI_O_SAFE);
 
 	if (fd < 0)
 		drti_say("cannot open", drti_device, 0, 0);
 #ifdef DRTI_OLD_DEVICE
 	/* Solaris 10 GA has only the /devices node; not when a name was given. */
-	if (fd < 0 && getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
+	if (fd < 0 && drti_getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
 		drti_device = DRTI_OLD_DEVICE;
-		if ((fd = open(drti_device, DRTI_O_RDWR)) < 0)
+		if ((fd = open(drti_device, DRTI_O_RDWR | DRTI_O_SAFE)) < 0)
 			drti_say("cannot open", drti_device, 0, 0);
 	}
 #endif
@@ -315,10 +381,10 @@ drti_init(void)
 	const char *dev;
 	int fd, rc;
 
-	if (getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
+	if (drti_getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
 		return;
-	drti_debug = getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
-	if ((dev = getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
+	drti_debug = drti_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	if ((dev = drti_getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
 		drti_device = dev;
 	if (drti_describe() != 0)
 		return;

@@ -17,6 +17,21 @@
  * normal case on Linux: then registering costs one failed open() and says
  * nothing unless asked to.
  *
+ * This code runs inside other people's programs, setuid ones included, so
+ * it trusts nothing it did not make:
+ *   - the variables are read with secure_getenv: in a program running with
+ *     privileges it was not started with (AT_SECURE), none of them is
+ *     seen, so an unprivileged user cannot make the constructor open a
+ *     path of their choice as root, or probe for files with the debug line;
+ *   - the device is opened with O_NOFOLLOW (a symlink at its path is not
+ *     followed), O_NONBLOCK and O_NOCTTY (nothing at the path can stop the
+ *     program or become its terminal), O_CLOEXEC, and must be a character
+ *     device (fstat) before any ioctl: a regular file or a FIFO there is
+ *     refused and said so under DTRACE_DOF_INIT_DEBUG;
+ *   - the debug line never raises SIGPIPE in the host (stderr a closed
+ *     pipe): SIGPIPE is blocked around the write, a SIGPIPE the write
+ *     raised is taken back with sigtimedwait, and the mask is restored.
+ *
  * The functions are static and this header is included, not linked, so
  * drti_lite.o stays one self-contained object with no symbol but its
  * reference to __SUNW_dof, and libusdt keeps its own copy.  Nothing here
@@ -28,11 +43,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dof.h"
@@ -53,14 +71,39 @@ drti_reg_init(drti_reg_t *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->gen = -1;
-	r->debug = getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	r->debug = secure_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
 }
 
 /* Whether DTRACE_DOF_INIT_DISABLE asks for no registration at all. */
 DRTI_PROTO int
 drti_disabled(void)
 {
-	return getenv("DTRACE_DOF_INIT_DISABLE") != NULL;
+	return secure_getenv("DTRACE_DOF_INIT_DISABLE") != NULL;
+}
+
+/*
+ * write(2) to fd 2 without SIGPIPE: a pipe whose reader has gone would
+ * otherwise kill the host.  A SIGPIPE already pending before the write is
+ * the host's and stays pending; one the write raised is consumed.
+ */
+DRTI_PROTO void
+drti_write_stderr(const char *buf, size_t n)
+{
+	sigset_t pipe_set, old, pending;
+	struct timespec zero = { 0, 0 };
+	int was_pending, err = errno;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &pipe_set, &old) != 0)
+		return;	/* cannot make it safe: say nothing */
+	sigemptyset(&pending);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	if (write(2, buf, n) < 0 && errno == EPIPE && !was_pending)
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
 }
 
 /* A debug message on fd 2; nothing unless DTRACE_DOF_INIT_DEBUG is set. */
@@ -86,8 +129,7 @@ drti_say(const drti_reg_t *r, const char *fmt, ...)
 	if ((size_t)n > sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	if (write(2, line, (size_t)n) < 0)
-		return;	/* nowhere left to report to */
+	drti_write_stderr(line, (size_t)n);
 }
 
 /* dofhp_mod: name, cut to fit. */
@@ -108,20 +150,31 @@ drti_dof_magic_ok(const void *dof)
 	    h->dofh_ident[DOF_ID_MAG2] == 'O' && h->dofh_ident[DOF_ID_MAG3] == 'F';
 }
 
+/*
+ * The helper device, or -1 (errno set) when there is none or what is at
+ * its path is not a character device.
+ */
 DRTI_PROTO int
 drti_open_device(const drti_reg_t *r)
 {
-	const char *dev = getenv("DTRACE_DOF_INIT_DEVNAME");
-	int fd;
+	const char *dev = secure_getenv("DTRACE_DOF_INIT_DEVNAME");
+	struct stat st;
+	int fd, err;
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
-	fd = open(dev, O_RDWR | O_CLOEXEC);
+	fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		int err = errno;
-
+		err = errno;
 		drti_say(r, "cannot open %s: %s", dev, strerror(err));
 		errno = err;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		drti_say(r, "%s is not a character device: not using it", dev);
+		errno = ENODEV;
+		return -1;
 	}
 	return fd;
 }

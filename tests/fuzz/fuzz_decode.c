@@ -2,13 +2,11 @@
  * fuzz_decode.c - libFuzzer entry point for the strict readers (decode.h)
  * and the printer behind --dump (list.c).
  *
- * Build (optional; tests/dof/run runs its own mutation loop instead):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icompiler \
- *     tests/fuzz/fuzz_decode.c compiler/decode.c compiler/list.c \
- *     compiler/macho_read.c compiler/err.c -lelf -o fuzz_decode
- *   ./fuzz_decode CORPUS_DIR
- * A good seed corpus is a few raw DOF images (tests/unit/dof_test raw ...)
- * and .note.stapsdt sections cut out of objects.
+ * Built by `make fuzz` (libFuzzer, clang, ASan and UBSan; the campaign
+ * is tests/fuzz/campaign) and by `make test` as a plain replay of the seed
+ * corpus and tests/fuzz/regress/decode/ (tests/fuzz/replay.c).  The seeds
+ * (tests/fuzz/seeds) are raw DOF images, .note.stapsdt sections and whole
+ * -G objects, each behind the byte that picks its reader.
  *
  * The first input byte picks the reader, so one corpus covers all three:
  * even: dof_decode; odd: stapsdt_decode (ELF64 notes) and, every fourth,

@@ -24,6 +24,10 @@
  *  - ioctl REMOVE logs the generation: FreeBSD passes a pointer to it,
  *    illumos and Linux the value.
  *
+ *  - with KSHIM_BSD_SIGNALS set, sigprocmask takes `how` as FreeBSD and
+ *    illumos number it (SIG_BLOCK 1, SIG_UNBLOCK 2, SIG_SETMASK 3; glibc's
+ *    are one less), so drti_kernel.c's SIGPIPE guard works here as there.
+ *
  * Log lines (KSHIM_LOG, one write each):
  *	ADDDOF os=freebsd|illumos|linux mod=M addr=0x.. dof=0x.. pid=N version=V
  *	SITE PROV:FUNC:NAME probe|enabled 0x.. ok|BAD
@@ -32,6 +36,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -274,4 +279,16 @@ ioctl(int fd, unsigned long req, ...)
 	}
 	*(void **)&real_ioctl = dlsym(RTLD_NEXT, "ioctl");
 	return real_ioctl(fd, req, arg);
+}
+
+int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static int (*real)(int, const sigset_t *, sigset_t *);
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "sigprocmask");
+	if (getenv("KSHIM_BSD_SIGNALS") != NULL && how >= 1 && how <= 3)
+		how -= 1;
+	return real(how, set, old);
 }

@@ -5,6 +5,14 @@
  */
 const char *getprogname(void);
 const char *getexecname(void);
+int issetugid(void);
+
+/* Both systems have it; these test programs are never setuid. */
+int
+issetugid(void)
+{
+	return 0;
+}
 
 const char *
 getprogname(void)

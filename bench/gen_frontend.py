@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""gen_frontend.py SHAPE N - a provider file of size N in one shape, on
+stdout, for bench/frontend and tests/hostile: every stage of the front
+end must take time linear in N.
+
+shapes:
+  stars     one argument type with N '*'
+  strings   a clause with N string literals
+  longstr   a clause with one string literal of N bytes
+  probes    one provider with N probes
+  typedefs  N typedefs, each used by a probe argument
+  comment   one comment of N bytes
+  ident     a provider name of N bytes (an error: too long)
+  nesting   a clause with braces nested N deep
+"""
+import sys
+
+
+def main():
+    shape, n = sys.argv[1], int(sys.argv[2])
+    out = sys.stdout
+    if shape == "stars":
+        out.write("provider p { probe a(int " + "*" * n + "); };\n")
+    elif shape == "strings":
+        out.write("provider p { probe a(int); };\np:::a {\n")
+        for i in range(n):
+            out.write('\tx = "string number %d with \\"escapes\\" \\n";\n' % i)
+        out.write("}\n")
+    elif shape == "longstr":
+        out.write('provider p { probe a(int); };\np:::a { x = "' + "s" * n + '"; }\n')
+    elif shape == "probes":
+        out.write("provider p {\n")
+        for i in range(n):
+            out.write("\tprobe p%d(int, char *, long);\n" % i)
+        out.write("};\n")
+    elif shape == "typedefs":
+        for i in range(n):
+            out.write("typedef unsigned long t%d_t;\n" % i)
+        out.write("provider p {\n")
+        for i in range(n):
+            out.write("\tprobe p%d(t%d_t);\n" % (i, i))
+        out.write("};\n")
+    elif shape == "comment":
+        out.write("/*" + "c" * n + "*/\nprovider p { probe a(int); };\n")
+    elif shape == "ident":
+        out.write("provider " + "a" * n + " { probe a(int); };\n")
+    elif shape == "nesting":
+        out.write("provider p { probe a(int); };\np:::a " + "{" * n + "}" * n + "\n")
+    else:
+        sys.exit("unknown shape " + shape)
+
+
+main()

@@ -1,0 +1,3 @@
+provider host {
+	probe tick(int);
+};
