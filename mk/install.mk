@@ -59,8 +59,10 @@ $(INSTALL_VARS): FORCE
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(INSTALL_VARS_TEXT)' ]; then \
 		echo '$(INSTALL_VARS_TEXT)' > $@; fi
 
+# A sanitizer build's library (SAN=1) needs programs built with the same
+# sanitizers, so its .pc says so, as libusdt-uninstalled.pc does.
 $(B)/libusdt.pc: runtime/libusdt.pc.in $(INSTALL_VARS)
-	$(SUBST) $< > $@
+	$(SUBST) $< $(if $(SANFLAGS),| sed -e 's|^Cflags: .*|& $(SANFLAGS)|') > $@
 
 MAN_PAGES = $(B)/man/usdtc.1 $(B)/man/libusdt.3
 $(B)/man/%: man/%.in $(INSTALL_VARS)
