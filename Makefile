@@ -276,7 +276,7 @@ replays: $(REPLAYS)
 
 test: deps
 	$(MAKE) all replays
-	USDTC=$(abspath $(USDTC)) B=$(B) CC="$(CC)" bash tests/run
+	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run
 
 demo: deps
 	$(MAKE) all
