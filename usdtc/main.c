@@ -503,6 +503,23 @@ parse_scripts(const options_t *o)
 	return m;
 }
 
+/*
+ * The end of writing OUT through its temporary: on failure (RC != 0) the
+ * temporary goes and E is reported; on success -v says what was written.
+ */
+static int
+output_done(const options_t *o, const char *out, int rc, const err_t *e)
+{
+	if (rc != 0) {
+		temp_remove();
+		error("%s", e->msg);
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, PROG ": wrote %s\n", out);
+	return 0;
+}
+
 static int
 run_header(const options_t *o, mdl_model_t *m, const char *out)
 {
@@ -523,14 +540,7 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 	if (rc == 0)
 		rc = temp_commit(out, &e);
 	sb_free(&text);
-	if (rc != 0) {
-		temp_remove();
-		error("%s", e.msg);
-		return 1;
-	}
-	if (o->verbose)
-		fprintf(stderr, PROG ": wrote %s\n", out);
-	return 0;
+	return output_done(o, out, rc, &e);
 }
 
 static int
@@ -546,18 +556,15 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.drti_ld = drti_linker(o->target),
 	};
 	err_t e;
+	int rc;
 
 	go.drti = drti_object_for(o->target, &go.drti_size);
-	if (temp_create(out, &e) != 0 ||
-	    backend_for(o->target)->object(m, o->target, &go, temp_path, &e) != 0 ||
-	    temp_commit(out, &e) != 0) {
-		temp_remove();
-		error("%s", e.msg);
-		return 1;
-	}
-	if (o->verbose)
-		fprintf(stderr, PROG ": wrote %s\n", out);
-	return 0;
+	rc = temp_create(out, &e);
+	if (rc == 0)
+		rc = backend_for(o->target)->object(m, o->target, &go, temp_path, &e);
+	if (rc == 0)
+		rc = temp_commit(out, &e);
+	return output_done(o, out, rc, &e);
 }
 
 static int
