@@ -102,28 +102,13 @@ fd_linking_to(const char *prefix)
 	return -1;
 }
 
-/*
- * User CPU time: the work of building a provider, without the page faults
- * of a heap that grows (system time, which on a VM costs more than the
- * building, and is not what is linear or not).
- */
-static double
-cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-}
-
-/* A provider of n probes p0.. of (int, char *); add and enable CPU times. */
+/* A provider of n probes p0.. of (int, char *), added and enabled. */
 static int
-build(int n, double *add_s, double *enable_s, usdt_provider_t **out)
+build(int n, usdt_provider_t **out)
 {
 	const char *types[] = { "int", "char *" };
 	usdt_provider_t *p = usdt_create_provider("scale", "modname");
 	char name[32];
-	double t0 = cpu_seconds(), t1;
 
 	for (int i = 0; i < n; i++) {
 		usdt_probedef_t *pd;
@@ -134,14 +119,11 @@ build(int n, double *add_s, double *enable_s, usdt_provider_t **out)
 			return -1;
 		usdt_probe_release(pd);
 	}
-	t1 = cpu_seconds();
 	if (usdt_provider_enable(p) != 0) {
 		printf("# enable of %d probes: %s\n", n, usdt_errstr(p));
 		usdt_provider_free(p);
 		return -1;
 	}
-	*add_s = t1 - t0;
-	*enable_s = cpu_seconds() - t1;
 	*out = p;
 	return 0;
 }
@@ -199,49 +181,20 @@ memfd_noexec(void)
 }
 
 /*
- * add_probe and enable were quadratic: compare 2,000 with 20,000 probes, in
- * user CPU time, after a first 20,000 has made the heap as big as it gets (on a
- * VM a page fault costs more than building a probe, so the first, larger
- * provider would pay for memory the smaller one finds ready).
+ * add_probe and enable were quadratic, and 100,000 probes never finished.
+ * That they grow linearly is counted in instructions by tests/libusdt/run
+ * (scale.c under callgrind), not timed here.
  */
 static void
-linear(int big)
+big(void)
 {
-	double add1, en1, add10, en10, addw, enw;
 	usdt_provider_t *p;
 
 	unsetenv("LIBUSDT_DIR");
-	if (build(20000, &addw, &enw, &p) == 0)
-		usdt_provider_free(p);
-	if (build(2000, &add1, &en1, &p) != 0 || (usdt_provider_free(p), 0) ||
-	    build(20000, &add10, &en10, &p) != 0) {
-		check(0, "providers of 2,000 and 20,000 probes", "failed");
-		return;
-	}
-	usdt_provider_free(p);
-	printf("# user CPU time: 2,000 probes: add %.1f ms, enable %.1f ms; "
-	    "20,000: add %.1f ms, enable %.1f ms\n", add1 * 1e3, en1 * 1e3,
-	    add10 * 1e3, en10 * 1e3);
-	/* Linear is 10x; quadratic was 100x and more.  Generous against noise. */
-	check(add10 < 40 * add1 + 0.005,
-	    "usdt_provider_add_probe is linear: 10x the probes, under 40x the time",
-	    "%.1f ms vs %.1f ms", add10 * 1e3, add1 * 1e3);
-	/*
-	 * Building the image is linear in its steps, but malloc and the caches
-	 * make 10x the probes cost 25-30x here; 60x still tells it from the
-	 * quadratic growth this guards against.
-	 */
-	check(en10 < 60 * en1 + 0.005,
-	    "usdt_provider_enable is not quadratic: 10x the probes, under 60x the time",
-	    "%.1f ms vs %.1f ms", en10 * 1e3, en1 * 1e3);
-	if (!big)
-		return;
-	if (build(100000, &add10, &en10, &p) != 0) {
+	if (build(100000, &p) != 0) {
 		check(0, "a provider of 100,000 probes enables", "failed");
 		return;
 	}
-	printf("# user CPU time: 100,000 probes: add %.0f ms, enable %.0f ms\n",
-	    add10 * 1e3, en10 * 1e3);
 	check(p->enabled && p->probedefs->probe != NULL,
 	    "a provider of 100,000 probes enables", "not enabled");
 	usdt_provider_free(p);
@@ -502,7 +455,7 @@ main(int argc, char **argv)
 		emfile(argv[1]);
 	if (wanted("noexec"))
 		memfd_noexec();
-	if (wanted("linear"))
-		linear(argc > 2 && strcmp(argv[2], "big") == 0);
+	if (wanted("big") && argc > 2 && strcmp(argv[2], "big") == 0)
+		big();
 	return check_failures ? 1 : 0;
 }
