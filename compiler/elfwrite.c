@@ -46,6 +46,7 @@
 
 #include "elfwrite.h"
 #include "fileio.h"
+#include "hash.h"
 #include "strbuf.h"
 
 typedef struct elfw_rel {
@@ -277,17 +278,11 @@ elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
 	return (int)++w->nsecs;
 }
 
-/* FNV-1a: symbol names are short and many differ only at the end. */
+/* Symbol names are short and many differ only at the end (hash.h). */
 static size_t
 name_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s != '\0') {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)h;
+	return (size_t)hash_str(HASH_FNV_OFFSET, s);
 }
 
 /* The slot holding name, or the empty slot where it would go. */
@@ -1206,8 +1201,9 @@ out:
  *    and program headers, .hash, .dynsym, .dynstr and the read-only
  *    sections), read+execute (the code), read+write (writable data and
  *    .dynamic), so no page is ever writable and executable; then
- *    PT_DYNAMIC, and PT_GNU_STACK without execute permission, without which
- *    the loader would make the thread stacks executable;
+ *    a PT_NOTE for each allocated note section (a build-id), PT_DYNAMIC,
+ *    and PT_GNU_STACK without execute permission, without which the
+ *    loader would make the thread stacks executable;
  *  - file offset equals address, so the object's link-time addresses are
  *    its offsets from the load base;
  *  - a dynamic symbol table with a SysV hash: every named global or weak
@@ -1444,11 +1440,25 @@ dyn_build_outputs(dyn_t *d, err_t *e)
 	return 0;
 }
 
-/* Number of program headers: the non-empty PT_LOADs, DYNAMIC, GNU_STACK. */
+/* Allocated note sections: each gets a PT_NOTE (a build-id, say). */
+static size_t
+dyn_nnotes(const dyn_t *d)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < d->nouts; k++)
+		n += d->outs[k].type == SHT_NOTE && d->outs[k].seg != SEG_NONE;
+	return n;
+}
+
+/*
+ * Number of program headers: the non-empty PT_LOADs, one PT_NOTE per
+ * allocated note section, DYNAMIC, GNU_STACK.
+ */
 static size_t
 dyn_nphdrs(const dyn_t *d)
 {
-	size_t n = 2;
+	size_t n = 2 + dyn_nnotes(d);
 
 	for (int s = SEG_R; s <= SEG_W; s++)
 		n += d->seg_hi[s] > d->seg_lo[s] || s == SEG_R;
@@ -1463,7 +1473,7 @@ static int
 dyn_layout(dyn_t *d, err_t *e)
 {
 	dyn_sec_t *shstr = &d->outs[d->nouts - 1];
-	size_t nph = 5;		/* at most; the unused tail is never written */
+	size_t nph = 5 + dyn_nnotes(d);	/* at most; the unused tail is never written */
 	uint64_t off = dyn_fsize(d->w, ELF_T_EHDR) + nph * dyn_fsize(d->w, ELF_T_PHDR);
 	int seg = SEG_R;
 
@@ -1621,6 +1631,16 @@ dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 		ph = (GElf_Phdr){ PT_LOAD, flags[s], d->seg_lo[s], d->seg_lo[s],
 		    d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s],
 		    d->page };
+		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
+			return fail_libelf(e, "gelf_update_phdr", "ELF writer");
+	}
+	for (size_t k = 0; k < d->nouts; k++) {
+		const dyn_sec_t *o = &d->outs[k];
+
+		if (o->type != SHT_NOTE || o->seg == SEG_NONE)
+			continue;
+		ph = (GElf_Phdr){ PT_NOTE, PF_R, o->offset, o->offset, o->offset,
+		    o->size, o->size, o->align };
 		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
 			return fail_libelf(e, "gelf_update_phdr", "ELF writer");
 	}

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "model.h"
 
 const mdl_attr_t usdt_attr_default = {
@@ -133,13 +134,7 @@ typedefs_indexed(mdl_model_t *m)
 static size_t
 name_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	while (*s != '\0') {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)h;
+	return (size_t)hash_str(HASH_FNV_OFFSET, s);
 }
 
 static void

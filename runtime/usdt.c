@@ -71,6 +71,7 @@
 
 #include "drti_proto.h"
 #include "err.h"
+#include "hash.h"
 #include "usdt.h"
 #include "usdt_file.h"
 #include "usdt_image.h"
@@ -262,14 +263,7 @@ check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
 static size_t
 probe_hash(const char *function, const char *name)
 {
-	size_t h = 14695981039346656037ULL;
-
-	for (const unsigned char *s = (const unsigned char *)function; *s; s++)
-		h = (h ^ *s) * 1099511628211ULL;
-	h = (h ^ ':') * 1099511628211ULL;
-	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
-		h = (h ^ *s) * 1099511628211ULL;
-	return h;
+	return (size_t)hash_str(hash_str(HASH_FNV_OFFSET, function), name);
 }
 
 static bool

@@ -14,6 +14,9 @@
  *	.stapsdt.base	the byte every stapsdt note is relative to
  *	.SUNW_dof	the DOF describing every probe for DTrace
  *	.note.stapsdt	one note per probe (not loaded; tracers read the file)
+ *	.note.gnu.build-id  an identity for the image (loaded, with PT_NOTE):
+ *			perf keys its cache and `perf probe` by build-id and
+ *			finds nothing in an object without one
  *
  * Each probe of the API is its own model probe with one site pair in its
  * own unit: function = the function name the caller gave (what DTrace
@@ -32,6 +35,7 @@
  * Provider attributes are Stable throughout, as the original library set
  * them, so that D's args[] array is usable.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +43,12 @@
 #include <unistd.h>
 
 #include "elfwrite.h"
+#include "hash.h"
 #include "model.h"
 #include "target.h"
 #include "units.h"
 #include "usdt_image.h"
+#include "version.h"
 
 #define IMAGE_DOF_SYMBOL	"__SUNW_dof"
 
@@ -197,6 +203,47 @@ build_probe(units_t *u, mdl_provider_t *p, const usdt_image_probe_t *ip,
 	return err_errno(e, ENOMEM, "probe %s:%s", p->name, ip->name);
 }
 
+/*
+ * The GNU build-id note: 20 bytes, as ld's default (sha1) gives, naming
+ * the image's contents.  The image is a function of the library version,
+ * the page size, the target and what the caller defined, so the id hashes
+ * those (hash.h): two processes defining the same provider get the same
+ * image and the same id, as two copies of one built library would.
+ */
+#define BUILD_ID_SIZE	20
+
+static void
+add_build_id(elfw_t *w, const usdt_target_t *t, uint64_t page, const char *provider,
+    const usdt_image_probe_t *probes, size_t n)
+{
+	struct {
+		uint32_t namesz, descsz, type;
+		char name[4];
+		unsigned char id[BUILD_ID_SIZE];
+	} note = { .namesz = 4, .descsz = BUILD_ID_SIZE, .type = NT_GNU_BUILD_ID,
+	    .name = "GNU" };
+	elfw_section_desc_t sd = { ".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, 4, 0,
+	    &note, sizeof(note), 0 };
+	uint64_t h = hash_str(HASH_FNV_OFFSET, "libusdt " USDTC_VERSION);
+
+	h = hash_str(hash_bytes(h, &page, sizeof(page)), t->name);
+	h = hash_str(h, provider);
+	for (size_t i = 0; i < n; i++) {
+		h = hash_str(hash_str(h, probes[i].function), probes[i].name);
+		h = hash_bytes(h, &probes[i].argc, sizeof(probes[i].argc));
+		for (size_t k = 0; k < probes[i].argc; k++)
+			h = hash_str(h, probes[i].types[k]);
+	}
+	/* 64 bits of the contents, spread over 160 by three more rounds. */
+	for (size_t k = 0; k < BUILD_ID_SIZE; k += 8) {
+		size_t len = BUILD_ID_SIZE - k < 8 ? BUILD_ID_SIZE - k : 8;
+
+		memcpy(note.id + k, &h, len);
+		h = hash_bytes(h, &k, sizeof(k));
+	}
+	elfw_add_section(w, &sd);
+}
+
 /* Offsets from the load base of every probe's pieces and of the DOF. */
 static int
 fill_layout(elfw_t *w, const usdt_target_t *t, size_t n, const unit_syms_t *syms,
@@ -249,6 +296,7 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 		goto out;
 	if (t->stapsdt)
 		units_add_stapsdt_base(&u);
+	add_build_id(u.w, t, o.page_size, provider, probes, n);
 	for (size_t i = 0; i < n; i++)
 		if (build_probe(&u, p, &probes[i], i, &syms[i], e) != 0)
 			goto out;
