@@ -27,6 +27,7 @@
 #include <usdt.h>
 
 #include "../unit/testlib.h"
+#include "probedef.h"
 
 /* Lines of /proc/self/maps containing needle; writable+executable count in *wx. */
 static int
@@ -59,18 +60,6 @@ is_tracepoint(const void *p)
 	static const unsigned char nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 	return p != NULL && memcmp(p, nop5, sizeof(nop5)) == 0;
-}
-
-static usdt_probedef_t *
-probe(const char *func, const char *name, size_t argc, const char **types)
-{
-	usdt_probedef_t *pd = usdt_create_probe(func, name, argc, types);
-
-	if (pd == NULL) {
-		printf("FAIL - usdt_create_probe(%s, %s): NULL\n", func, name);
-		exit(1);
-	}
-	return pd;
 }
 
 static void

@@ -24,6 +24,7 @@
 #include <usdt.h>
 
 #include "../unit/testlib.h"
+#include "probedef.h"
 
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
@@ -54,18 +55,6 @@ memfd_create(const char *name, unsigned int flags)
 }
 
 /* ---- helpers --------------------------------------------------------------- */
-
-static usdt_probedef_t *
-probe(const char *func, const char *name, size_t argc, const char **types)
-{
-	usdt_probedef_t *pd = usdt_create_probe(func, name, argc, types);
-
-	if (pd == NULL) {
-		printf("FAIL - usdt_create_probe(%s, %s): NULL\n", func, name);
-		exit(1);
-	}
-	return pd;
-}
 
 /* Lines of /proc/self/maps containing needle. */
 static int
