@@ -341,6 +341,31 @@ unquote(struct parse_ctx *ctx, const char *q)
 }
 
 /*
+ * cpp's flags after a marker's file name: 1, entering a file that from
+ * included at from_line; 2, back in the includer.  The chain goes to the
+ * diagnostics, which name it before anything located in the file.
+ */
+static void
+follow_include(struct parse_ctx *ctx, const struct word *flags, int n,
+    const char *from, int from_line)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(flags[i].s, "1") == 0) {
+			if (ctx->nincl < PARSE_MAX_INCLUDE) {
+				ctx->incl[ctx->nincl].file = from;
+				ctx->incl[ctx->nincl].line = from_line;
+			}
+			ctx->nincl++;
+		} else if (strcmp(flags[i].s, "2") == 0 && ctx->nincl > 0) {
+			ctx->nincl--;
+		}
+	}
+	ctx->d->incl = ctx->incl;
+	ctx->d->nincl = ctx->nincl < PARSE_MAX_INCLUDE ? ctx->nincl : PARSE_MAX_INCLUDE;
+	ctx->d->incl_file = ctx->cur_file;
+}
+
+/*
  * `# N "file" flags` (cpp) or `#line N ["file"]`: the next line is line N
  * of file.  Without `line`, a '#' line that does not look like a marker is
  * a comment.
@@ -364,11 +389,16 @@ line_marker(struct parse_ctx *ctx, struct word *w, int n, bool explicit,
 	if (errno != 0 || line > INT_MAX / 2)
 		line = INT_MAX / 2;
 	if (n >= 2) {
+		const char *from = ctx->cur_file;
+		int from_line = ctx->line;
+
 		file = unquote(ctx, w[1].s);
 		if (ctx->from_cpp && strcmp(file, CPP_STDIN_NAME) == 0)
 			ctx->cur_file = ctx->main_file;
 		else if ((ctx->cur_file = model_intern_file(ctx->m, file)) == NULL)
 			parse_nomem(ctx);
+		if (!explicit)
+			follow_include(ctx, w + 2, n - 2, from, from_line);
 	}
 	ctx->line = (int)line - 1;	/* the newline ending this line makes it N */
 }
@@ -1304,6 +1334,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 			check_translators(ctx);
 		}
 	}
+	d->nincl = 0;		/* the chain lives in ctx */
 	lexer_free(ctx);
 	arena_free(ctx);
 	free(ctx->ptrs);

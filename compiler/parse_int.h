@@ -114,6 +114,7 @@ struct construct {
 };
 
 #define PARSE_MAX_OPEN	32
+#define PARSE_MAX_INCLUDE	200	/* cpp's own limit on #include depth */
 
 struct layout;			/* a struct/union body being laid out (parse.c) */
 struct pending_attr;		/* a #pragma D attributes waiting for its provider */
@@ -144,6 +145,11 @@ struct parse_ctx {
 	char pspec_text[48];		/* the first probe description of the last clause */
 	parse_loc_t pspec_loc;
 	bool lex_error;			/* a lexical error was reported */
+	bool item_first;		/* the next token is its item's first */
+	bool end_item;			/* parser.y: the item ended (a function body) */
+	int skip_state, skip_depth;	/* SKIP: where to return, parentheses open */
+	diag_include_t incl[PARSE_MAX_INCLUDE];	/* cpp's include chain, outermost first */
+	size_t nincl;			/* may exceed PARSE_MAX_INCLUDE; only those are kept */
 
 	/* parser */
 	struct construct open[PARSE_MAX_OPEN];
