@@ -22,6 +22,8 @@
  *   D_PROV_PRARGLEN                  more than 255 arguments
  *   D_PROBE_VOID                     void that is not the only, unnamed parameter
  *   D_PROV_PRXLATOR                  a translated argument nothing can produce
+ *   D_PROBE_BYVALUE                  a struct, union or long double passed by
+ *                                    value that no register holds whole
  *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL #pragma D attributes / #line not understood
  *   D_PRAGMA_UNKNOWN (warning)       an unknown #pragma D directive, ignored
  *   D_PRAGMA_NOPROV (warning)        attributes for a provider never declared
@@ -730,6 +732,7 @@ struct layout {
 	struct layout *outer;
 	bool is_union;
 	bool known;
+	bool has_float;			/* a float, double or long double member */
 	unsigned long long bits;	/* struct: bits used so far; union: largest member */
 	unsigned align;
 };
@@ -767,6 +770,7 @@ parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
 {
 	struct layout *l = ctx->layout;
 	struct ctype *t;
+	mdl_tagged_t *tg;
 	unsigned long long size;
 
 	if (l == NULL)
@@ -780,8 +784,10 @@ parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
 	t->known = l->known;
 	t->size = l->known ? (unsigned)size : 0;
 	t->align = l->known ? l->align : 0;
-	if (model_add_tagged(ctx->m, t->text, t->size, t->align, t->known) != 0)
+	t->has_float = l->has_float;
+	if ((tg = model_add_tagged(ctx->m, t->text, t->size, t->align, t->known)) == NULL)
 		parse_nomem(ctx);
+	tg->has_float = l->has_float;
 	return t;
 }
 
@@ -794,7 +800,7 @@ parse_enum(struct parse_ctx *ctx, const char *tag)
 	t->has_layout = true;
 	t->known = true;
 	t->size = t->align = 4;
-	if (model_add_tagged(ctx->m, t->text, 4, 4, true) != 0)
+	if (model_add_tagged(ctx->m, t->text, 4, 4, true) == NULL)
 		parse_nomem(ctx);
 	return t;
 }
@@ -844,6 +850,24 @@ is_anonymous(const struct ctype *t)
 	    (starts_with(t->text, "struct ") || starts_with(t->text, "union "));
 }
 
+/* Whether a value of type t is, or holds, a floating value. */
+static bool
+is_floating(struct parse_ctx *ctx, const struct ctype *t)
+{
+	char *c;
+	const mdl_tagged_t *tg;
+
+	if (t->has_layout)
+		return t->has_float;
+	c = canonical_type(ctx, t->text);
+	if (strpbrk(c, "*(") != NULL)
+		return false;
+	if (starts_with(c, "struct ") || starts_with(c, "union "))
+		return (tg = model_find_tagged(ctx->m, c)) != NULL && tg->has_float;
+	return strcmp(c, "long double") == 0 ||
+	    model_type_info(ctx->m, c).tclass == USDT_TC_FLOAT;
+}
+
 static void
 add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 {
@@ -854,6 +878,8 @@ add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 		return;
 	if (d->name == NULL && d->bits < 0 && d->abs[0] == '\0' && !is_anonymous(t))
 		return;		/* `struct foo { ... };` inside: declares a tag only */
+	if (!d->pointer && is_floating(ctx, t))
+		l->has_float = true;
 	if (!l->known)
 		return;
 	if (d->bits == -2 || d->dim_unknown) {
@@ -1290,6 +1316,72 @@ check_translators(struct parse_ctx *ctx)
 	}
 }
 
+/*
+ * Why a native argument of canonical type c cannot be described where the
+ * ABI passes it, or NULL.  A stapsdt argument is one scalar in one place
+ * (a register or a stack slot) and a DOF argument a 64-bit value, so an
+ * aggregate passed by value can only be described when it fits one
+ * general register: at most 8 bytes, no floating member (which would send
+ * it to an SSE register on x86_64, a SIMD one on AArch64).  Larger ones
+ * travel in two registers (9 to 16 bytes) or are copied to the stack
+ * (x86_64) or passed by hidden reference (AArch64); the note's old
+ * `8@8(%rsp)` read eight bytes of something else.
+ */
+static const char *
+by_value_problem(struct parse_ctx *ctx, const char *c, char *why, size_t size)
+{
+	const mdl_tagged_t *tg;
+
+	if (strpbrk(c, "*[(") != NULL)
+		return NULL;
+	if (strcmp(c, "long double") == 0)
+		return "a long double is passed in memory";
+	if (!starts_with(c, "struct ") && !starts_with(c, "union "))
+		return NULL;
+	tg = model_find_tagged(ctx->m, c);
+	if (tg == NULL || !tg->complete)
+		snprintf(why, size, "'%s' has no known size", c);
+	else if (tg->has_float)
+		snprintf(why, size, "'%s' has a floating member and travels in "
+		    "floating-point registers", c);
+	else if (tg->size > 16)
+		snprintf(why, size, "'%s' is %u bytes, which the ABI copies to "
+		    "the stack", c, tg->size);
+	else if (tg->size > 8)
+		snprintf(why, size, "'%s' is %u bytes, which the ABI splits "
+		    "between two registers", c, tg->size);
+	else
+		return NULL;
+	return why;
+}
+
+/* Structs and unions by value: refused unless one register holds them. */
+static void
+check_by_value(struct parse_ctx *ctx)
+{
+	char why[300];
+
+	for (struct new_probe *np = ctx->probes; np != NULL; np = np->next) {
+		mdl_probe_t *pr = np->probe;
+
+		for (size_t i = 0; i < pr->nargc; i++) {
+			const mdl_arg_t *a = &pr->nargs[i];
+			const char *w = by_value_problem(ctx,
+			    canonical_type(ctx, a->type), why, sizeof(why));
+
+			if (w == NULL)
+				continue;
+			diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
+			    "argument #%zu%s%s%s of probe %s:%s is passed by value, "
+			    "and no probe argument can describe it: %s; pass a "
+			    "pointer ('%s *') instead", i + 1,
+			    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
+			    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
+			    a->type);
+		}
+	}
+}
+
 static void
 apply_attributes(struct parse_ctx *ctx)
 {
@@ -1332,6 +1424,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 		if (lexer_run(ctx) == 0) {
 			apply_attributes(ctx);
 			check_translators(ctx);
+			check_by_value(ctx);
 		}
 	}
 	d->nincl = 0;		/* the chain lives in ctx */

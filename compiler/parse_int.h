@@ -71,6 +71,7 @@ struct ctype {
 	char *text;
 	bool has_layout;	/* a struct/union/enum body written here: size, align */
 	bool known;		/* with has_layout: every member's size was known */
+	bool has_float;		/* with has_layout: a floating member inside */
 	unsigned size, align;
 };
 

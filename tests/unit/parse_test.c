@@ -530,7 +530,7 @@ test_other_types(void)
 	    "probe f(float x, double);\n"
 	    "probe ptr(char **argv, void **, struct X **xp, const char *s, char const *t);\n"
 	    "probe spacing(uint8_t*b, void * bs, struct Tcl_Obj* obj, char*const p, char  *  *  pp);\n"
-	    "probe s(string str, struct sv byval, foo_t *f, foo_t ff, MYTYPE x, MYTYPE *, MYTYPE);\n"
+	    "probe s(string str, struct sv *sv, foo_t *f, foo_t **ff, MYTYPE x, MYTYPE *, MYTYPE);\n"
 	    "probe arr(char buf[16]);\n"
 	    "probe dwords(char *probe, int provider, long translator, char *string);\n"
 	    "};\n");
@@ -540,8 +540,8 @@ test_other_types(void)
 	    "argv|-|xp|s|t");
 	expect_probe(m, "p", "spacing", "uint8_t *|void *|struct Tcl_Obj *|char * const|char **",
 	    "b|bs|obj|p|pp");
-	expect_probe(m, "p", "s", "string|struct sv|foo_t *|foo_t|MYTYPE|MYTYPE *|MYTYPE",
-	    "str|byval|f|ff|x|-|-");
+	expect_probe(m, "p", "s", "string|struct sv *|foo_t *|foo_t **|MYTYPE|MYTYPE *|MYTYPE",
+	    "str|sv|f|ff|x|-|-");
 	expect_probe(m, "p", "arr", "char[16]", "buf");
 	expect_typeinfo(m, "float", 4, true, USDT_TC_FLOAT);
 	expect_typeinfo(m, "struct X **", 8, false, USDT_TC_INTEGER);
@@ -557,11 +557,11 @@ test_name_or_type(void)
 	begin("`foo bar` is a typed parameter, `unsigned long` one type");
 	m = good("provider p {\n"
 	    "probe a(foo bar, unsigned x, unsigned long, long long y, const foo_t *p, foo_t const q);\n"
-	    "probe b(signed s, short unsigned su, struct foo foo, enum e e);\n"
+	    "probe b(signed s, short unsigned su, struct foo *foo, enum e e);\n"
 	    "};\n");
 	expect_probe(m, "p", "a", "foo|unsigned|unsigned long|long long|const foo_t *|foo_t const",
 	    "bar|x|-|y|p|q");
-	expect_probe(m, "p", "b", "signed|short unsigned|struct foo|enum e", "s|su|foo|e");
+	expect_probe(m, "p", "b", "signed|short unsigned|struct foo *|enum e", "s|su|foo|e");
 	model_free(m);
 	end();
 }
@@ -751,7 +751,7 @@ test_struct_layout(void)
 	begin("struct and union layout agrees with the C compiler");
 	m = good(STR(S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF
 	    S_UNNAMED S_ARR2 S_EMPTYISH S_LD)
-	    "\nprovider p { probe a(struct s_nest byval); };\n");
+	    "\nprovider p { probe a(struct s_nest *ref); };\n");
 	expect_layout(m, "struct s_bits", sizeof(struct s_bits), _Alignof(struct s_bits));
 	expect_layout(m, "struct s_nest", sizeof(struct s_nest), _Alignof(struct s_nest));
 	expect_layout(m, "struct s_zero", sizeof(struct s_zero), _Alignof(struct s_zero));
