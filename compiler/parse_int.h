@@ -98,6 +98,7 @@ struct cparam {
 	char *type;		/* specifiers + abstract declarator, as written */
 	char *name;		/* NULL when unnamed */
 	parse_loc_t loc;
+	parse_loc_t name_loc;	/* with name */
 	bool is_void;		/* exactly "void", no declarator */
 	struct cparam *next;
 };
@@ -149,6 +150,10 @@ struct parse_ctx {
 	bool item_first;		/* the next token is its item's first */
 	bool end_item;			/* parser.y: the item ended (a function body) */
 	int skip_state, skip_depth;	/* SKIP: where to return, parentheses open */
+	bool want_semicolon;		/* a provider body just ended at semi_loc */
+	parse_loc_t semi_loc;
+	bool clause_probe;		/* the current clause's body says 'probe' */
+	bool cpp_warned;		/* said once that # directives need -C */
 	diag_include_t incl[PARSE_MAX_INCLUDE];	/* cpp's include chain, outermost first */
 	size_t nincl;			/* may exceed PARSE_MAX_INCLUDE; only those are kept */
 
@@ -212,7 +217,13 @@ void parse_close(struct parse_ctx *ctx);
 
 /* parse.c: semantic actions. */
 void parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc);
-void parse_provider_end(struct parse_ctx *ctx);
+/* close: the body's '}'; a ';' must follow it (parse_token_seen). */
+void parse_provider_end(struct parse_ctx *ctx, parse_loc_t close);
+/* A clause ended: warn if its body declared probes. */
+void parse_clause_end(struct parse_ctx *ctx);
+/* lexer.l: every token, as it is handed to the grammar. */
+void parse_token_seen(struct parse_ctx *ctx, int token, bool is_semicolon,
+    bool is_probe);
 void parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs);
 struct cparam *parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d,

@@ -7,7 +7,7 @@
  *   item        := provider | typedef | declaration | function | translator
  *                | inline | clause | ';'
  *   function    := specifiers declarator '{' ... '}'    (a C definition, skipped)
- *   provider    := 'provider' NAME '{' probe* '}' ';'
+ *   provider    := 'provider' NAME '{' probe* '}' [';']   (no ';': a warning)
  *   probe       := 'probe' NAME '(' params ')' [':' '(' params ')'] ';'
  *   param       := specifiers declarator          (the declarator may be abstract)
  *   specifiers  := qualifiers* (TYPENAME | struct/union/enum ... | type words) qualifiers*
@@ -129,12 +129,19 @@ item
 
 /* ---- providers ---------------------------------------------------------- */
 
+/*
+ * The ';' after the body is left to the next token: an empty item when it
+ * is there, a warning when not (SystemTap's dtrace took such files, and
+ * real Linux projects were only ever built with it).
+ */
 provider
-	: PROVIDER { parse_open(ctx, "provider declaration", ';', @1); }
-	  IDENT '{' { parse_provider_begin(ctx, $3, @3);
-		      parse_open(ctx, "provider body", '}', @4); }
-	  probes '}' { parse_close(ctx); parse_provider_end(ctx); }
-	  ';' { parse_close(ctx); }
+	: PROVIDER IDENT '{' { parse_provider_begin(ctx, $2, @2);
+			      parse_open(ctx, "provider body", '}', @3); }
+	  probes '}'
+		{
+			parse_close(ctx);
+			parse_provider_end(ctx, @6);
+		}
 	;
 
 probes
@@ -429,7 +436,11 @@ inline
 
 clause
 	: pspecs predicate_opt '{' { parse_open(ctx, "clause body", '}', @3); }
-	  balanced '}'			{ parse_close(ctx); }
+	  balanced '}'
+		{
+			parse_close(ctx);
+			parse_clause_end(ctx);
+		}
 	;
 
 pspecs

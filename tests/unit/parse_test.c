@@ -167,6 +167,21 @@ bad(const char *text, const char *tag, int line, int col)
 	model_free(m);
 }
 
+/* Accepted, with a warning at line:col carrying tag (and a caret). */
+static void
+warned(const char *text, const char *tag, int line, int col)
+{
+	mdl_model_t *m = model_new();
+	int errors = parse_into(m, "t.d", text);
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "t.d:%d:%d: warning: ", line, col);
+	EXPECT(errors == 0, "errors for an input to accept with a warning: %s", diags);
+	EXPECT(has_diag(prefix, tag), "want '%s... [%s]', got: %s", prefix, tag, diags);
+	EXPECT(strstr(diags, "^\n") != NULL, "no caret line in: %s", diags);
+	model_free(m);
+}
+
 /*
  * Like bad(), at the first occurrence of needle in text, or just after it:
  * columns counted from the text, not by hand.
@@ -860,15 +875,15 @@ test_pragmas(void)
 	EXPECT(has_diag("t.d:3:40: warning: ", "D_PRAGMA_NOPROV"), "no provider: %s", diags);
 	model_free(m);
 
-	bad("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
+	warned("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
 	    "D_PRAGMA_INVAL", 1, 22);
-	bad("provider p {};\n#pragma D attributes Evolving/Evolving/Nope provider p name\n",
+	warned("provider p {};\n#pragma D attributes Evolving/Evolving/Nope provider p name\n",
 	    "D_PRAGMA_INVAL", 2, 22);
-	bad("#pragma D attributes A/B/C/D provider p name\n", "D_PRAGMA_INVAL", 1, 22);
-	bad("#pragma D attributes Evolving provider p argz\n", "D_PRAGMA_INVAL", 1, 42);
-	bad("#pragma D attributes Evolving provider p\n", "D_PRAGMA_MALFORM", 1, 31);
-	bad("#pragma D attributes\n", "D_PRAGMA_MALFORM", 1, 11);
-	bad("#pragma D\n", "D_PRAGMA_MALFORM", 1, 9);
+	warned("#pragma D attributes A/B/C/D provider p name\n", "D_PRAGMA_INVAL", 1, 22);
+	warned("#pragma D attributes Evolving provider p argz\n", "D_PRAGMA_INVAL", 1, 42);
+	warned("#pragma D attributes Evolving provider p\n", "D_PRAGMA_MALFORM", 1, 31);
+	warned("#pragma D attributes\n", "D_PRAGMA_MALFORM", 1, 11);
+	warned("#pragma D\n", "D_PRAGMA_MALFORM", 1, 9);
 	end();
 }
 
@@ -1073,8 +1088,8 @@ test_syntax_errors(void)
 	bad("provider p {\n\tprobe a(int x;\n};", "D_SYNTAX", 2, 15);
 	EXPECT(strstr(diags, "expected ')' to end the argument list begun at line 2") != NULL,
 	    "message: %s", diags);
-	bad("provider p { probe a(); }\nprovider q { probe b(); };", "D_SYNTAX", 1, 26);
-	EXPECT(strstr(diags, "expected ';' to end the provider declaration begun at line 1") != NULL,
+	warned("provider p { probe a(); }\nprovider q { probe b(); };", "D_PROV_SEMICOLON", 1, 26);
+	EXPECT(strstr(diags, "expected ';' after the provider body; DTrace requires it") != NULL,
 	    "message: %s", diags);
 	bad("provder p {\n\tprobe a();\n};", "D_SYNTAX", 1, 9);
 	EXPECT(strstr(diags, "misspelt keyword") != NULL, "hint: %s", diags);
