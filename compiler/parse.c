@@ -24,10 +24,25 @@
  *   D_PROV_PRXLATOR                  a translated argument nothing can produce
  *   D_PROBE_BYVALUE                  a struct, union or long double passed by
  *                                    value that no register holds whole
- *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL #pragma D attributes / #line not understood
- *   D_PRAGMA_UNKNOWN (warning)       an unknown #pragma D directive, ignored
- *   D_PRAGMA_NOPROV (warning)        attributes for a provider never declared
+ *   D_PRAGMA_MALFORM                 #line not understood
  *   D_CPP, D_IO, D_NOMEM             running cpp, reading the file, memory
+ *
+ * Warnings (exit 0, output unchanged).  What real Linux files contain and
+ * SystemTap's dtrace accepted, which DTrace rejects:
+ *
+ *   D_PROV_SEMICOLON                 a provider body without its ';'
+ *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL a #pragma D attributes line not
+ *                                    understood, ignored
+ *
+ * and what usdtc accepted silently where DTrace would have said something:
+ *
+ *   D_PROV_NOKEYWORD                 probes in a D clause: 'provider' missing
+ *   D_PREPROC                        cpp directives without -C (once a file)
+ *   D_PROBE_ARGDUP                   a native parameter name used twice
+ *   D_PROV_XARGNAME                  a translated name matching no native one
+ *   D_TYPE_UNKNOWN                   a native argument's type names nothing known
+ *   D_PRAGMA_UNKNOWN                 an unknown #pragma D directive, ignored
+ *   D_PRAGMA_NOPROV                  attributes for a provider never declared
  *
  * Struct and union bodies are laid out as the x86_64 System V ABI does
  * (LP64, bit-fields in units of their declared type), so that a struct
