@@ -101,7 +101,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_sys___net
 #define _USDT_UNIT___dtrace_sys___net 1
-__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, struct sockaddr *, in_port_t *);
+__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, struct sockaddr *, struct msghdr *);
 extern void __dtraceenabled_sys___net(uint32_t *);
 extern volatile unsigned short sys_net_semaphore;
 __asm__(
