@@ -150,6 +150,8 @@ struct parse_ctx {
 	bool item_first;		/* the next token is its item's first */
 	bool end_item;			/* parser.y: the item ended (a function body) */
 	int skip_state, skip_depth;	/* SKIP: where to return, parentheses open */
+	parse_loc_t skip_loc;		/* the word that began the skip */
+	char skip_word[16];		/* "__attribute__", "__asm__" ... */
 	bool want_semicolon;		/* a provider body just ended at semi_loc */
 	parse_loc_t semi_loc;
 	bool clause_probe;		/* the current clause's body says 'probe' */

@@ -581,6 +581,52 @@ test_name_or_type(void)
 	end();
 }
 
+/* ---- C declarations of system headers (-C) ---------------------------------- */
+
+static void
+test_system_declarations(void)
+{
+	mdl_model_t *m;
+
+	begin("system headers' C declarations are dropped, their types kept");
+	m = good("typedef int __pid_t;\n"
+	    "typedef __pid_t pid_t;\n"
+	    "extern int printf (const char *__restrict __format, ...);\n"
+	    "extern char *ctermid (char *__s) __attribute__ ((__nothrow__ , __leaf__));\n"
+	    "extern int fscanf (void *s, const char *f, ...) __asm__ (\"\" \"__isoc99_fscanf\");\n"
+	    "__extension__ typedef long long int __quad_t;\n"
+	    "extern struct _IO_FILE *stdin;\n"
+	    "static __inline unsigned short\n"
+	    "__bswap_16 (unsigned short __bsx)\n"
+	    "{\n  return (__bsx >> 8) | ((__bsx & 0xff) << 8);\n}\n"
+	    "static inline int twice (int x) { if (x) { return 2 * x; } return 0; }\n"
+	    "pid_t getpid (void);\n"
+	    "_Noreturn void exit (int);\n"
+	    "typedef struct { unsigned long int __val[(1024 / (8 * sizeof (unsigned long int)))]; } __sigset_t;\n"
+	    "enum { SHUT_RD = 0, SHUT_WR };\n"
+	    "provider p { probe a(pid_t pid, __quad_t q, __sigset_t *set); };\n"
+	    "BEGIN { trace(1); }\n");
+	expect_probe(m, "p", "a", "pid_t|__quad_t|__sigset_t *", "pid|q|set");
+	expect_typeinfo(m, "pid_t", 4, true, USDT_TC_INTEGER);
+	expect_typeinfo(m, "__quad_t", 8, true, USDT_TC_INTEGER);
+	model_free(m);
+
+	/* An attribute whose parentheses never close. */
+	bad("provider p { probe a(); };\nextern int f(void) __attribute__((x);\n",
+	    "D_SYNTAX", 2, 20);
+	EXPECT(strstr(diags, "the file ends inside this __attribute__ (...)") != NULL,
+	    "message: %s", diags);
+
+	/* cpp's line markers: 1 enters a file, 2 returns; the chain is named. */
+	m = model_new();
+	EXPECT(parse_into(m, "t.d", "# 1 \"t.d\"\n# 1 \"a.h\" 1\n# 1 \"b.h\" 1\n"
+	    "struct s { int a };\n") > 0, "no error in b.h");
+	EXPECT(strstr(diags, "In file included from a.h:1,\n"
+	    "                 from t.d:1:\nb.h:1:") != NULL, "chain: %s", diags);
+	model_free(m);
+	end();
+}
+
 /* ---- translated argument lists ---------------------------------------------- */
 
 static void
@@ -1314,6 +1360,7 @@ main(void)
 	test_integer_spellings();
 	test_other_types();
 	test_name_or_type();
+	test_system_declarations();
 	test_translated();
 	test_missing_translator();
 	test_typedefs();
