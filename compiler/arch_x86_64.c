@@ -9,9 +9,12 @@
  * The unit is entered by a normal call, so its arguments are where the
  * System V AMD64 ABI puts them: integer-class values in rdi, rsi, rdx, rcx,
  * r8, r9, floating values in xmm0-xmm7, the rest on the stack from 8(%rsp)
- * (0(%rsp) holds the return address).  Structs passed by value are
- * approximated: up to 16 bytes in general registers, larger ones in memory;
- * the note then describes their first eight bytes.
+ * (0(%rsp) holds the return address).  A struct or union passed by value
+ * reaches here only when one general register holds it (at most 8 bytes,
+ * no floating member): the parser refuses the others (D_PROBE_BYVALUE in
+ * parse.c), since no single note operand can describe two registers or a
+ * copy on the stack.  The other branches stay for models built without
+ * the parser (libusdt).
  *
  * At a call site that -G rewrote into the tracepoint, the registers are the
  * same, but the call has not pushed its return address: stack arguments

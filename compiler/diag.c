@@ -230,6 +230,18 @@ put_message(strbuf_t *sb, const char *fmt, va_list ap)
  * One diagnostic is built in memory and written with one fwrite: stderr
  * is unbuffered, and a byte at a time costs a write(2) per byte.
  */
+/* "In file included from b.h:2,\n                 from probes.d:3:\n" */
+static void
+put_include_chain(strbuf_t *sb, const diag_t *d, src_loc_t loc)
+{
+	if (d->nincl == 0 || loc.file == NULL || loc.file != d->incl_file)
+		return;
+	for (size_t i = d->nincl; i-- > 0; )
+		sb_printf(sb, "%s %s:%d%s\n", i == d->nincl - 1 ?
+		    "In file included from" : "                 from",
+		    d->incl[i].file, d->incl[i].line, i == 0 ? ":" : ",");
+}
+
 static void
 report(diag_t *d, src_loc_t loc, const char *kind, const char *tag,
     const char *fmt, va_list ap)
@@ -241,6 +253,7 @@ report(diag_t *d, src_loc_t loc, const char *kind, const char *tag,
 	strbuf_t sb;
 
 	sb_init(&sb);
+	put_include_chain(&sb, d, loc);
 	if (loc.file == NULL)
 		sb_puts(&sb, "usdtc: ");
 	else if (loc.line <= 0)

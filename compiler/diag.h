@@ -41,11 +41,25 @@ typedef struct diag_text {
 	size_t last_off;
 } diag_text_t;
 
+/* One step of an include chain: the file that included, and its line. */
+typedef struct diag_include {
+	const char *file;
+	int line;
+} diag_include_t;
+
 typedef struct diag {
 	int nerrors;
 	int nwarnings;
 	diag_text_t *texts;
 	size_t ntexts;
+	/*
+	 * While the parser reads a file that cpp included, the chain that led
+	 * there (outermost first) and that file: a diagnostic located in it is
+	 * preceded by "In file included from probes.d:3:", as gcc's are.
+	 */
+	const diag_include_t *incl;
+	size_t nincl;
+	const char *incl_file;
 } diag_t;
 
 void diag_init(diag_t *d);

@@ -498,7 +498,7 @@ model_find_typedef(const mdl_model_t *m, const char *name)
 	return i != (size_t)-1 ? &m->typedefs[i] : NULL;
 }
 
-int
+mdl_tagged_t *
 model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete)
 {
@@ -508,20 +508,21 @@ model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
 		char *copy = strdup(tag);
 
 		if (copy == NULL)
-			return -1;
+			return NULL;
 		if ((t = grow(&m->tagged, &m->ntagged, sizeof(*t))) == NULL) {
 			free(copy);
-			return -1;
+			return NULL;
 		}
 		t->tag = copy;
 		t->complete = false;
+		t->has_float = false;
 	}
 	if (complete || !t->complete) {
 		t->size = size;
 		t->align = align;
 		t->complete = complete;
 	}
-	return 0;
+	return t;
 }
 
 const mdl_tagged_t *

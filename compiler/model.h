@@ -143,6 +143,11 @@ typedef struct mdl_tagged {
 	unsigned size;	/* 0 if incomplete or not computed */
 	unsigned align;
 	bool complete;
+	/*
+	 * A floating member somewhere inside (a struct with a double): by
+	 * value, its bytes travel in SSE registers, not the general ones.
+	 */
+	bool has_float;
 } mdl_tagged_t;
 
 /* `translator OUT < IN NAME > { ... };`: only which conversions exist. */
@@ -208,8 +213,8 @@ int probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
 
 int model_add_typedef(mdl_model_t *m, const char *name, const char *type);
 const mdl_typedef_t *model_find_typedef(const mdl_model_t *m, const char *name);
-/* Add or update a struct/union/enum tag. */
-int model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
+/* Add or update a struct/union/enum tag; NULL when out of memory. */
+mdl_tagged_t *model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete);
 const mdl_tagged_t *model_find_tagged(const mdl_model_t *m, const char *tag);
 int model_add_translator(mdl_model_t *m, const char *out_type,

@@ -22,10 +22,27 @@
  *   D_PROV_PRARGLEN                  more than 255 arguments
  *   D_PROBE_VOID                     void that is not the only, unnamed parameter
  *   D_PROV_PRXLATOR                  a translated argument nothing can produce
- *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL #pragma D attributes / #line not understood
- *   D_PRAGMA_UNKNOWN (warning)       an unknown #pragma D directive, ignored
- *   D_PRAGMA_NOPROV (warning)        attributes for a provider never declared
+ *   D_PROBE_BYVALUE                  a struct, union or long double passed by
+ *                                    value that no register holds whole
+ *   D_PRAGMA_MALFORM                 #line not understood
  *   D_CPP, D_IO, D_NOMEM             running cpp, reading the file, memory
+ *
+ * Warnings (exit 0, output unchanged).  What real Linux files contain and
+ * SystemTap's dtrace accepted, which DTrace rejects:
+ *
+ *   D_PROV_SEMICOLON                 a provider body without its ';'
+ *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL a #pragma D attributes line not
+ *                                    understood, ignored
+ *
+ * and what usdtc accepted silently where DTrace would have said something:
+ *
+ *   D_PROV_NOKEYWORD                 probes in a D clause: 'provider' missing
+ *   D_PREPROC                        cpp directives without -C (once a file)
+ *   D_PROBE_ARGDUP                   a native parameter name used twice
+ *   D_PROV_XARGNAME                  a translated name matching no native one
+ *   D_TYPE_UNKNOWN                   a native argument's type names nothing known
+ *   D_PRAGMA_UNKNOWN                 an unknown #pragma D directive, ignored
+ *   D_PRAGMA_NOPROV                  attributes for a provider never declared
  *
  * Struct and union bodies are laid out as the x86_64 System V ABI does
  * (LP64, bit-fields in units of their declared type), so that a struct
@@ -341,6 +358,31 @@ unquote(struct parse_ctx *ctx, const char *q)
 }
 
 /*
+ * cpp's flags after a marker's file name: 1, entering a file that from
+ * included at from_line; 2, back in the includer.  The chain goes to the
+ * diagnostics, which name it before anything located in the file.
+ */
+static void
+follow_include(struct parse_ctx *ctx, const struct word *flags, int n,
+    const char *from, int from_line)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(flags[i].s, "1") == 0) {
+			if (ctx->nincl < PARSE_MAX_INCLUDE) {
+				ctx->incl[ctx->nincl].file = from;
+				ctx->incl[ctx->nincl].line = from_line;
+			}
+			ctx->nincl++;
+		} else if (strcmp(flags[i].s, "2") == 0 && ctx->nincl > 0) {
+			ctx->nincl--;
+		}
+	}
+	ctx->d->incl = ctx->incl;
+	ctx->d->nincl = ctx->nincl < PARSE_MAX_INCLUDE ? ctx->nincl : PARSE_MAX_INCLUDE;
+	ctx->d->incl_file = ctx->cur_file;
+}
+
+/*
  * `# N "file" flags` (cpp) or `#line N ["file"]`: the next line is line N
  * of file.  Without `line`, a '#' line that does not look like a marker is
  * a comment.
@@ -364,11 +406,16 @@ line_marker(struct parse_ctx *ctx, struct word *w, int n, bool explicit,
 	if (errno != 0 || line > INT_MAX / 2)
 		line = INT_MAX / 2;
 	if (n >= 2) {
+		const char *from = ctx->cur_file;
+		int from_line = ctx->line;
+
 		file = unquote(ctx, w[1].s);
 		if (ctx->from_cpp && strcmp(file, CPP_STDIN_NAME) == 0)
 			ctx->cur_file = ctx->main_file;
 		else if ((ctx->cur_file = model_intern_file(ctx->m, file)) == NULL)
 			parse_nomem(ctx);
+		if (!explicit)
+			follow_include(ctx, w + 2, n - 2, from, from_line);
 	}
 	ctx->line = (int)line - 1;	/* the newline ending this line makes it N */
 }
@@ -454,7 +501,9 @@ struct pending_attr {
 /*
  * #pragma D attributes ATTR provider NAME PART: stored, and applied once
  * the file is read.  #pragma D attributes ATTR IDENT names a D identifier,
- * which has no meaning here, and is accepted.
+ * which has no meaning here, and is accepted.  A line we cannot read is a
+ * warning and ignored, not an error: DTrace rejects it, but SystemTap's
+ * dtrace skipped every '#' line, and real files carry such lines.
  */
 static void
 pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
@@ -466,21 +515,22 @@ pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 	int part;
 
 	if (n < 2) {
-		diag_error(ctx->d, word_loc(loc, directive), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D attributes: expected "
+		diag_warning(ctx->d, word_loc(loc, directive), "D_PRAGMA_MALFORM",
+		    "malformed #pragma D attributes, ignored: expected "
 		    "'attributes NAME[/DATA[/CLASS]] provider PROVIDER PART'");
 		return;
 	}
 	if (parse_attr(w[0].s, &attr, why, sizeof(why)) != NULL) {
-		diag_error(ctx->d, word_loc(loc, &w[0]), "D_PRAGMA_INVAL",
-		    "invalid attributes '%s' in #pragma D attributes: %s", w[0].s, why);
+		diag_warning(ctx->d, word_loc(loc, &w[0]), "D_PRAGMA_INVAL",
+		    "invalid attributes '%s' in #pragma D attributes, ignored: %s",
+		    w[0].s, why);
 		return;
 	}
 	if (strcmp(w[1].s, "provider") != 0)
 		return;
 	if (n < 4) {
-		diag_error(ctx->d, word_loc(loc, &w[1]), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D attributes: expected 'provider PROVIDER PART' "
+		diag_warning(ctx->d, word_loc(loc, &w[1]), "D_PRAGMA_MALFORM",
+		    "malformed #pragma D attributes, ignored: expected 'provider PROVIDER PART' "
 		    "where PART is provider, module, function, name or args");
 		return;
 	}
@@ -489,8 +539,8 @@ pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 		if (strcmp(w[3].s, part_names[i]) == 0)
 			part = i;
 	if (part < 0) {
-		diag_error(ctx->d, word_loc(loc, &w[3]), "D_PRAGMA_INVAL",
-		    "invalid component '%s' in #pragma D attributes for provider %s: "
+		diag_warning(ctx->d, word_loc(loc, &w[3]), "D_PRAGMA_INVAL",
+		    "invalid component '%s' in #pragma D attributes for provider %s, ignored: "
 		    "expected provider, module, function, name or args", w[3].s, w[2].s);
 		return;
 	}
@@ -514,8 +564,8 @@ pragma_d(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 	static const char *const ignored[] = { "depends_on", "option", "binding", "ident" };
 
 	if (n == 0) {
-		diag_error(ctx->d, word_loc(loc, d_word), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D: expected a directive such as attributes");
+		diag_warning(ctx->d, word_loc(loc, d_word), "D_PRAGMA_MALFORM",
+		    "malformed #pragma D, ignored: expected a directive such as attributes");
 		return;
 	}
 	if (strcmp(w[0].s, "attributes") == 0) {
@@ -527,6 +577,35 @@ pragma_d(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 			return;
 	diag_warning(ctx->d, word_loc(loc, &w[0]), "D_PRAGMA_UNKNOWN",
 	    "unknown #pragma D %s, ignored", w[0].s);
+}
+
+/*
+ * Without -C a cpp directive is a comment, as in DTrace, which then fails
+ * on what the directive would have made of the file; SystemTap's dtrace
+ * ran cpp itself.  Say so once per file, at the first directive.
+ */
+static void
+directive_without_cpp(struct parse_ctx *ctx, const struct word *w, parse_loc_t loc,
+    int hash_col)
+{
+	static const char *const cpp_words[] = {
+		"include", "if", "ifdef", "ifndef", "elif", "else", "endif",
+		"define", "undef", "error"
+	};
+
+	if (ctx->cpp_warned)
+		return;
+	for (size_t i = 0; i < sizeof(cpp_words) / sizeof(cpp_words[0]); i++) {
+		if (strcmp(w->s, cpp_words[i]) != 0)
+			continue;
+		src_loc_t at = { loc.file, loc.first_line, hash_col };
+
+		ctx->cpp_warned = true;
+		diag_warning(ctx->d, at, "D_PREPROC",
+		    "'#%s' is ignored without -C, as are the file's other cpp "
+		    "directives; add -C to run the C preprocessor", w->s);
+		return;
+	}
 }
 
 bool
@@ -548,6 +627,9 @@ parse_control_line(struct parse_ctx *ctx, const char *s, size_t n, parse_loc_t l
 		line_marker(ctx, w + 1, nw - 1, true, loc);
 	else if (strcmp(w[0].s, "pragma") == 0 && nw >= 2 && strcmp(w[1].s, "D") == 0)
 		pragma_d(ctx, w + 2, nw - 2, loc, &w[1]);
+	else if (!ctx->from_cpp)
+		directive_without_cpp(ctx, &w[0], loc,
+		    loc.first_column + (int)(hash - line));
 	/* Anything else (#include, #define, # comment, #pragma once) is a comment. */
 	return open_comment;
 }
@@ -700,6 +782,7 @@ struct layout {
 	struct layout *outer;
 	bool is_union;
 	bool known;
+	bool has_float;			/* a float, double or long double member */
 	unsigned long long bits;	/* struct: bits used so far; union: largest member */
 	unsigned align;
 };
@@ -737,6 +820,7 @@ parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
 {
 	struct layout *l = ctx->layout;
 	struct ctype *t;
+	mdl_tagged_t *tg;
 	unsigned long long size;
 
 	if (l == NULL)
@@ -750,8 +834,10 @@ parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
 	t->known = l->known;
 	t->size = l->known ? (unsigned)size : 0;
 	t->align = l->known ? l->align : 0;
-	if (model_add_tagged(ctx->m, t->text, t->size, t->align, t->known) != 0)
+	t->has_float = l->has_float;
+	if ((tg = model_add_tagged(ctx->m, t->text, t->size, t->align, t->known)) == NULL)
 		parse_nomem(ctx);
+	tg->has_float = l->has_float;
 	return t;
 }
 
@@ -764,7 +850,7 @@ parse_enum(struct parse_ctx *ctx, const char *tag)
 	t->has_layout = true;
 	t->known = true;
 	t->size = t->align = 4;
-	if (model_add_tagged(ctx->m, t->text, 4, 4, true) != 0)
+	if (model_add_tagged(ctx->m, t->text, 4, 4, true) == NULL)
 		parse_nomem(ctx);
 	return t;
 }
@@ -814,6 +900,24 @@ is_anonymous(const struct ctype *t)
 	    (starts_with(t->text, "struct ") || starts_with(t->text, "union "));
 }
 
+/* Whether a value of type t is, or holds, a floating value. */
+static bool
+is_floating(struct parse_ctx *ctx, const struct ctype *t)
+{
+	char *c;
+	const mdl_tagged_t *tg;
+
+	if (t->has_layout)
+		return t->has_float;
+	c = canonical_type(ctx, t->text);
+	if (strpbrk(c, "*(") != NULL)
+		return false;
+	if (starts_with(c, "struct ") || starts_with(c, "union "))
+		return (tg = model_find_tagged(ctx->m, c)) != NULL && tg->has_float;
+	return strcmp(c, "long double") == 0 ||
+	    model_type_info(ctx->m, c).tclass == USDT_TC_FLOAT;
+}
+
 static void
 add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 {
@@ -824,6 +928,8 @@ add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 		return;
 	if (d->name == NULL && d->bits < 0 && d->abs[0] == '\0' && !is_anonymous(t))
 		return;		/* `struct foo { ... };` inside: declares a tag only */
+	if (!d->pointer && is_floating(ctx, t))
+		l->has_float = true;
 	if (!l->known)
 		return;
 	if (d->bits == -2 || d->dim_unknown) {
@@ -906,9 +1012,51 @@ parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc)
 }
 
 void
-parse_provider_end(struct parse_ctx *ctx)
+parse_provider_end(struct parse_ctx *ctx, parse_loc_t close)
 {
 	ctx->prov = NULL;
+	ctx->want_semicolon = true;
+	ctx->semi_loc = close;
+}
+
+static void
+missing_semicolon(struct parse_ctx *ctx)
+{
+	ctx->want_semicolon = false;
+	diag_warning(ctx->d, parse_src_after(ctx->semi_loc), "D_PROV_SEMICOLON",
+	    "expected ';' after the provider body; DTrace requires it, "
+	    "SystemTap's dtrace did not");
+}
+
+void
+parse_token_seen(struct parse_ctx *ctx, int token, bool is_semicolon, bool is_probe)
+{
+	(void)token;
+	if (ctx->want_semicolon) {
+		if (is_semicolon)
+			ctx->want_semicolon = false;
+		else
+			missing_semicolon(ctx);
+	}
+	if (is_probe && ctx->item == LEX_ITEM_CLAUSE)
+		ctx->clause_probe = true;
+}
+
+/*
+ * `shop { probe a(int); };` is a D clause for the probe description
+ * `shop`, whose body is skipped: the file declares no provider, and the
+ * header and object come out empty.  DTrace rejects the body; say so.
+ */
+void
+parse_clause_end(struct parse_ctx *ctx)
+{
+	if (!ctx->clause_probe)
+		return;
+	ctx->clause_probe = false;
+	diag_warning(ctx->d, parse_src(ctx->pspec_loc), "D_PROV_NOKEYWORD",
+	    "'%s { ... }' declares probes but is not a provider: it is read as "
+	    "a D clause and ignored (is 'provider' missing before '%s'?)",
+	    ctx->pspec_text, ctx->pspec_text);
 }
 
 struct cparam *
@@ -919,6 +1067,7 @@ parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d, parse_loc_t
 	p->type = parse_decl_type(ctx, t, d);
 	p->name = d->name;
 	p->loc = loc;
+	p->name_loc = d->name_loc;
 	p->is_void = strcmp(t->text, "void") == 0 && d->abs[0] == '\0';
 	return p;
 }
@@ -1028,6 +1177,50 @@ add_args(struct parse_ctx *ctx, mdl_probe_t *pr, const struct plist *l, bool xla
 	}
 }
 
+/* Two native parameters with one name: DTrace rejects it; a warning. */
+static void
+check_duplicate_names(struct parse_ctx *ctx, const struct plist *l, const char *probe)
+{
+	for (const struct cparam *p = l->head; p != NULL; p = p->next) {
+		if (p->name == NULL)
+			continue;
+		for (const struct cparam *q = l->head; q != p; q = q->next) {
+			if (q->name == NULL || strcmp(q->name, p->name) != 0)
+				continue;
+			diag_warning(ctx->d, parse_src(p->name_loc), "D_PROBE_ARGDUP",
+			    "parameter name '%s' is used twice in probe %s:%s",
+			    p->name, ctx->prov->name, probe);
+			diag_note(ctx->d, parse_src(q->name_loc), "'%s' was first used here",
+			    q->name);
+			break;
+		}
+	}
+}
+
+/*
+ * A translated argument takes the value of the native argument of its
+ * name; one whose name matches none takes the native argument at its
+ * position, which DTrace would not do: say which one it got.
+ */
+static void
+check_xarg_names(struct parse_ctx *ctx, const mdl_probe_t *pr)
+{
+	for (size_t i = 0; i < pr->xargc; i++) {
+		const char *x = pr->xargs[i].name;
+		bool found = false;
+
+		if (x == NULL || pr->argmap[i] >= pr->nargc)
+			continue;
+		for (size_t j = 0; j < pr->nargc && !found; j++)
+			found = pr->nargs[j].name != NULL && strcmp(pr->nargs[j].name, x) == 0;
+		if (!found)
+			diag_warning(ctx->d, pr->xargs[i].loc, "D_PROV_XARGNAME",
+			    "translated argument '%s' of probe %s:%s names no native "
+			    "argument; it takes the value of native argument #%u by position",
+			    x, ctx->prov->name, pr->name, (unsigned)pr->argmap[i] + 1);
+	}
+}
+
 /* Name and limit checks; false after reporting. */
 static bool
 check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
@@ -1085,6 +1278,9 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 		ok = check_void(ctx, xargs) && ok;
 		ok = check_count(ctx, xargs, "translated", name) && ok;
 	}
+	/* Translated lists repeat names on purpose: (conninfo_t *p, reqinfo_t *p). */
+	if (ok)
+		check_duplicate_names(ctx, nargs, name);
 	if ((old = provider_find_dof_probe(p, dof_name)) != (size_t)-1 &&
 	    redeclared(ctx, p->probes[old], old, name, loc, nargs, xargs, &ok))
 		return;
@@ -1107,6 +1303,7 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 			return;
 		}
 	}
+	check_xarg_names(ctx, pr);
 	remember_probe(ctx, pr);
 }
 
@@ -1260,6 +1457,101 @@ check_translators(struct parse_ctx *ctx)
 	}
 }
 
+/*
+ * Why a native argument of canonical type c cannot be described where the
+ * ABI passes it, or NULL.  A stapsdt argument is one scalar in one place
+ * (a register or a stack slot) and a DOF argument a 64-bit value, so an
+ * aggregate passed by value can only be described when it fits one
+ * general register: at most 8 bytes, no floating member (which would send
+ * it to an SSE register on x86_64, a SIMD one on AArch64).  Larger ones
+ * travel in two registers (9 to 16 bytes) or are copied to the stack
+ * (x86_64) or passed by hidden reference (AArch64); the note's old
+ * `8@8(%rsp)` read eight bytes of something else.
+ */
+static const char *
+by_value_problem(struct parse_ctx *ctx, const char *c, char *why, size_t size)
+{
+	const mdl_tagged_t *tg;
+
+	if (strpbrk(c, "*[(") != NULL)
+		return NULL;
+	if (strcmp(c, "long double") == 0)
+		return "a long double is passed in memory";
+	if (!starts_with(c, "struct ") && !starts_with(c, "union "))
+		return NULL;
+	tg = model_find_tagged(ctx->m, c);
+	if (tg == NULL || !tg->complete)
+		snprintf(why, size, "'%s' has no known size", c);
+	else if (tg->has_float)
+		snprintf(why, size, "'%s' has a floating member and travels in "
+		    "floating-point registers", c);
+	else if (tg->size > 16)
+		snprintf(why, size, "'%s' is %u bytes, which the ABI copies to "
+		    "the stack", c, tg->size);
+	else if (tg->size > 8)
+		snprintf(why, size, "'%s' is %u bytes, which the ABI splits "
+		    "between two registers", c, tg->size);
+	else
+		return NULL;
+	return why;
+}
+
+/*
+ * A native argument's type that names nothing we know: not C's, not one
+ * DTrace predefines (model.c), not a typedef, struct, union or enum of the
+ * file.  DTrace rejects it; SystemTap's dtrace copied it into the header.
+ * usdtc copies it too, and reads the value as 8 unsigned bytes.
+ */
+static void
+check_known_types(struct parse_ctx *ctx)
+{
+	for (struct new_probe *np = ctx->probes; np != NULL; np = np->next) {
+		mdl_probe_t *pr = np->probe;
+
+		for (size_t i = 0; i < pr->nargc; i++) {
+			char *base;
+			const char *suffix;
+
+			split_type(ctx, canonical_type(ctx, pr->nargs[i].type), &base, &suffix);
+			if (starts_with(base, "struct ") || starts_with(base, "union ") ||
+			    starts_with(base, "enum ") || model_type_info(ctx->m, base).known)
+				continue;
+			diag_warning(ctx->d, pr->nargs[i].loc, "D_TYPE_UNKNOWN",
+			    "unknown type name '%s' in argument #%zu of probe %s:%s; "
+			    "the header names it as written, so the C program must "
+			    "declare it", base, i + 1,
+			    np->prov->name, pr->name);
+		}
+	}
+}
+
+/* Structs and unions by value: refused unless one register holds them. */
+static void
+check_by_value(struct parse_ctx *ctx)
+{
+	char why[300];
+
+	for (struct new_probe *np = ctx->probes; np != NULL; np = np->next) {
+		mdl_probe_t *pr = np->probe;
+
+		for (size_t i = 0; i < pr->nargc; i++) {
+			const mdl_arg_t *a = &pr->nargs[i];
+			const char *w = by_value_problem(ctx,
+			    canonical_type(ctx, a->type), why, sizeof(why));
+
+			if (w == NULL)
+				continue;
+			diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
+			    "argument #%zu%s%s%s of probe %s:%s is passed by value, "
+			    "and no probe argument can describe it: %s; pass a "
+			    "pointer ('%s *') instead", i + 1,
+			    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
+			    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
+			    a->type);
+		}
+	}
+}
+
 static void
 apply_attributes(struct parse_ctx *ctx)
 {
@@ -1300,10 +1592,15 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 	ctx->col = 1;
 	if (setjmp(ctx->fatal) == 0) {
 		if (lexer_run(ctx) == 0) {
+			if (ctx->want_semicolon)
+				missing_semicolon(ctx);
 			apply_attributes(ctx);
 			check_translators(ctx);
+			check_by_value(ctx);
+			check_known_types(ctx);
 		}
 	}
+	d->nincl = 0;		/* the chain lives in ctx */
 	lexer_free(ctx);
 	arena_free(ctx);
 	free(ctx->ptrs);

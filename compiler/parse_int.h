@@ -71,6 +71,7 @@ struct ctype {
 	char *text;
 	bool has_layout;	/* a struct/union/enum body written here: size, align */
 	bool known;		/* with has_layout: every member's size was known */
+	bool has_float;		/* with has_layout: a floating member inside */
 	unsigned size, align;
 };
 
@@ -97,6 +98,7 @@ struct cparam {
 	char *type;		/* specifiers + abstract declarator, as written */
 	char *name;		/* NULL when unnamed */
 	parse_loc_t loc;
+	parse_loc_t name_loc;	/* with name */
 	bool is_void;		/* exactly "void", no declarator */
 	struct cparam *next;
 };
@@ -114,6 +116,7 @@ struct construct {
 };
 
 #define PARSE_MAX_OPEN	32
+#define PARSE_MAX_INCLUDE	200	/* cpp's own limit on #include depth */
 
 struct layout;			/* a struct/union body being laid out (parse.c) */
 struct pending_attr;		/* a #pragma D attributes waiting for its provider */
@@ -144,6 +147,17 @@ struct parse_ctx {
 	char pspec_text[48];		/* the first probe description of the last clause */
 	parse_loc_t pspec_loc;
 	bool lex_error;			/* a lexical error was reported */
+	bool item_first;		/* the next token is its item's first */
+	bool end_item;			/* parser.y: the item ended (a function body) */
+	int skip_state, skip_depth;	/* SKIP: where to return, parentheses open */
+	parse_loc_t skip_loc;		/* the word that began the skip */
+	char skip_word[16];		/* "__attribute__", "__asm__" ... */
+	bool want_semicolon;		/* a provider body just ended at semi_loc */
+	parse_loc_t semi_loc;
+	bool clause_probe;		/* the current clause's body says 'probe' */
+	bool cpp_warned;		/* said once that # directives need -C */
+	diag_include_t incl[PARSE_MAX_INCLUDE];	/* cpp's include chain, outermost first */
+	size_t nincl;			/* may exceed PARSE_MAX_INCLUDE; only those are kept */
 
 	/* parser */
 	struct construct open[PARSE_MAX_OPEN];
@@ -205,7 +219,13 @@ void parse_close(struct parse_ctx *ctx);
 
 /* parse.c: semantic actions. */
 void parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc);
-void parse_provider_end(struct parse_ctx *ctx);
+/* close: the body's '}'; a ';' must follow it (parse_token_seen). */
+void parse_provider_end(struct parse_ctx *ctx, parse_loc_t close);
+/* A clause ended: warn if its body declared probes. */
+void parse_clause_end(struct parse_ctx *ctx);
+/* lexer.l: every token, as it is handed to the grammar. */
+void parse_token_seen(struct parse_ctx *ctx, int token, bool is_semicolon,
+    bool is_probe);
 void parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs);
 struct cparam *parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d,

@@ -4,15 +4,21 @@
  * What is parsed (see the lexer's comment):
  *
  *   file        := item*
- *   item        := provider | typedef | declaration | translator | inline
- *                | clause | ';'
- *   provider    := 'provider' NAME '{' probe* '}' ';'
+ *   item        := provider | typedef | declaration | function | translator
+ *                | inline | clause | ';'
+ *   function    := specifiers declarator '{' ... '}'    (a C definition, skipped)
+ *   provider    := 'provider' NAME '{' probe* '}' [';']   (no ';': a warning)
  *   probe       := 'probe' NAME '(' params ')' [':' '(' params ')'] ';'
  *   param       := specifiers declarator          (the declarator may be abstract)
  *   specifiers  := qualifiers* (TYPENAME | struct/union/enum ... | type words) qualifiers*
  *   declarator  := '*'* (NAME | '(' '*'+ [NAME] ')' | '[' ... ']') suffixes
  *   translator  := 'translator' TYPE '<' TYPE NAME '>' '{' ... '}' ';'
  *   clause      := PSPEC (',' PSPEC)* ['/' ... ] '{' ... '}'
+ *
+ * C declarations that system headers hold (prototypes, extern objects,
+ * function definitions with bodies) are read and dropped; storage classes
+ * (SCLASS) are accepted among the qualifiers and left out of the type.
+ * Only typedefs, structs, unions and enums leave anything in the model.
  *
  * A name in specifier position is a type only before any other type word,
  * so `foo bar` is a parameter bar of type foo while `unsigned long` is one
@@ -90,11 +96,12 @@ static int bitfield_width(const char *s);
 %token <str> INLINE "'inline'"
 %token <str> BUILTIN "type name"
 %token <str> QUAL "type qualifier"
+%token <str> SCLASS "storage class"
 %token LEXERR "invalid token"
 %token <str> '{' '}' '(' ')' '[' ']' ';' ',' '*' ':' '<' '>' '/'
 
 %type <str> probe_name decl_name quals_opt builtin_specs pointer pointer_opt ident_opt
-%type <str> dim_opt dim_items paren_items paren_item tok_basic
+%type <str> dim_opt dim_items dim_item paren_items paren_item tok_basic
 %type <ct> specs tagged
 %type <decl> declarator direct_opt direct member_decl
 %type <dl> declarators member_decls
@@ -113,6 +120,7 @@ item
 	: provider
 	| typedef
 	| declaration
+	| function
 	| translator
 	| inline
 	| clause
@@ -121,12 +129,19 @@ item
 
 /* ---- providers ---------------------------------------------------------- */
 
+/*
+ * The ';' after the body is left to the next token: an empty item when it
+ * is there, a warning when not (SystemTap's dtrace took such files, and
+ * real Linux projects were only ever built with it).
+ */
 provider
-	: PROVIDER { parse_open(ctx, "provider declaration", ';', @1); }
-	  IDENT '{' { parse_provider_begin(ctx, $3, @3);
-		      parse_open(ctx, "provider body", '}', @4); }
-	  probes '}' { parse_close(ctx); parse_provider_end(ctx); }
-	  ';' { parse_close(ctx); }
+	: PROVIDER IDENT '{' { parse_provider_begin(ctx, $2, @2);
+			      parse_open(ctx, "provider body", '}', @3); }
+	  probes '}'
+		{
+			parse_close(ctx);
+			parse_provider_end(ctx, @6);
+		}
 	;
 
 probes
@@ -148,7 +163,7 @@ probe
 /* Probe names may be words the C grammar reserves (new, delete, int...). */
 probe_name
 	: IDENT | PROVIDER | PROBE | TYPEDEF | STRUCT | UNION | ENUM
-	| TRANSLATOR | INLINE | BUILTIN | QUAL
+	| TRANSLATOR | INLINE | BUILTIN | QUAL | SCLASS
 	;
 
 xlate_opt
@@ -186,12 +201,14 @@ specs
 quals_opt
 	: %empty		{ $$ = ""; }
 	| quals_opt QUAL	{ $$ = cat(ctx, $1, $2); }
+	| quals_opt SCLASS	{ $$ = $1; }
 	;
 
 builtin_specs
 	: quals_opt BUILTIN		{ $$ = cat(ctx, $1, $2); }
 	| builtin_specs BUILTIN		{ $$ = cat(ctx, $1, $2); }
 	| builtin_specs QUAL		{ $$ = cat(ctx, $1, $2); }
+	| builtin_specs SCLASS		{ $$ = $1; }
 	;
 
 tagged
@@ -338,8 +355,15 @@ dim_opt
 	;
 
 dim_items
+	: dim_item
+	| dim_items dim_item		{ $$ = cat(ctx, $1, $2); }
+	;
+
+/* (1024 / (8 * sizeof (long))): a dimension we cannot evaluate. */
+dim_item
 	: tok_basic
-	| dim_items tok_basic		{ $$ = cat(ctx, $1, $2); }
+	| '(' paren_items ')'
+		{ $$ = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")"); }
 	;
 
 paren_items
@@ -367,6 +391,17 @@ typedef
 /* struct/union/enum definitions, and D variables (ignored). */
 declaration
 	: specs declarators ';'		{ (void)$1; (void)$2; }
+	;
+
+/* A C function definition (a system header's static inline one): skipped. */
+function
+	: specs pointer_opt direct '{' { parse_open(ctx, "function body", '}', @4); }
+	  balanced '}'
+		{
+			parse_close(ctx);
+			ctx->end_item = true;	/* no ';' follows: the lexer starts afresh */
+			(void)$1; (void)$2; (void)$3;
+		}
 	;
 
 declarators
@@ -401,7 +436,11 @@ inline
 
 clause
 	: pspecs predicate_opt '{' { parse_open(ctx, "clause body", '}', @3); }
-	  balanced '}'			{ parse_close(ctx); }
+	  balanced '}'
+		{
+			parse_close(ctx);
+			parse_clause_end(ctx);
+		}
 	;
 
 pspecs
@@ -420,7 +459,7 @@ predicate_opt
 tok_basic
 	: IDENT | PSPEC | NUMBER | STRING | CHARLIT | OP | PUNCT
 	| PROVIDER | PROBE | TYPEDEF | STRUCT | UNION | ENUM | TRANSLATOR
-	| INLINE | BUILTIN | QUAL | '*' | ':' | '<' | '>' | '/'
+	| INLINE | BUILTIN | QUAL | SCLASS | '*' | ':' | '<' | '>' | '/'
 	;
 
 /* Any tokens but ';' and braces. */

@@ -35,6 +35,42 @@
 #include "subproc.h"
 #include "strbuf.h"
 
+#define SUNW_D		"-D__SUNW_D=1", "-D__SUNW_D_64", "-U__GNUC__"
+#define NOT_LINUX	"-U__linux__", "-U__linux", "-Ulinux", "-U__gnu_linux__"
+
+const char *const *
+cpp_platform_args(const usdt_target_t *t)
+{
+	static const char *const linux_args[] = {
+		"-D__linux", "-D__unix", "-D__SVR4", SUNW_D, "-D__Linux",
+		"-D__SUNW_D_VERSION=0x02000001", NULL
+	};
+	static const char *const illumos_args[] = {
+		NOT_LINUX, "-D__sun", "-D__unix", "-D__SVR4", SUNW_D,
+		"-D__SunOS_5.11", "-D__SUNW_D_VERSION=0x0100d000", NULL
+	};
+	static const char *const freebsd_args[] = {
+		NOT_LINUX, "-D__FreeBSD__", "-D__unix__", SUNW_D,
+		"-D__SUNW_D_VERSION=0x0100d000", NULL
+	};
+	static const char *const macos_args[] = {
+		NOT_LINUX, "-D__APPLE__", "-D__MACH__", "-D__unix", SUNW_D,
+		"-D__SUNW_D_VERSION=0x0100d000", NULL
+	};
+
+	switch (t->os) {
+	case USDT_OS_ILLUMOS:
+		return illumos_args;
+	case USDT_OS_FREEBSD:
+		return freebsd_args;
+	case USDT_OS_MACOS:
+		return macos_args;
+	case USDT_OS_LINUX:
+	default:
+		return linux_args;
+	}
+}
+
 /* Split cmd on blanks into words appended to argv (strings point into cmd). */
 static size_t
 split_words(char *cmd, char **argv)

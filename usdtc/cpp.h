@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "target.h"
 
 /* Which preprocessor, and its -I/-D/-U options. */
 typedef struct cpp_opts {
@@ -26,5 +27,13 @@ typedef struct cpp_opts {
  */
 int cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
     char **outp, size_t *lenp, err_t *e);
+
+/*
+ * The options dtrace's own cpp run gets on target t, before the user's
+ * -D/-U/-I: the defines a provider file may test (__SUNW_D, __linux ...),
+ * and -U__GNUC__, so that system headers leave out the GNU extensions a D
+ * compiler does not take.  A NULL-terminated array of static strings.
+ */
+const char *const *cpp_platform_args(const usdt_target_t *t);
 
 #endif

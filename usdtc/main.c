@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpp.h"
 #include "drti_objects.h"
 #include "err.h"
 #include "fileio.h"
@@ -477,20 +478,24 @@ backend_for(const usdt_target_t *t)
 static mdl_model_t *
 parse_scripts(const options_t *o)
 {
-	/* dtrace's own preprocessor definitions, before the user's. */
-	static char undef_d[] = "-D__SUNW_D=1", d64[] = "-D__SUNW_D_64";
-	char *pre[] = { undef_d, d64 };
-	char **cpp_args = calloc(o->ncpp_args + 2, sizeof(char *));
-	parse_opts_t po = { o->cpp, o->cpp_cmd, cpp_args, 0 };
+	/* dtrace's own preprocessor definitions (cpp.c), before the user's. */
+	const char *const *pre = cpp_platform_args(o->target);
+	size_t npre = 0;
+	char **cpp_args;
+	parse_opts_t po = { o->cpp, o->cpp_cmd, NULL, 0 };
 	mdl_model_t *m = model_new();
 	int errors = 0;
 
+	while (pre[npre] != NULL)
+		npre++;
+	cpp_args = calloc(o->ncpp_args + npre, sizeof(char *));
+	po.cpp_args = cpp_args;
 	if (m == NULL || cpp_args == NULL) {
 		error("out of memory");
 		exit(1);
 	}
-	cpp_args[po.ncpp_args++] = pre[0];
-	cpp_args[po.ncpp_args++] = pre[1];
+	for (size_t i = 0; i < npre; i++)
+		cpp_args[po.ncpp_args++] = (char *)pre[i];
 	for (size_t i = 0; i < o->ncpp_args; i++)
 		cpp_args[po.ncpp_args++] = o->cpp_args[i];
 	for (size_t i = 0; i < o->nscripts; i++)

@@ -167,6 +167,21 @@ bad(const char *text, const char *tag, int line, int col)
 	model_free(m);
 }
 
+/* Accepted, with a warning at line:col carrying tag (and a caret). */
+static void
+warned(const char *text, const char *tag, int line, int col)
+{
+	mdl_model_t *m = model_new();
+	int errors = parse_into(m, "t.d", text);
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "t.d:%d:%d: warning: ", line, col);
+	EXPECT(errors == 0, "errors for an input to accept with a warning: %s", diags);
+	EXPECT(has_diag(prefix, tag), "want '%s... [%s]', got: %s", prefix, tag, diags);
+	EXPECT(strstr(diags, "^\n") != NULL, "no caret line in: %s", diags);
+	model_free(m);
+}
+
 /*
  * Like bad(), at the first occurrence of needle in text, or just after it:
  * columns counted from the text, not by hand.
@@ -530,7 +545,7 @@ test_other_types(void)
 	    "probe f(float x, double);\n"
 	    "probe ptr(char **argv, void **, struct X **xp, const char *s, char const *t);\n"
 	    "probe spacing(uint8_t*b, void * bs, struct Tcl_Obj* obj, char*const p, char  *  *  pp);\n"
-	    "probe s(string str, struct sv byval, foo_t *f, foo_t ff, MYTYPE x, MYTYPE *, MYTYPE);\n"
+	    "probe s(string str, struct sv *sv, foo_t *f, foo_t **ff, MYTYPE x, MYTYPE *, MYTYPE);\n"
 	    "probe arr(char buf[16]);\n"
 	    "probe dwords(char *probe, int provider, long translator, char *string);\n"
 	    "};\n");
@@ -540,8 +555,8 @@ test_other_types(void)
 	    "argv|-|xp|s|t");
 	expect_probe(m, "p", "spacing", "uint8_t *|void *|struct Tcl_Obj *|char * const|char **",
 	    "b|bs|obj|p|pp");
-	expect_probe(m, "p", "s", "string|struct sv|foo_t *|foo_t|MYTYPE|MYTYPE *|MYTYPE",
-	    "str|byval|f|ff|x|-|-");
+	expect_probe(m, "p", "s", "string|struct sv *|foo_t *|foo_t **|MYTYPE|MYTYPE *|MYTYPE",
+	    "str|sv|f|ff|x|-|-");
 	expect_probe(m, "p", "arr", "char[16]", "buf");
 	expect_typeinfo(m, "float", 4, true, USDT_TC_FLOAT);
 	expect_typeinfo(m, "struct X **", 8, false, USDT_TC_INTEGER);
@@ -557,11 +572,57 @@ test_name_or_type(void)
 	begin("`foo bar` is a typed parameter, `unsigned long` one type");
 	m = good("provider p {\n"
 	    "probe a(foo bar, unsigned x, unsigned long, long long y, const foo_t *p, foo_t const q);\n"
-	    "probe b(signed s, short unsigned su, struct foo foo, enum e e);\n"
+	    "probe b(signed s, short unsigned su, struct foo *foo, enum e e);\n"
 	    "};\n");
 	expect_probe(m, "p", "a", "foo|unsigned|unsigned long|long long|const foo_t *|foo_t const",
 	    "bar|x|-|y|p|q");
-	expect_probe(m, "p", "b", "signed|short unsigned|struct foo|enum e", "s|su|foo|e");
+	expect_probe(m, "p", "b", "signed|short unsigned|struct foo *|enum e", "s|su|foo|e");
+	model_free(m);
+	end();
+}
+
+/* ---- C declarations of system headers (-C) ---------------------------------- */
+
+static void
+test_system_declarations(void)
+{
+	mdl_model_t *m;
+
+	begin("system headers' C declarations are dropped, their types kept");
+	m = good("typedef int __pid_t;\n"
+	    "typedef __pid_t pid_t;\n"
+	    "extern int printf (const char *__restrict __format, ...);\n"
+	    "extern char *ctermid (char *__s) __attribute__ ((__nothrow__ , __leaf__));\n"
+	    "extern int fscanf (void *s, const char *f, ...) __asm__ (\"\" \"__isoc99_fscanf\");\n"
+	    "__extension__ typedef long long int __quad_t;\n"
+	    "extern struct _IO_FILE *stdin;\n"
+	    "static __inline unsigned short\n"
+	    "__bswap_16 (unsigned short __bsx)\n"
+	    "{\n  return (__bsx >> 8) | ((__bsx & 0xff) << 8);\n}\n"
+	    "static inline int twice (int x) { if (x) { return 2 * x; } return 0; }\n"
+	    "pid_t getpid (void);\n"
+	    "_Noreturn void exit (int);\n"
+	    "typedef struct { unsigned long int __val[(1024 / (8 * sizeof (unsigned long int)))]; } __sigset_t;\n"
+	    "enum { SHUT_RD = 0, SHUT_WR };\n"
+	    "provider p { probe a(pid_t pid, __quad_t q, __sigset_t *set); };\n"
+	    "BEGIN { trace(1); }\n");
+	expect_probe(m, "p", "a", "pid_t|__quad_t|__sigset_t *", "pid|q|set");
+	expect_typeinfo(m, "pid_t", 4, true, USDT_TC_INTEGER);
+	expect_typeinfo(m, "__quad_t", 8, true, USDT_TC_INTEGER);
+	model_free(m);
+
+	/* An attribute whose parentheses never close. */
+	bad("provider p { probe a(); };\nextern int f(void) __attribute__((x);\n",
+	    "D_SYNTAX", 2, 20);
+	EXPECT(strstr(diags, "the file ends inside this __attribute__ (...)") != NULL,
+	    "message: %s", diags);
+
+	/* cpp's line markers: 1 enters a file, 2 returns; the chain is named. */
+	m = model_new();
+	EXPECT(parse_into(m, "t.d", "# 1 \"t.d\"\n# 1 \"a.h\" 1\n# 1 \"b.h\" 1\n"
+	    "struct s { int a };\n") > 0, "no error in b.h");
+	EXPECT(strstr(diags, "In file included from a.h:1,\n"
+	    "                 from t.d:1:\nb.h:1:") != NULL, "chain: %s", diags);
 	model_free(m);
 	end();
 }
@@ -751,7 +812,7 @@ test_struct_layout(void)
 	begin("struct and union layout agrees with the C compiler");
 	m = good(STR(S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF
 	    S_UNNAMED S_ARR2 S_EMPTYISH S_LD)
-	    "\nprovider p { probe a(struct s_nest byval); };\n");
+	    "\nprovider p { probe a(struct s_nest *ref); };\n");
 	expect_layout(m, "struct s_bits", sizeof(struct s_bits), _Alignof(struct s_bits));
 	expect_layout(m, "struct s_nest", sizeof(struct s_nest), _Alignof(struct s_nest));
 	expect_layout(m, "struct s_zero", sizeof(struct s_zero), _Alignof(struct s_zero));
@@ -860,15 +921,15 @@ test_pragmas(void)
 	EXPECT(has_diag("t.d:3:40: warning: ", "D_PRAGMA_NOPROV"), "no provider: %s", diags);
 	model_free(m);
 
-	bad("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
+	warned("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
 	    "D_PRAGMA_INVAL", 1, 22);
-	bad("provider p {};\n#pragma D attributes Evolving/Evolving/Nope provider p name\n",
+	warned("provider p {};\n#pragma D attributes Evolving/Evolving/Nope provider p name\n",
 	    "D_PRAGMA_INVAL", 2, 22);
-	bad("#pragma D attributes A/B/C/D provider p name\n", "D_PRAGMA_INVAL", 1, 22);
-	bad("#pragma D attributes Evolving provider p argz\n", "D_PRAGMA_INVAL", 1, 42);
-	bad("#pragma D attributes Evolving provider p\n", "D_PRAGMA_MALFORM", 1, 31);
-	bad("#pragma D attributes\n", "D_PRAGMA_MALFORM", 1, 11);
-	bad("#pragma D\n", "D_PRAGMA_MALFORM", 1, 9);
+	warned("#pragma D attributes A/B/C/D provider p name\n", "D_PRAGMA_INVAL", 1, 22);
+	warned("#pragma D attributes Evolving provider p argz\n", "D_PRAGMA_INVAL", 1, 42);
+	warned("#pragma D attributes Evolving provider p\n", "D_PRAGMA_MALFORM", 1, 31);
+	warned("#pragma D attributes\n", "D_PRAGMA_MALFORM", 1, 11);
+	warned("#pragma D\n", "D_PRAGMA_MALFORM", 1, 9);
 	end();
 }
 
@@ -1073,8 +1134,8 @@ test_syntax_errors(void)
 	bad("provider p {\n\tprobe a(int x;\n};", "D_SYNTAX", 2, 15);
 	EXPECT(strstr(diags, "expected ')' to end the argument list begun at line 2") != NULL,
 	    "message: %s", diags);
-	bad("provider p { probe a(); }\nprovider q { probe b(); };", "D_SYNTAX", 1, 26);
-	EXPECT(strstr(diags, "expected ';' to end the provider declaration begun at line 1") != NULL,
+	warned("provider p { probe a(); }\nprovider q { probe b(); };", "D_PROV_SEMICOLON", 1, 26);
+	EXPECT(strstr(diags, "expected ';' after the provider body; DTrace requires it") != NULL,
 	    "message: %s", diags);
 	bad("provder p {\n\tprobe a();\n};", "D_SYNTAX", 1, 9);
 	EXPECT(strstr(diags, "misspelt keyword") != NULL, "hint: %s", diags);
@@ -1299,6 +1360,7 @@ main(void)
 	test_integer_spellings();
 	test_other_types();
 	test_name_or_type();
+	test_system_declarations();
 	test_translated();
 	test_missing_translator();
 	test_typedefs();

@@ -50,10 +50,10 @@ __asm__(
 	__dtrace_ptrs___named(arg0, arg1, arg2, arg3)
 #define PTRS_NAMED_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_named_semaphore; __dtraceenabled_ptrs___named(&__usdt_e); __usdt_e != 0; }))
-#define PTRS_BYVALUE(arg0, arg1) \
-	__dtrace_ptrs___byvalue(arg0, arg1)
-#define PTRS_BYVALUE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_byvalue_semaphore; __dtraceenabled_ptrs___byvalue(&__usdt_e); __usdt_e != 0; }))
+#define PTRS_TAGGED(arg0, arg1) \
+	__dtrace_ptrs___tagged(arg0, arg1)
+#define PTRS_TAGGED_ENABLED() \
+	(__extension__ ({ uint32_t __usdt_e = ptrs_tagged_semaphore; __dtraceenabled_ptrs___tagged(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_MIXED(arg0, arg1, arg2) \
 	__dtrace_ptrs___mixed(arg0, arg1, arg2)
 #define PTRS_MIXED_ENABLED() \
@@ -255,48 +255,48 @@ __asm__(
 );
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___byvalue
-#define _USDT_UNIT___dtrace_ptrs___byvalue 1
-__extension__ extern void __dtrace_ptrs___byvalue(struct timeval, foo_t *);
-extern void __dtraceenabled_ptrs___byvalue(uint32_t *);
-extern volatile unsigned short ptrs_byvalue_semaphore;
+#ifndef _USDT_UNIT___dtrace_ptrs___tagged
+#define _USDT_UNIT___dtrace_ptrs___tagged 1
+__extension__ extern void __dtrace_ptrs___tagged(struct timeval *, foo_t *);
+extern void __dtraceenabled_ptrs___tagged(uint32_t *);
+extern volatile unsigned short ptrs_tagged_semaphore;
 __asm__(
-"\t.ifndef __dtrace_ptrs___byvalue\n"
-"\t.pushsection .text.__dtrace_ptrs___byvalue,\"axG\",@progbits,__dtrace_ptrs___byvalue,comdat\n"
+"\t.ifndef __dtrace_ptrs___tagged\n"
+"\t.pushsection .text.__dtrace_ptrs___tagged,\"axG\",@progbits,__dtrace_ptrs___tagged,comdat\n"
 "\t.balign 16\n"
-"\t.weak __dtrace_ptrs___byvalue\n"
-"\t.hidden __dtrace_ptrs___byvalue\n"
-"\t.type __dtrace_ptrs___byvalue,@function\n"
-"\t.size __dtrace_ptrs___byvalue,16\n"
-"__dtrace_ptrs___byvalue:\n"
+"\t.weak __dtrace_ptrs___tagged\n"
+"\t.hidden __dtrace_ptrs___tagged\n"
+"\t.type __dtrace_ptrs___tagged,@function\n"
+"\t.size __dtrace_ptrs___tagged,16\n"
+"__dtrace_ptrs___tagged:\n"
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___byvalue\n"
-"\t.hidden __dtraceenabled_ptrs___byvalue\n"
-"\t.type __dtraceenabled_ptrs___byvalue,@function\n"
-"\t.size __dtraceenabled_ptrs___byvalue,8\n"
-"__dtraceenabled_ptrs___byvalue:\n"
+"\t.weak __dtraceenabled_ptrs___tagged\n"
+"\t.hidden __dtraceenabled_ptrs___tagged\n"
+"\t.type __dtraceenabled_ptrs___tagged,@function\n"
+"\t.size __dtraceenabled_ptrs___tagged,8\n"
+"__dtraceenabled_ptrs___tagged:\n"
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
 "\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___byvalue,comdat\n"
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___tagged,comdat\n"
 "\t.balign 4\n"
 "\t.4byte 992f-991f,994f-993f,3\n"
 "991:\t.asciz \"stapsdt\"\n"
 "992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___byvalue\n"
+"993:\t.8byte __dtrace_ptrs___tagged\n"
 "\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_byvalue_semaphore\n"
+"\t.8byte ptrs_tagged_semaphore\n"
 "\t.asciz \"ptrs\"\n"
-"\t.asciz \"byvalue\"\n"
-"\t.asciz \"8@8(%rsp) 8@%rdi\"\n"
+"\t.asciz \"tagged\"\n"
+"\t.asciz \"8@%rdi 8@%rsi\"\n"
 "994:\t.balign 4\n"
 "\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___byvalue,comdat\n"
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___tagged,comdat\n"
 "\t.balign 2\n"
-"\t.weak ptrs_byvalue_semaphore\n"
-"\t.hidden ptrs_byvalue_semaphore\n"
-"\t.type ptrs_byvalue_semaphore,@object\n"
-"\t.size ptrs_byvalue_semaphore,2\n"
-"ptrs_byvalue_semaphore:\n"
+"\t.weak ptrs_tagged_semaphore\n"
+"\t.hidden ptrs_tagged_semaphore\n"
+"\t.type ptrs_tagged_semaphore,@object\n"
+"\t.size ptrs_tagged_semaphore,2\n"
+"ptrs_tagged_semaphore:\n"
 "\t.zero 2\n"
 "\t.popsection\n"
 "\t.endif\n"
@@ -364,8 +364,8 @@ __asm__(
 #define PTRS_SPACING_ENABLED() (0)
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) ((void)0)
 #define PTRS_NAMED_ENABLED() (0)
-#define PTRS_BYVALUE(arg0, arg1) ((void)0)
-#define PTRS_BYVALUE_ENABLED() (0)
+#define PTRS_TAGGED(arg0, arg1) ((void)0)
+#define PTRS_TAGGED_ENABLED() (0)
 #define PTRS_MIXED(arg0, arg1, arg2) ((void)0)
 #define PTRS_MIXED_ENABLED() (0)
 

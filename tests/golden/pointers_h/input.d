@@ -10,6 +10,6 @@ provider ptrs {
 	probe stars(char **argv, void **vp, struct Tcl_Obj** objv);
 	probe spacing(uint8_t*b, void * bs, struct Tcl_Obj* obj, char  *  *  pp);
 	probe named(foo_t *f, p_t p, MYTYPE x, MYTYPE *xp);
-	probe byvalue(struct timeval tv, foo_t *fp);
+	probe tagged(struct timeval *tv, foo_t *fp);
 	probe mixed(int a, char *, long c);
 };

@@ -42,8 +42,8 @@ __asm__(
 	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10)
 #define ARM_STACK_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_stack_semaphore; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; }))
-#define ARM_FLOATS(arg0, arg1, arg2, arg3) \
-	__dtrace_arm___floats(arg0, arg1, arg2, arg3)
+#define ARM_FLOATS(arg0, arg1, arg2) \
+	__dtrace_arm___floats(arg0, arg1, arg2)
 #define ARM_FLOATS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_floats_semaphore; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; }))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
@@ -161,7 +161,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_arm___floats
 #define _USDT_UNIT___dtrace_arm___floats 1
-__extension__ extern void __dtrace_arm___floats(float, double, long double, int);
+__extension__ extern void __dtrace_arm___floats(float, double, int);
 extern void __dtraceenabled_arm___floats(uint32_t *);
 extern volatile unsigned short arm_floats_semaphore;
 __asm__(
@@ -193,7 +193,7 @@ __asm__(
 "\t.8byte arm_floats_semaphore\n"
 "\t.asciz \"arm\"\n"
 "\t.asciz \"floats\"\n"
-"\t.asciz \"4f@s0 8f@d1 16f@q2 -4@x0\"\n"
+"\t.asciz \"4f@s0 8f@d1 -4@x0\"\n"
 "994:\t.balign 4\n"
 "\t.popsection\n"
 "\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___floats,comdat\n"
@@ -211,7 +211,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_arm___structs
 #define _USDT_UNIT___dtrace_arm___structs 1
-__extension__ extern void __dtrace_arm___structs(s4_t, s16_t, s24_t, int);
+__extension__ extern void __dtrace_arm___structs(s4_t, s16_t *, s24_t *, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
 extern volatile unsigned short arm_structs_semaphore;
 __asm__(
@@ -243,7 +243,7 @@ __asm__(
 "\t.8byte arm_structs_semaphore\n"
 "\t.asciz \"arm\"\n"
 "\t.asciz \"structs\"\n"
-"\t.asciz \"4@x0 8@x1 8@[x3] -4@x4\"\n"
+"\t.asciz \"4@x0 8@x1 8@x2 -4@x3\"\n"
 "994:\t.balign 4\n"
 "\t.popsection\n"
 "\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___structs,comdat\n"
@@ -318,7 +318,7 @@ __asm__(
 #define ARM_INTS_ENABLED() (0)
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) ((void)0)
 #define ARM_STACK_ENABLED() (0)
-#define ARM_FLOATS(arg0, arg1, arg2, arg3) ((void)0)
+#define ARM_FLOATS(arg0, arg1, arg2) ((void)0)
 #define ARM_FLOATS_ENABLED() (0)
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) ((void)0)
 #define ARM_STRUCTS_ENABLED() (0)

@@ -1,4 +1,4 @@
-/* expect: D_PRAGMA_INVAL 6:22 */
+/* warn: D_PRAGMA_INVAL 6:22 */
 provider shop {
 	probe order__placed(int id);
 };

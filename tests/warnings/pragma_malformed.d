@@ -1,4 +1,4 @@
-/* expect: D_PRAGMA_MALFORM 6:31 */
+/* warn: D_PRAGMA_MALFORM 6:31 */
 provider shop {
 	probe order__placed(int id);
 };

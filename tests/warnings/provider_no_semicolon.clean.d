@@ -1,7 +1,7 @@
-/* expect: D_SYNTAX 4:2 */
+/* The same providers, with the semicolon. */
 provider shop {
 	probe order__placed(int id);
-}
+};
 provider bank {
 	probe transfer(long amount);
 };

@@ -1,4 +1,4 @@
-/* expect: D_PRAGMA_INVAL 6:58 */
+/* warn: D_PRAGMA_INVAL 6:58 */
 provider shop {
 	probe order__placed(int id);
 };

@@ -1,0 +1,4 @@
+/* A struct whose member lacks its ';'. */
+struct broken {
+	int a
+};

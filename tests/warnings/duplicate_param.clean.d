@@ -1,0 +1,4 @@
+/* The names differ; nothing else does. */
+provider shop {
+	probe order__placed(int id, char *name);
+};

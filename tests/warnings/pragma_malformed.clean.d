@@ -1,0 +1,5 @@
+/* The same provider, without the #pragma line. */
+provider shop {
+	probe order__placed(int id);
+};
+
