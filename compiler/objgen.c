@@ -17,7 +17,8 @@
  *   COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and the
  *   weak hidden symbol _.stapsdt.base every note points at.
  *
- * and once: .SUNW_dof, the DOF for the whole model (dofgen.c), whose probe
+ * and once: .SUNW_dof, the DOF for the whole model (dofgen.c; on Linux one
+ * DOF per provider, see dof_per_provider), whose probe
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
@@ -495,6 +496,19 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	return 0;
 }
 
+/*
+ * One DOF per provider where drti_lite.c registers them (Linux): Oracle's
+ * dtprobed 2.0.1 reads only the first provider of a DOF, so a .d with two
+ * providers would register one.  FreeBSD's and illumos' kernels read every
+ * provider of a DOF, and drti_kernel.c registers one; under -x lazyload the
+ * program registers ___SUNW_dof itself, which is one DOF, as dtrace's.
+ */
+static bool
+dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o)
+{
+	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
+}
+
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
 build_object(units_t *b, const objgen_opts_t *o, err_t *e)
@@ -516,7 +530,7 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 		}
 	}
 	if (b->m->nproviders > 0 && units_add_dof(b, o->lazyload ?
-	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, e) < 0)
+	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e) < 0)
 		return -1;
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
