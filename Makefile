@@ -290,6 +290,12 @@ demo-libusdt: deps
 bench: all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash bench/run
 
+# CPython 3.11 built with usdtc and with SystemTap's dtrace, instructions
+# on one script (root: apt-get source; two builds of several minutes).
+bench-cpython: deps
+	$(MAKE) all
+	USDTC=$(abspath $(USDTC)) bash bench/cpython_cost
+
 regen: all
 	USDTC=$(abspath $(USDTC)) bash tests/golden/run --regen
 
@@ -297,7 +303,7 @@ regen: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt test demo demo-libusdt bench regen deps clean fuzz fuzzers replays
+.PHONY: all libusdt test demo demo-libusdt bench bench-cpython regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))

@@ -544,6 +544,40 @@ header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr)
 	sb_putc(out, ')');
 }
 
+static bool
+is_pointer_type_len(const char *type, size_t len)
+{
+	return (len > 0 && (type[len - 1] == '*' || type[len - 1] == ']')) ||
+	    (len == 6 && strncmp(type, "string", 6) == 0);
+}
+
+/*
+ * Whether a native type is a pointer (or array, or D's string), by its
+ * spelling: the arguments that travel as uintptr_t (see put_probe_decls).
+ */
+static bool
+is_pointer_type(const char *type)
+{
+	size_t len = strlen(type);
+
+	while (len > 0 && type[len - 1] == ' ')
+		len--;
+	if (len > 6 && strncmp(type + len - 6, " const", 6) == 0)
+		return is_pointer_type_len(type, len - 6);
+	return is_pointer_type_len(type, len);
+}
+
+/* The arguments of the call in the probe macro: pointers cast to uintptr_t. */
+static void
+put_call_args(strbuf_t *out, const mdl_probe_t *pr)
+{
+	sb_putc(out, '(');
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, is_pointer_type(pr->nargs[i].type) ?
+		    "%s(uintptr_t)(arg%zu)" : "%sarg%zu", i > 0 ? ", " : "", i);
+	sb_putc(out, ')');
+}
+
 static void
 put_probe_macros(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
     const probe_names_t *n)
@@ -551,7 +585,7 @@ put_probe_macros(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
 	sb_printf(out, " \\\n\t%s", n->c_func);
-	header_put_macro_params(out, pr);
+	put_call_args(out, pr);
 	sb_putc(out, '\n');
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
@@ -589,8 +623,17 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
 }
 
 /*
- * The prototypes, in the native types as written.  __extension__ lets a
- * `long long` argument through -std=c89 -pedantic.
+ * The prototypes.  Pointer arguments (pointers, arrays, D's string) are
+ * declared uintptr_t, and the probe macro casts them (put_call_args): a
+ * probe takes any pointer, as a <sys/sdt.h> probe does, so a `const char *`
+ * given where the .d says `char *` (gobject), or a pointer to a struct that
+ * the translation unit declares after the header or not at all (h2o, tcl),
+ * is no warning.  And the header holds no `char *` for the seds that build
+ * systems run over dtrace's header (memcached's `s,char \*,const char \*,g`,
+ * PostgreSQL's and Ruby's `(char *` and `, char *` ones) to turn into
+ * `const const char *`: each of them leaves it as it was, and compiling.
+ * Other arguments keep their native types as written.  __extension__ lets
+ * a `long long` argument through -std=c89 -pedantic.
  */
 static void
 put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
@@ -600,7 +643,9 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 	if (pr->nargc == 0)
 		sb_puts(out, "void");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s%s", i > 0 ? ", " : "", usdt_c_type(pr->nargs[i].type));
+		sb_printf(out, "%s%s", i > 0 ? ", " : "",
+		    is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
+		    usdt_c_type(pr->nargs[i].type));
 	sb_putc(out, ')');
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
@@ -620,6 +665,42 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 }
 
 /* ---- providers and the file ---------------------------------------------- */
+
+/*
+ * The tag a type names, `struct T` or `union T` after any qualifiers, as
+ * its length from *start; 0 when the type names none.
+ */
+static size_t
+tag_of(const char *type, const char **start)
+{
+	const char *t = type, *end;
+	size_t kw;
+
+	while (strncmp(t, "const ", 6) == 0 || strncmp(t, "volatile ", 9) == 0)
+		t += t[0] == 'c' ? 6 : 9;
+	if (strncmp(t, "struct ", 7) == 0)
+		kw = 7;
+	else if (strncmp(t, "union ", 6) == 0)
+		kw = 6;
+	else
+		return 0;
+	for (end = t + kw; isalnum((unsigned char)*end) || *end == '_'; end++)
+		continue;
+	*start = t;
+	return end == t + kw ? 0 : (size_t)(end - t);
+}
+
+/* Compares two argument types by the tag they name (qsort). */
+static int
+cmp_tag(const void *a, const void *b)
+{
+	const char *ta = *(const char *const *)a, *tb = *(const char *const *)b;
+	const char *sa = NULL, *sb = NULL;
+	size_t la = tag_of(ta, &sa), lb = tag_of(tb, &sb);
+	int c = memcmp(sa, sb, la < lb ? la : lb);
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
 
 static void
 put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
@@ -678,6 +759,68 @@ provider_names_free(probe_names_t *names, size_t n)
 	free(names);
 }
 
+/*
+ * The header is a system header to the compiler, as <sys/sdt.h> is: a
+ * warning about what a probe macro does with its arguments (glib's gmem.c
+ * gives a freed pointer to a probe: -Wuse-after-free) is then the header's,
+ * which compilers do not report, while warnings about the caller's own
+ * expressions still are.  -D_USDT_HEADER_WARNINGS turns this off, which
+ * the tests do to keep the header's own text clean under -pedantic.
+ */
+static void
+put_system_header(strbuf_t *out)
+{
+	sb_puts(out, "#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)\n");
+	sb_puts(out, "#pragma GCC system_header\n");
+	sb_puts(out, "#endif\n\n");
+}
+
+/*
+ * `struct T;` for each struct or union tag an argument type names, once
+ * each (sorted, so in n log n), so that a tag the program declares after
+ * including the header is the same type, not one declared inside a
+ * parameter list.
+ */
+static void
+put_tag_declarations(strbuf_t *out, const mdl_model_t *m)
+{
+	const char **types = NULL, *start;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < m->nproviders; i++)
+		for (size_t j = 0; j < m->providers[i]->nprobes; j++) {
+			const mdl_probe_t *pr = m->providers[i]->probes[j];
+
+			for (size_t k = 0; k < pr->nargc; k++) {
+				if (tag_of(pr->nargs[k].type, &start) == 0)
+					continue;
+				if (n == cap) {
+					const char **grown = realloc(types,
+					    (cap = cap ? 2 * cap : 16) * sizeof(*types));
+
+					if (grown == NULL) {
+						out->failed = true;
+						free(types);
+						return;
+					}
+					types = grown;
+				}
+				types[n++] = pr->nargs[k].type;
+			}
+		}
+	if (n > 0)
+		qsort(types, n, sizeof(*types), cmp_tag);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = tag_of(types[i], &start);
+
+		if (i == 0 || cmp_tag(&types[i - 1], &types[i]) != 0)
+			sb_printf(out, "%.*s;\n", (int)len, start);
+	}
+	if (n > 0)
+		sb_putc(out, '\n');
+	free(types);
+}
+
 static void
 put_prologue(strbuf_t *out, const char *guard_file)
 {
@@ -687,7 +830,9 @@ put_prologue(strbuf_t *out, const char *guard_file)
 	sb_puts(out, "\n#define\t");
 	header_put_guard_name(out, guard_file);
 	/* As dtrace's: <unistd.h> for size_t, ssize_t, pid_t, off_t, ... */
-	sb_puts(out, "\n\n#include <unistd.h>\n#include <stdint.h>\n\n");
+	sb_puts(out, "\n\n");
+	put_system_header(out);
+	sb_puts(out, "#include <unistd.h>\n#include <stdint.h>\n\n");
 	sb_puts(out, "#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
 	sb_puts(out, "#ifndef _DTRACE_VERSION\n#define _DTRACE_VERSION 1\n#endif\n\n");
 }
@@ -705,6 +850,7 @@ header_write(const mdl_model_t *m, const usdt_target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	put_prologue(out, guard_file);
+	put_tag_declarations(out, m);
 	if (t->stapsdt && model_has_probes(m))
 		put_stapsdt_base(out, t);
 	for (size_t i = 0; i < m->nproviders; i++) {

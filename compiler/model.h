@@ -119,6 +119,7 @@ typedef struct mdl_probe {
 	bool translated;	/* an explicit ": (...)" list was written */
 	mdl_site_t *sites;	/* filled by the -G stage or the run-time library */
 	size_t nsites;
+	bool enabled_kept;	/* -G: an is-enabled call still reaches the unit */
 	src_loc_t loc;
 } mdl_probe_t;
 

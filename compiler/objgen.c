@@ -17,7 +17,8 @@
  *   COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and the
  *   weak hidden symbol _.stapsdt.base every note points at.
  *
- * and once: .SUNW_dof, the DOF for the whole model (dofgen.c), whose probe
+ * and once: .SUNW_dof, the DOF for the whole model (dofgen.c; on Linux one
+ * DOF per provider, see dof_per_provider), whose probe
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
@@ -26,11 +27,12 @@
  * The groups and .SUNW_dof are built by units.c, which the run-time
  * library shares.
  *
- * Steps: check the program's objects, give each probe its two sites in its
- * unit, rewrite the probe calls of the objects in place (rewrite.c: each
- * call becomes the tracepoint and one more site, under its calling
- * function, with a stapsdt note of its own; objects not given to -G keep
- * calling the units), generate the DOF, build the object with elfwrite,
+ * Steps: check the program's objects, rewrite the probe calls of the
+ * objects in place (rewrite.c: each call becomes the tracepoint and one
+ * more site, under its calling function, with a stapsdt note of its own;
+ * objects not given to -G keep calling the units), give each probe its
+ * sites in its unit (the is-enabled one only where a check can reach it:
+ * add_unit_sites), generate the DOF, build the object with elfwrite,
  * merge drti_lite's object into the builder (elfmerge.c: its reference to
  * __SUNW_dof binds to the DOF), make __SUNW_dof local, and write the
  * object.  Objects are rewritten before the output is built; if building
@@ -410,9 +412,21 @@ check_objects(const mdl_model_t *m, const usdt_target_t *t,
 
 /* ---- sites ---------------------------------------------------------------- */
 
-/* Each probe fires in its own unit: the probe slot and the is-enabled slot. */
+/*
+ * Each probe fires in its own unit: the probe slot, and the is-enabled slot
+ * where an is-enabled check can still reach it.  With the program's objects
+ * given, that is only where rewriting kept an is-enabled call on the unit
+ * (rewrite.c sets enabled_kept; a rewritten check has its own site); with
+ * none, any check may.  An is-enabled offset is not free: DTrace on Linux
+ * enables one with a program that needs bpf_probe_write_user, which a
+ * kernel in lockdown refuses, and it then refuses the whole probe (issue
+ * 9, item 6) - so a probe whose program never asks _ENABLED() has none.
+ * An object linked into the program but not given to -G still fires its
+ * probes through the probe slot; its _ENABLED() sees the Linux tracers
+ * (semaphores), not DTrace, as with dtrace -G, which needs every object.
+ */
 static int
-add_unit_sites(mdl_model_t *m, const usdt_target_t *t, err_t *e)
+add_unit_sites(mdl_model_t *m, const usdt_target_t *t, bool all_enabled, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
 		mdl_provider_t *p = m->providers[i];
@@ -424,7 +438,7 @@ add_unit_sites(mdl_model_t *m, const usdt_target_t *t, err_t *e)
 
 			if (rc == 0)
 				rc = probe_add_site(pr, fn, fn, 0, t->arch->probe_offset, false);
-			if (rc == 0)
+			if (rc == 0 && (all_enabled || pr->enabled_kept))
 				rc = probe_add_site(pr, fn, fn, 0, t->arch->enabled_offset +
 				    t->arch->enabled_skip, true);
 			free(fn);
@@ -482,6 +496,19 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	return 0;
 }
 
+/*
+ * One DOF per provider where drti_lite.c registers them (Linux): Oracle's
+ * dtprobed 2.0.1 reads only the first provider of a DOF, so a .d with two
+ * providers would register one.  FreeBSD's and illumos' kernels read every
+ * provider of a DOF, and drti_kernel.c registers one; under -x lazyload the
+ * program registers ___SUNW_dof itself, which is one DOF, as dtrace's.
+ */
+static bool
+dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o)
+{
+	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
+}
+
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
 build_object(units_t *b, const objgen_opts_t *o, err_t *e)
@@ -503,7 +530,7 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 		}
 	}
 	if (b->m->nproviders > 0 && units_add_dof(b, o->lazyload ?
-	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, e) < 0)
+	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e) < 0)
 		return -1;
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
@@ -712,8 +739,9 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
 	rewrite_sites_t sites = { NULL, 0 };
 	int rc;
 
-	if (check_objects(m, t, o, e) != 0 || add_unit_sites(m, t, e) != 0 ||
+	if (check_objects(m, t, o, e) != 0 ||
 	    rewrite_objects(m, t, o->objects, o->nobjects, &ro, &sites, e) != 0 ||
+	    add_unit_sites(m, t, o->nobjects == 0, e) != 0 ||
 	    add_rewritten_sites(&sites, e) != 0 ||
 	    (b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL) {
 		rewrite_sites_free(&sites);

@@ -751,6 +751,27 @@ probe_desc(const probe_ref_t *r)
 }
 
 /*
+ * A reference that keeps reaching the probe's unit.  When it is to the
+ * is-enabled function, the unit's is-enabled slot is a site DTrace must
+ * know (objgen.c records it only then).
+ */
+static void
+keeps_stub(const probe_ref_t *r)
+{
+	if (r->is_enabled)
+		r->probe->enabled_kept = true;
+}
+
+/* An object whose calls cannot be seen (IR): any may reach any unit. */
+static void
+keeps_every_stub(mdl_model_t *m)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		for (size_t j = 0; j < m->providers[i]->nprobes; j++)
+			m->providers[i]->probes[j]->enabled_kept = true;
+}
+
+/*
  * Whether relocation rela of a code section (header text) is a call or
  * tail call we can rewrite; if not, a note says why.  Fills c.
  */
@@ -846,9 +867,12 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 			note(ob, "%s+0x%llx: reference to %s is not a call in code: it keeps the stub",
 			    section_name(ob, sh->sh_info), (unsigned long long)rela.r_offset,
 			    c.ref->name);
+			keeps_stub(c.ref);
 			continue;
 		}
-		if (is_rewritable_call(ob, &text, bytes, &rela, &c) && plan_add(p, &c) != 0)
+		if (!is_rewritable_call(ob, &text, bytes, &rela, &c))
+			keeps_stub(c.ref);
+		else if (plan_add(p, &c) != 0)
 			return err_errno(e, ENOMEM, "%s", ob->path);
 	}
 	return 0;
@@ -1068,6 +1092,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 			note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
 			    section_name(ob, c->textsec), (unsigned long long)c->at,
 			    probe_desc(c->ref), func);
+			keeps_stub(c->ref);
 			c->ref = NULL;	/* dropped from the plan */
 			continue;
 		}
@@ -1454,11 +1479,14 @@ rewrite_elf(context_t *cx, object_t *ob, int fd, const char *real,
 
 	if ((rc = object_init(ob, e)) != 0 || ob->symscn == NULL)
 		goto out;
-	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1)
+	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1) {
+		keeps_every_stub(cx->m);
 		goto out;	/* IR only: objgen.c has said why it keeps the stubs */
+	}
 	if (has_lto_sections(ob)) {
 		note(ob, "LTO object: the linker may compile its IR afresh, so its probe "
 		    "calls are not rewritten and keep calling the stubs");
+		keeps_every_stub(cx->m);
 		goto out;
 	}
 	if ((rc = recover_sites(ob, &cx->probes, out, e)) != 0 ||
@@ -1503,6 +1531,7 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 		return err_errno(e, errno, "%s", path);
 	if (!is_elf_file(fd)) {
 		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
+		keeps_every_stub(cx->m);
 		close(fd);
 		return 0;
 	}
@@ -1528,6 +1557,7 @@ rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
 	if (npaths == 0)
 		return 0;
 	if (cx.isa == NULL) {
+		keeps_every_stub(m);
 		if (o != NULL && o->note != NULL)
 			o->note(o->note_ctx, "probe calls are not rewritten for this "
 			    "architecture; they keep calling the stubs");

@@ -16,7 +16,8 @@
  *
  * the COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and
  * the weak hidden symbol _.stapsdt.base every note points at; and
- * .SUNW_dof, the DOF of the whole model (dofgen.c), whose probe addresses
+ * .SUNW_dof, the DOF of the whole model (dofgen.c), or one DOF per provider
+ * ended by 8 zero bytes (units_add_dof says when), whose probe addresses
  * are relocations against the probe functions.  A -G object given the
  * program's objects also holds one note, outside any group, for each call
  * site rewrite.c turned into a tracepoint (units_add_site_notes).
@@ -218,13 +219,67 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 	return rc;
 }
 
+/*
+ * The DOF bytes of the section: one DOF of the whole model, or (per_provider)
+ * one DOF per provider, each at an 8-aligned offset, then 8 zero bytes that
+ * end the list, relocations shifted to where each DOF lies.
+ */
+static int
+dof_bytes(const mdl_model_t *m, const usdt_target_t *t, bool per_provider,
+    dof_image_t *out, err_t *e)
+{
+	static const uint8_t end[8];
+	strbuf_t bytes;
+	dof_reloc_t *relocs = NULL;
+	size_t nrelocs = 0;
+
+	if (!per_provider)
+		return dof_generate(m, t, out, e);
+	sb_init(&bytes);
+	for (size_t i = 0; i < m->nproviders; i++) {
+		mdl_model_t one = *m;
+		dof_image_t img;
+		dof_reloc_t *grown;
+
+		if (m->providers[i]->nprobes == 0)
+			continue;	/* nothing to register */
+		one.providers = &m->providers[i];
+		one.nproviders = 1;
+		if (dof_generate(&one, t, &img, e) != 0)
+			goto fail;
+		grown = realloc(relocs, (nrelocs + img.nrelocs + 1) * sizeof(*relocs));
+		if (grown == NULL) {
+			dof_image_free(&img);
+			err_set(e, "out of memory building the DOF");
+			goto fail;
+		}
+		relocs = grown;
+		for (size_t k = 0; k < img.nrelocs; k++)
+			relocs[nrelocs++] = (dof_reloc_t){ bytes.len + img.relocs[k].offset,
+			    img.relocs[k].symbol };
+		sb_append(&bytes, img.data, img.size);	/* img.size is a multiple of 8 */
+		dof_image_free(&img);
+	}
+	sb_append(&bytes, end, sizeof(end));
+	if (bytes.failed) {
+		err_set(e, "out of memory building the DOF");
+		goto fail;
+	}
+	*out = (dof_image_t){ (uint8_t *)bytes.data, bytes.len, relocs, nrelocs };
+	return 0;
+fail:
+	sb_free(&bytes);
+	free(relocs);
+	return -1;
+}
+
 int
-units_add_dof(units_t *u, const char *symbol, err_t *e)
+units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e)
 {
 	dof_image_t img = { 0 };
 	int sec;
 
-	if (dof_generate(u->m, u->t, &img, e) != 0)
+	if (dof_bytes(u->m, u->t, per_provider, &img, e) != 0)
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
 	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,

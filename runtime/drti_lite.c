@@ -20,6 +20,15 @@
  * holds __SUNW_dof, found with dl_iterate_phdr.  A fork child is a new
  * process to DTrace, so it registers again (pthread_atfork).
  *
+ * __SUNW_dof starts a list: one DOF per provider, each at an 8-aligned
+ * offset after the last, then 8 zero bytes (units.c writes it so, because
+ * Oracle's dtprobed 2.0.1 reads only the first provider of a DOF).  Each
+ * DOF is registered on its own, with its own generation, up to the first
+ * place that does not start with the DOF magic: the zeros, which also end
+ * the walk before another -G output's DOF, where a linker put two .SUNW_dof
+ * sections together.  At most DRTI_MAX_DOFS are registered (one .d file's
+ * providers); the rest are said so under DTRACE_DOF_INIT_DEBUG.
+ *
  * No DTrace is the normal case on Linux: then the constructor costs one
  * failed open() and says nothing.  DTRACE_DOF_INIT_DISABLE skips even that;
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
@@ -45,7 +54,12 @@
 /* The DOF of the -G object this file is linked into. */
 extern const char __SUNW_dof[] __attribute__((visibility("hidden")));
 
-static drti_reg_t drti_reg = { .gen = -1 };	/* this object's registration */
+#define DRTI_MAX_DOFS 256
+
+static drti_reg_t drti_reg = { .gen = -1 };	/* the helper, reused for each DOF */
+static const char *drti_dofs[DRTI_MAX_DOFS];	/* where each DOF lies */
+static int drti_gens[DRTI_MAX_DOFS];		/* its generation, -1 if none */
+static size_t drti_ndofs;
 static int drti_atfork_set;		/* the fork handler is registered */
 
 /* What dl_iterate_phdr looks for and what it finds. */
@@ -118,14 +132,58 @@ drti_describe(void)
 	return 0;
 }
 
-/* In a fork child: the parent's registration is the parent's. */
+/* The DOFs of the list at __SUNW_dof, into drti_dofs. */
+static void
+drti_find_dofs(void)
+{
+	const char *p = __SUNW_dof;
+
+	drti_ndofs = 0;
+	while (drti_dof_magic_ok(p)) {
+		uint64_t size = ((const dof_hdr_t *)(const void *)p)->dofh_filesz;
+
+		if (drti_ndofs == DRTI_MAX_DOFS) {
+			drti_say(&drti_reg, "more than %d DOFs: the rest are not registered",
+			    DRTI_MAX_DOFS);
+			break;
+		}
+		drti_dofs[drti_ndofs] = p;
+		drti_gens[drti_ndofs++] = -1;
+		if (size < sizeof(dof_hdr_t))
+			break;		/* not ours: do not walk on */
+		p += (size + 7) & ~(uint64_t)7;
+	}
+}
+
+/* ADDDOF for each DOF; whether any was registered. */
+static int
+drti_register_all(void)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < drti_ndofs; i++) {
+		drti_reg.helper.dofhp_dof = (uintptr_t)drti_dofs[i];
+		if (drti_register(&drti_reg) == 0)
+			break;		/* no device: no use trying the others */
+		drti_gens[i] = drti_reg.gen;
+		any |= drti_reg.gen >= 0;
+	}
+	drti_reg.gen = -1;
+	return any;
+}
+
+/* In a fork child: the parent's registrations are the parent's. */
 static void
 drti_reregister_child(void)
 {
-	if (drti_reg.gen < 0)
-		return;
-	drti_reg.gen = -1;
-	drti_register(&drti_reg);
+	int had = 0;
+
+	for (size_t i = 0; i < drti_ndofs; i++) {
+		had |= drti_gens[i] >= 0;
+		drti_gens[i] = -1;
+	}
+	if (had)
+		drti_register_all();
 }
 
 static void __attribute__((constructor))
@@ -140,8 +198,8 @@ drti_init(void)
 		drti_say(&drti_reg, "__SUNW_dof does not start with the DOF magic");
 		return;
 	}
-	drti_register(&drti_reg);
-	if (drti_reg.gen >= 0 && !drti_atfork_set &&
+	drti_find_dofs();
+	if (drti_register_all() && !drti_atfork_set &&
 	    pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
 		drti_atfork_set = 1;
 }
@@ -149,5 +207,9 @@ drti_init(void)
 static void __attribute__((destructor))
 drti_fini(void)
 {
-	drti_unregister(&drti_reg);
+	for (size_t i = 0; i < drti_ndofs; i++) {
+		drti_reg.gen = drti_gens[i];
+		drti_unregister(&drti_reg);
+		drti_gens[i] = -1;
+	}
 }

@@ -300,7 +300,7 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 	for (size_t i = 0; i < n; i++)
 		if (build_probe(&u, p, &probes[i], i, &syms[i], e) != 0)
 			goto out;
-	if (units_add_dof(&u, IMAGE_DOF_SYMBOL, e) < 0 ||
+	if (units_add_dof(&u, IMAGE_DOF_SYMBOL, false, e) < 0 ||
 	    elfw_write_dyn(u.w, fd, &o, e) != 0)
 		goto out;
 	rc = fill_layout(u.w, t, n, syms, out, e);

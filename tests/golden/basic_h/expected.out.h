@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -35,7 +39,7 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define MYPROV_OP_START(arg0, arg1, arg2) \
-	__dtrace_myprov___op__start(arg0, arg1, arg2)
+	__dtrace_myprov___op__start(arg0, (uintptr_t)(arg1), arg2)
 #define MYPROV_OP_START_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = myprov_op__start_semaphore; __dtraceenabled_myprov___op__start(&__usdt_e); __usdt_e != 0; }))
 #define MYPROV_OP_DONE(arg0) \
@@ -49,7 +53,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_myprov___op__start
 #define _USDT_UNIT___dtrace_myprov___op__start 1
-__extension__ extern void __dtrace_myprov___op__start(int, char *, uint64_t);
+__extension__ extern void __dtrace_myprov___op__start(int, uintptr_t, uint64_t);
 extern void __dtraceenabled_myprov___op__start(uint32_t *);
 extern volatile unsigned short myprov_op__start_semaphore;
 __asm__(

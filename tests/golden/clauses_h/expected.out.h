@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 

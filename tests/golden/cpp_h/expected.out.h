@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -35,7 +39,7 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define CPP_REQUEST(arg0, arg1) \
-	__dtrace_cpp___request(arg0, arg1)
+	__dtrace_cpp___request(arg0, (uintptr_t)(arg1))
 #define CPP_REQUEST_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = cpp_request_semaphore; __dtraceenabled_cpp___request(&__usdt_e); __usdt_e != 0; }))
 #define CPP_EXTRA(arg0) \
@@ -43,7 +47,7 @@ __asm__(
 #define CPP_EXTRA_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = cpp_extra_semaphore; __dtraceenabled_cpp___extra(&__usdt_e); __usdt_e != 0; }))
 #define CPP_SIZED(arg0) \
-	__dtrace_cpp___sized(arg0)
+	__dtrace_cpp___sized((uintptr_t)(arg0))
 #define CPP_SIZED_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = cpp_sized_semaphore; __dtraceenabled_cpp___sized(&__usdt_e); __usdt_e != 0; }))
 
@@ -53,7 +57,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_cpp___request
 #define _USDT_UNIT___dtrace_cpp___request 1
-__extension__ extern void __dtrace_cpp___request(request_id_t, const char *);
+__extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
 extern void __dtraceenabled_cpp___request(uint32_t *);
 extern volatile unsigned short cpp_request_semaphore;
 __asm__(
@@ -149,7 +153,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_cpp___sized
 #define _USDT_UNIT___dtrace_cpp___sized 1
-__extension__ extern void __dtrace_cpp___sized(char[16]);
+__extension__ extern void __dtrace_cpp___sized(uintptr_t);
 extern void __dtraceenabled_cpp___sized(uint32_t *);
 extern volatile unsigned short cpp_sized_semaphore;
 __asm__(

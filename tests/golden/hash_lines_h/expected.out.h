@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -35,7 +39,7 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define HASHES_ACCEPT(arg0, arg1) \
-	__dtrace_hashes___accept(arg0, arg1)
+	__dtrace_hashes___accept(arg0, (uintptr_t)(arg1))
 #define HASHES_ACCEPT_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = hashes_accept_semaphore; __dtraceenabled_hashes___accept(&__usdt_e); __usdt_e != 0; }))
 #define HASHES_CLOSE(arg0) \
@@ -49,7 +53,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_hashes___accept
 #define _USDT_UNIT___dtrace_hashes___accept 1
-__extension__ extern void __dtrace_hashes___accept(int, const char *);
+__extension__ extern void __dtrace_hashes___accept(int, uintptr_t);
 extern void __dtraceenabled_hashes___accept(uint32_t *);
 extern volatile unsigned short hashes_accept_semaphore;
 __asm__(

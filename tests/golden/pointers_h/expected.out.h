@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -15,6 +19,9 @@ extern "C" {
 #ifndef _DTRACE_VERSION
 #define _DTRACE_VERSION 1
 #endif
+
+struct Tcl_Obj;
+struct timeval;
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
 #define _USDT_STAPSDT_BASE 1
@@ -35,27 +42,27 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define PTRS_STRINGS(arg0, arg1, arg2) \
-	__dtrace_ptrs___strings(arg0, arg1, arg2)
+	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #define PTRS_STRINGS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_strings_semaphore; __dtraceenabled_ptrs___strings(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_STARS(arg0, arg1, arg2) \
-	__dtrace_ptrs___stars(arg0, arg1, arg2)
+	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #define PTRS_STARS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_stars_semaphore; __dtraceenabled_ptrs___stars(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	__dtrace_ptrs___spacing(arg0, arg1, arg2, arg3)
+	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
 #define PTRS_SPACING_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_spacing_semaphore; __dtraceenabled_ptrs___spacing(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	__dtrace_ptrs___named(arg0, arg1, arg2, arg3)
+	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
 #define PTRS_NAMED_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_named_semaphore; __dtraceenabled_ptrs___named(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_TAGGED(arg0, arg1) \
-	__dtrace_ptrs___tagged(arg0, arg1)
+	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
 #define PTRS_TAGGED_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_tagged_semaphore; __dtraceenabled_ptrs___tagged(&__usdt_e); __usdt_e != 0; }))
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	__dtrace_ptrs___mixed(arg0, arg1, arg2)
+	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)
 #define PTRS_MIXED_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = ptrs_mixed_semaphore; __dtraceenabled_ptrs___mixed(&__usdt_e); __usdt_e != 0; }))
 
@@ -65,7 +72,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___strings
 #define _USDT_UNIT___dtrace_ptrs___strings 1
-__extension__ extern void __dtrace_ptrs___strings(const char *, char const *, char *);
+__extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___strings(uint32_t *);
 extern volatile unsigned short ptrs_strings_semaphore;
 __asm__(
@@ -113,7 +120,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___stars
 #define _USDT_UNIT___dtrace_ptrs___stars 1
-__extension__ extern void __dtrace_ptrs___stars(char **, void **, struct Tcl_Obj **);
+__extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___stars(uint32_t *);
 extern volatile unsigned short ptrs_stars_semaphore;
 __asm__(
@@ -161,7 +168,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___spacing
 #define _USDT_UNIT___dtrace_ptrs___spacing 1
-__extension__ extern void __dtrace_ptrs___spacing(uint8_t *, void *, struct Tcl_Obj *, char **);
+__extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___spacing(uint32_t *);
 extern volatile unsigned short ptrs_spacing_semaphore;
 __asm__(
@@ -209,7 +216,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___named
 #define _USDT_UNIT___dtrace_ptrs___named 1
-__extension__ extern void __dtrace_ptrs___named(foo_t *, p_t, MYTYPE, MYTYPE *);
+__extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
 extern void __dtraceenabled_ptrs___named(uint32_t *);
 extern volatile unsigned short ptrs_named_semaphore;
 __asm__(
@@ -257,7 +264,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___tagged
 #define _USDT_UNIT___dtrace_ptrs___tagged 1
-__extension__ extern void __dtrace_ptrs___tagged(struct timeval *, foo_t *);
+__extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___tagged(uint32_t *);
 extern volatile unsigned short ptrs_tagged_semaphore;
 __asm__(
@@ -305,7 +312,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_ptrs___mixed
 #define _USDT_UNIT___dtrace_ptrs___mixed 1
-__extension__ extern void __dtrace_ptrs___mixed(int, char *, long);
+__extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
 extern void __dtraceenabled_ptrs___mixed(uint32_t *);
 extern volatile unsigned short ptrs_mixed_semaphore;
 __asm__(

@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -47,11 +51,11 @@ __asm__(
 #define NAMES_NEW_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = names_new_semaphore; __dtraceenabled_names___new(&__usdt_e); __usdt_e != 0; }))
 #define NAMES_FREE(arg0) \
-	__dtrace_names___free(arg0)
+	__dtrace_names___free((uintptr_t)(arg0))
 #define NAMES_FREE_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = names_free_semaphore; __dtraceenabled_names___free(&__usdt_e); __usdt_e != 0; }))
 #define NAMES_DELETE(arg0) \
-	__dtrace_names___delete(arg0)
+	__dtrace_names___delete((uintptr_t)(arg0))
 #define NAMES_DELETE_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = names_delete_semaphore; __dtraceenabled_names___delete(&__usdt_e); __usdt_e != 0; }))
 #define NAMES_A_B_C_D(arg0) \
@@ -213,7 +217,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_names___free
 #define _USDT_UNIT___dtrace_names___free 1
-__extension__ extern void __dtrace_names___free(void *);
+__extension__ extern void __dtrace_names___free(uintptr_t);
 extern void __dtraceenabled_names___free(uint32_t *);
 extern volatile unsigned short names_free_semaphore;
 __asm__(
@@ -261,7 +265,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_names___delete
 #define _USDT_UNIT___dtrace_names___delete 1
-__extension__ extern void __dtrace_names___delete(char *);
+__extension__ extern void __dtrace_names___delete(uintptr_t);
 extern void __dtraceenabled_names___delete(uint32_t *);
 extern volatile unsigned short names_delete_semaphore;
 __asm__(

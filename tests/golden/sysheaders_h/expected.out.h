@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -15,6 +19,9 @@ extern "C" {
 #ifndef _DTRACE_VERSION
 #define _DTRACE_VERSION 1
 #endif
+
+struct msghdr;
+struct sockaddr;
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
 #define _USDT_STAPSDT_BASE 1
@@ -35,11 +42,11 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	__dtrace_sys___io(arg0, arg1, arg2, arg3, arg4)
+	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
 #define SYS_IO_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = sys_io_semaphore; __dtraceenabled_sys___io(&__usdt_e); __usdt_e != 0; }))
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	__dtrace_sys___net(arg0, arg1, arg2, arg3)
+	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))
 #define SYS_NET_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = sys_net_semaphore; __dtraceenabled_sys___net(&__usdt_e); __usdt_e != 0; }))
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
@@ -53,7 +60,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_sys___io
 #define _USDT_UNIT___dtrace_sys___io 1
-__extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, FILE *);
+__extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
 extern void __dtraceenabled_sys___io(uint32_t *);
 extern volatile unsigned short sys_io_semaphore;
 __asm__(
@@ -101,7 +108,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_sys___net
 #define _USDT_UNIT___dtrace_sys___net 1
-__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, struct sockaddr *, struct msghdr *);
+__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_sys___net(uint32_t *);
 extern volatile unsigned short sys_net_semaphore;
 __asm__(

@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -39,7 +43,7 @@ __asm__(
 #define ARM_INTS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_ints_semaphore; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; }))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
-	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10)
+	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10))
 #define ARM_STACK_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_stack_semaphore; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; }))
 #define ARM_FLOATS(arg0, arg1, arg2) \
@@ -47,7 +51,7 @@ __asm__(
 #define ARM_FLOATS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_floats_semaphore; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; }))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
-	__dtrace_arm___structs(arg0, arg1, arg2, arg3)
+	__dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3)
 #define ARM_STRUCTS_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = arm_structs_semaphore; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; }))
 #define ARM_NONE() \
@@ -111,7 +115,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_arm___stack
 #define _USDT_UNIT___dtrace_arm___stack 1
-__extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, char *);
+__extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, uintptr_t);
 extern void __dtraceenabled_arm___stack(uint32_t *);
 extern volatile unsigned short arm_stack_semaphore;
 __asm__(
@@ -211,7 +215,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_arm___structs
 #define _USDT_UNIT___dtrace_arm___structs 1
-__extension__ extern void __dtrace_arm___structs(s4_t, s16_t *, s24_t *, int);
+__extension__ extern void __dtrace_arm___structs(s4_t, uintptr_t, uintptr_t, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
 extern volatile unsigned short arm_structs_semaphore;
 __asm__(

@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -20,7 +24,7 @@ extern "C" {
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define ILLUMOS_REQUEST_START(arg0, arg1, arg2) \
-	__dtrace_illumos___request__start(arg0, arg1, arg2)
+	__dtrace_illumos___request__start(arg0, (uintptr_t)(arg1), arg2)
 #define ILLUMOS_REQUEST_START_ENABLED() \
 	__dtraceenabled_illumos___request__start()
 #define ILLUMOS_REQUEST_DONE(arg0) \
@@ -38,7 +42,7 @@ extern "C" {
 
 #ifndef _USDT_UNIT___dtrace_illumos___request__start
 #define _USDT_UNIT___dtrace_illumos___request__start 1
-__extension__ extern void __dtrace_illumos___request__start(int, char *, uint64_t);
+__extension__ extern void __dtrace_illumos___request__start(int, uintptr_t, uint64_t);
 extern int __dtraceenabled_illumos___request__start(void);
 __asm__(
 "\t.ifndef __dtrace_illumos___request__start\n"

@@ -5,6 +5,10 @@
 #ifndef	_OUT_H
 #define	_OUT_H
 
+#if defined(__GNUC__) && !defined(_USDT_HEADER_WARNINGS)
+#pragma GCC system_header
+#endif
+
 #include <unistd.h>
 #include <stdint.h>
 
@@ -35,11 +39,11 @@ __asm__(
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define HTTP_REQUEST_START(arg0) \
-	__dtrace_http___request__start(arg0)
+	__dtrace_http___request__start((uintptr_t)(arg0))
 #define HTTP_REQUEST_START_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = http_request__start_semaphore; __dtraceenabled_http___request__start(&__usdt_e); __usdt_e != 0; }))
 #define HTTP_REQUEST_DONE(arg0) \
-	__dtrace_http___request__done(arg0)
+	__dtrace_http___request__done((uintptr_t)(arg0))
 #define HTTP_REQUEST_DONE_ENABLED() \
 	(__extension__ ({ uint32_t __usdt_e = http_request__done_semaphore; __dtraceenabled_http___request__done(&__usdt_e); __usdt_e != 0; }))
 
@@ -49,7 +53,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_http___request__start
 #define _USDT_UNIT___dtrace_http___request__start 1
-__extension__ extern void __dtrace_http___request__start(httpproto_t *);
+__extension__ extern void __dtrace_http___request__start(uintptr_t);
 extern void __dtraceenabled_http___request__start(uint32_t *);
 extern volatile unsigned short http_request__start_semaphore;
 __asm__(
@@ -97,7 +101,7 @@ __asm__(
 
 #ifndef _USDT_UNIT___dtrace_http___request__done
 #define _USDT_UNIT___dtrace_http___request__done 1
-__extension__ extern void __dtrace_http___request__done(httpproto_t *);
+__extension__ extern void __dtrace_http___request__done(uintptr_t);
 extern void __dtraceenabled_http___request__done(uint32_t *);
 extern volatile unsigned short http_request__done_semaphore;
 __asm__(
