@@ -19,7 +19,9 @@
  *
  * and once: .SUNW_dof, the DOF for the whole model (dofgen.c), whose probe
  * addresses are relocations against the probe functions, with the symbol
- * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
+ * __SUNW_dof at its start, and there too the anchors the rewritten objects
+ * refer to, so that a linker pulling one of them out of an archive pulls
+ * this object too (rewrite.c); and drti_lite (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
  * whose constructor registers that DOF.
  *
@@ -482,12 +484,30 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	return 0;
 }
 
+/*
+ * The anchors the rewritten objects refer to (rewrite.c says why), at the
+ * start of the DOF: weak, since two -G outputs over one object both define
+ * its anchor, and hidden, as the references are.
+ */
+static void
+add_anchors(units_t *b, int dofsec, const rewrite_sites_t *s)
+{
+	for (size_t i = 0; i < s->nanchors; i++) {
+		elfw_symbol_desc_t sym = { s->anchors[i], dofsec, 0, 0, STB_WEAK,
+		    STT_NOTYPE, STV_HIDDEN };
+
+		elfw_add_symbol(b->w, &sym);
+	}
+}
+
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
-build_object(units_t *b, const objgen_opts_t *o, err_t *e)
+build_object(units_t *b, const objgen_opts_t *o, const rewrite_sites_t *s,
+    err_t *e)
 {
 	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
 	    NULL, 0, 0 };
+	int dofsec;
 
 	if (b->t->stapsdt && model_has_probes(b->m))
 		units_add_stapsdt_base(b);
@@ -502,9 +522,12 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
 		}
 	}
-	if (b->m->nproviders > 0 && units_add_dof(b, o->lazyload ?
-	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, e) < 0)
-		return -1;
+	if (b->m->nproviders > 0) {
+		if ((dofsec = units_add_dof(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
+		    DOF_ELF_SYMBOL, e)) < 0)
+			return -1;
+		add_anchors(b, dofsec, s);
+	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
 }
@@ -709,7 +732,7 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
 {
 	units_t b = { NULL, m, t, 0 };
 	rewrite_opts_t ro = { rewrite_note, (void *)o };
-	rewrite_sites_t sites = { NULL, 0 };
+	rewrite_sites_t sites = { NULL, 0, NULL, 0 };
 	int rc;
 
 	if (check_objects(m, t, o, e) != 0 || add_unit_sites(m, t, e) != 0 ||
@@ -719,7 +742,7 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
 		rewrite_sites_free(&sites);
 		return -1;
 	}
-	rc = build_object(&b, o, e);
+	rc = build_object(&b, o, &sites, e);
 	if (rc == 0)
 		rc = add_site_notes(&b, &sites, e);
 	rewrite_sites_free(&sites);
