@@ -135,15 +135,17 @@ $(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h
 	$(CC) $(TEST_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite is merged into every -G output, so it is built without sanitizers
-# and embedded in usdtc (usdtc/drti_blob.S) to keep usdtc one file; and
-# without a GNU property note, which -G cannot merge (compiler/elfmerge.c),
-# where the compiler would add one by default.
-DRTI_NOPROP = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=none) \
+# and embedded in usdtc (usdtc/drti_blob.S) to keep usdtc one file.  On x86
+# it is built for IBT and SHSTK (endbr64 where init_array enters it): -G
+# reads its GNU property note and writes the output's own, so a program
+# built with -fcf-protection keeps both (compiler/objgen.c).  AArch64's
+# property note is not written by -G, so no BTI/PAC is asked for there.
+DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) \
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
 $(DRTI): runtime/drti_lite.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
-		$(DRTI_NOPROP) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
+		$(DRTI_CET) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target

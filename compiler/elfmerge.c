@@ -30,10 +30,17 @@
  *    left out: it names symbols by index, and without it a linker treats
  *    every symbol as address-significant, which is the safe reading.
  *
+ *  - the image's GNU property note (.note.gnu.property) is not copied:
+ *    its meaning is a combination over every input (ld -r ANDs the x86
+ *    feature bits of all of them), and the builder's other sections are
+ *    not described by it.  elfw_x86_feature_1() reads the image's bits, and
+ *    the caller writes the one note of the output (objgen.c ANDs them with
+ *    what its own code satisfies).  Leaving it out can only take a claim
+ *    away, never make one.
+ *
  * Everything else is refused with an error that names it, never dropped:
  * SHT_REL (its addends live in the section bytes, one format per
- * relocation type), groups, sections that link to other sections, GNU
- * property notes (their meaning is a combination over every input),
+ * relocation type), groups, sections that link to other sections,
  * common symbols, a global symbol the builder already has, a relocation
  * that applies to or refers to something not copied.  tests/merge checks
  * the result against `ld -r` of the same inputs.
@@ -187,9 +194,8 @@ section_fate(merge_t *m, size_t idx, const GElf_Shdr *sh, enum fate *fate)
 			return err_set(m->e, "%s: .note.GNU-stack asks for an executable stack",
 			    m->what);
 		*fate = FATE_LEAVE;
-	} else if (strcmp(name, ".note.gnu.property") == 0) {
-		return err_set(m->e, "%s: section .note.gnu.property (GNU property note) "
-		    "cannot be merged: build the object without it", m->what);
+	} else if (strcmp(name, ".note.gnu.property") == 0 && sh->sh_type == SHT_NOTE) {
+		*fate = FATE_LEAVE;	/* see elfw_x86_feature_1 */
 	} else if (sh->sh_type == SHT_REL) {
 		return err_set(m->e, "%s: section %s is SHT_REL; only RELA relocations "
 		    "can be merged", m->what, name);
@@ -239,7 +245,7 @@ copy_sections(merge_t *m)
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-		enum fate fate;
+		enum fate fate = FATE_LEAVE;
 
 		if (gelf_getshdr(scn, &sh) == NULL)
 			return fail_libelf(m, "gelf_getshdr");
@@ -425,4 +431,89 @@ elfw_merge_rel(elfw_t *w, const void *image, size_t size, const char *what,
 	free(m.symmap);
 	free(copy);
 	return rc;
+}
+
+/* ---- the image's GNU property note ---------------------------------------- */
+
+#ifndef NT_GNU_PROPERTY_TYPE_0
+#define NT_GNU_PROPERTY_TYPE_0			5
+#endif
+#ifndef GNU_PROPERTY_X86_FEATURE_1_AND
+#define GNU_PROPERTY_X86_FEATURE_1_AND		0xc0000002
+#endif
+
+/* The X86_FEATURE_1_AND value in one note's properties, or 0. */
+static uint32_t
+property_x86_feature_1(const uint8_t *desc, size_t size, size_t align)
+{
+	size_t at = 0;
+
+	while (size - at >= 8) {
+		uint32_t type, datasz, bits;
+
+		memcpy(&type, desc + at, 4);
+		memcpy(&datasz, desc + at + 4, 4);
+		at += 8;
+		if (datasz > size - at)
+			return 0;
+		if (type == GNU_PROPERTY_X86_FEATURE_1_AND && datasz == 4) {
+			memcpy(&bits, desc + at, 4);
+			return bits;
+		}
+		at += (datasz + align - 1) / align * align;
+		if (at > size)
+			return 0;
+	}
+	return 0;
+}
+
+/* The bits of the .note.gnu.property section scn, or 0. */
+static uint32_t
+note_x86_feature_1(Elf *elf, Elf_Scn *scn)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	size_t align = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4;
+	GElf_Nhdr nh;
+
+	while (d != NULL && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_PROPERTY_TYPE_0 && nh.n_namesz == 4 &&
+		    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0)
+			return property_x86_feature_1((const uint8_t *)d->d_buf + desc_off,
+			    nh.n_descsz, align);
+	}
+	return 0;
+}
+
+uint32_t
+elfw_x86_feature_1(const void *image, size_t size)
+{
+	char *copy = malloc(size ? size : 1);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint32_t bits = 0;
+
+	if (copy == NULL || elf_version(EV_CURRENT) == EV_NONE) {
+		free(copy);
+		return 0;
+	}
+	memcpy(copy, image, size);
+	if ((elf = elf_memory(copy, size)) != NULL && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_NOTE &&
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL &&
+			    strcmp(name, ".note.gnu.property") == 0) {
+				bits = note_x86_feature_1(elf, scn);
+				break;
+			}
+		}
+	}
+	if (elf != NULL)
+		elf_end(elf);
+	free(copy);
+	return bits;
 }

@@ -673,11 +673,16 @@ symbol_shndx(const elfw_t *w, int section)
 	return (uint32_t)w->secs[section - 1].index;
 }
 
-/* What st_shndx holds for a section index: SHN_XINDEX past the 16 bits. */
+/*
+ * What st_shndx holds for a symbol of section handle `section`, whose index
+ * is shndx: SHN_XINDEX for any real section from SHN_LORESERVE on.  Whether
+ * the symbol is absolute or undefined is read from the handle, never from
+ * shndx: section 0xfff1 is a real section in a large object, not SHN_ABS.
+ */
 static GElf_Section
-symbol_st_shndx(uint32_t shndx)
+symbol_st_shndx(int section, uint32_t shndx)
 {
-	bool special = shndx == SHN_ABS || shndx == SHN_UNDEF;
+	bool special = section == ELFW_ABS || section == ELFW_UNDEF;
 
 	return (GElf_Section)(!special && shndx >= SHN_LORESERVE ? SHN_XINDEX : shndx);
 }
@@ -837,7 +842,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 		sym.st_name = (GElf_Word)strtab_add(&l->strs, s->name);
 		sym.st_info = s->info;
 		sym.st_other = s->other;
-		sym.st_shndx = symbol_st_shndx(shndx);
+		sym.st_shndx = symbol_st_shndx(s->section, shndx);
 		sym.st_value = s->value;
 		sym.st_size = s->size;
 		if (gelf_update_sym(data, (int)i, &sym) == 0)

@@ -104,6 +104,14 @@ int elfw_merge_rel(elfw_t *w, const void *image, size_t size, const char *what,
     err_t *e);
 
 /*
+ * What the GNU property note of the relocatable object image[0, size)
+ * says its code satisfies: GNU_PROPERTY_X86_FEATURE_1_AND (bit 0 IBT,
+ * bit 1 SHSTK); 0 when it has no such note.  elfw_merge_rel leaves that
+ * note out, for the caller to write one for the whole output.
+ */
+uint32_t elfw_x86_feature_1(const void *image, size_t size);
+
+/*
  * A relocation of the given type at offset inside section, against symbol
  * (0 for none).  RELA sections are created per target section at write
  * time, flagged SHF_INFO_LINK and put in the target's group.

@@ -498,6 +498,24 @@ put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	sb_free(&w.line);
 }
 
+/* The semaphore page (stapsdt.h says why), before any semaphore of the unit. */
+static void
+put_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
+{
+	strbuf_t *l;
+
+	asm_plain(w, "\t.ifndef " STAPSDT_SEMAPHORE_PAGE_SYMBOL);
+	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "awR", "progbits",
+	    STAPSDT_SEMAPHORE_PAGE_SYMBOL);
+	l = asm_begin(w);
+	sb_printf(l, "\t.balign %u", t->arch->elf_machine == EM_AARCH64 ?
+	    STAPSDT_SEMAPHORE_PAGE_AARCH64 : STAPSDT_SEMAPHORE_PAGE_X86_64);
+	asm_end(w);
+	asm_define_symbol(w, STAPSDT_SEMAPHORE_PAGE_SYMBOL, "object", 0);
+	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
+}
+
 /* `.stapsdt.base`, which every stapsdt note points at: once per program. */
 static void
 put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
@@ -515,6 +533,7 @@ put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
 	asm_plain(&w, "\t.space 1");
 	asm_plain(&w, "\t.popsection");
 	asm_plain(&w, "\t.endif");
+	put_semaphore_page(&w, t);
 	sb_puts(out, ");\n");
 	sb_puts(out, "#endif\n\n");
 	sb_free(&w.line);

@@ -15,12 +15,17 @@
  *				the argument description (Linux targets)
  *	.probes			the semaphore P_N_semaphore, 2 bytes
  *   COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and the
- *   weak hidden symbol _.stapsdt.base every note points at.
+ *   hidden symbol _.stapsdt.base every note points at (global: units.c).
+ *   COMDAT group __usdt_probes_page: an empty .probes section aligned to a
+ *   page, so semaphores never share a file page with another segment
+ *   (stapsdt.h says why).
  *
  * and once: .SUNW_dof, the DOF for the whole model (dofgen.c; on Linux one
  * DOF per provider, see dof_per_provider), whose probe
  * addresses are relocations against the probe functions, with the symbol
- * __SUNW_dof at its start; and drti_lite (runtime/drti_lite.c, embedded in
+ * __SUNW_dof at its start, and there too the anchors the rewritten objects
+ * refer to, so that a linker pulling one of them out of an archive pulls
+ * this object too (rewrite.c); and drti_lite (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
  * whose constructor registers that DOF.
  *
@@ -51,6 +56,10 @@
  *
  * Under -v this stage explains on stderr what it skipped (LTO objects) and
  * what a linker said; errors go back to the caller in err_t.
+ *
+ * On x86_64 Linux the object carries a .note.gnu.property saying it
+ * satisfies IBT and SHSTK (add_property_note says why), ANDed with what
+ * drti_lite's note says, so a program built with -fcf-protection keeps both.
  *
  * With -x lazyload there is no drti_lite (the program registers the DOF
  * some other way) and the symbol is ___SUNW_dof, as in dtrace.  A model
@@ -509,15 +518,35 @@ dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts
 	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
 }
 
+/*
+ * The anchors the rewritten objects refer to (rewrite.c says why), at the
+ * start of the DOF: weak, since two -G outputs over one object both define
+ * its anchor, and hidden, as the references are.
+ */
+static void
+add_anchors(units_t *b, int dofsec, const rewrite_sites_t *s)
+{
+	for (size_t i = 0; i < s->nanchors; i++) {
+		elfw_symbol_desc_t sym = { s->anchors[i], dofsec, 0, 0, STB_WEAK,
+		    STT_NOTYPE, STV_HIDDEN };
+
+		elfw_add_symbol(b->w, &sym);
+	}
+}
+
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
-build_object(units_t *b, const objgen_opts_t *o, err_t *e)
+build_object(units_t *b, const objgen_opts_t *o, const rewrite_sites_t *s,
+    err_t *e)
 {
 	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
 	    NULL, 0, 0 };
+	int dofsec;
 
-	if (b->t->stapsdt && model_has_probes(b->m))
+	if (b->t->stapsdt && model_has_probes(b->m)) {
 		units_add_stapsdt_base(b);
+		units_add_semaphore_page(b);
+	}
 	for (size_t i = 0; i < b->m->nproviders; i++) {
 		const mdl_provider_t *p = b->m->providers[i];
 
@@ -529,11 +558,61 @@ build_object(units_t *b, const objgen_opts_t *o, err_t *e)
 			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
 		}
 	}
-	if (b->m->nproviders > 0 && units_add_dof(b, o->lazyload ?
-	    DOF_ELF_SYMBOL_LAZY : DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e) < 0)
-		return -1;
+	if (b->m->nproviders > 0) {
+		if ((dofsec = units_add_dof(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
+		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e)) < 0)
+			return -1;
+		add_anchors(b, dofsec, s);
+	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
+}
+
+/* ---- the GNU property note ------------------------------------------------ */
+
+#define X86_FEATURE_1_IBT	1u
+#define X86_FEATURE_1_SHSTK	2u
+
+/*
+ * What the object's own code satisfies on x86_64 Linux: IBT, because no
+ * unit is ever the target of an indirect branch (the header's macros and
+ * the rewritten sites reach them by direct calls, the DOF and notes only
+ * name them), and SHSTK, because every unit returns to its caller with a
+ * plain ret.  Other targets: no claim (no note).
+ */
+static uint32_t
+own_x86_features(const usdt_target_t *t)
+{
+	return t->os == USDT_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
+	    X86_FEATURE_1_IBT | X86_FEATURE_1_SHSTK : 0;
+}
+
+/*
+ * The object's .note.gnu.property: GNU_PROPERTY_X86_FEATURE_1_AND with
+ * what its code satisfies and, when drti_lite is merged in here, what
+ * drti_lite's own note says (elfmerge.c leaves that note out).  With `ld
+ * -r` the linker ANDs drti_lite's note itself.  Without it a program built
+ * with -fcf-protection loses IBT and SHSTK (ld -z cet-report names the
+ * object).
+ */
+static void
+add_property_note(units_t *b, const objgen_opts_t *o, bool merging)
+{
+	uint32_t bits = own_x86_features(b->t), hdr[3] = { 4, 16, 5 };
+	uint32_t prop[3] = { 0xc0000002u, 4, 0 };	/* X86_FEATURE_1_AND, 4 bytes */
+	uint8_t note[32] = { 0 };
+
+	if (merging && o->drti != NULL)
+		bits &= elfw_x86_feature_1(o->drti, o->drti_size);
+	if (bits == 0)
+		return;
+	prop[2] = bits;
+	memcpy(note, hdr, sizeof(hdr));
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, prop, sizeof(prop));	/* then 4 bytes of padding to 8 */
+	elfw_section_desc_t sd = { ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
+	    note, sizeof(note), 0 };
+	elfw_add_section(b->w, &sd);
 }
 
 /* ---- linking with drti_lite ---------------------------------------------- */
@@ -736,7 +815,7 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
 {
 	units_t b = { NULL, m, t, 0 };
 	rewrite_opts_t ro = { rewrite_note, (void *)o };
-	rewrite_sites_t sites = { NULL, 0 };
+	rewrite_sites_t sites = { NULL, 0, NULL, 0 };
 	int rc;
 
 	if (check_objects(m, t, o, e) != 0 ||
@@ -747,10 +826,12 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
 		rewrite_sites_free(&sites);
 		return -1;
 	}
-	rc = build_object(&b, o, e);
+	rc = build_object(&b, o, &sites, e);
 	if (rc == 0)
 		rc = add_site_notes(&b, &sites, e);
 	rewrite_sites_free(&sites);
+	if (rc == 0)
+		add_property_note(&b, o, m->nproviders > 0 && !o->lazyload && o->ld_cmd == NULL);
 	if (rc == 0 && m->nproviders > 0 && !o->lazyload && o->ld_cmd != NULL)
 		rc = write_linked(b.w, o, t, out_path, e);
 	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)

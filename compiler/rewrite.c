@@ -83,6 +83,30 @@
  * when there is nothing new to rewrite.  (`strip` or `objcopy` dropping
  * the section loses the sites for later runs, not the rewriting.)
  *
+ * Pulling in the -G output.  A rewritten object no longer refers to
+ * anything of the -G output: its sites are described there (notes, DOF),
+ * but a linker takes an object out of an archive (`ar rcs lib.a`, libtool
+ * convenience libraries) only for a symbol something already linked
+ * needs, so `main.o lib.a` would leave the -G output behind, and with it
+ * every note and the DOF of the rewritten sites (Perl's libperl.a).  So
+ * each rewritten object also gets an undefined GLOBAL STV_HIDDEN symbol
+ * per provider whose calls it rewrote, its anchor
+ *
+ *	__usdt_sites.<provider>.<key>		(key as for the aliases)
+ *
+ * which only the -G output defines (objgen.c: weak, hidden, at the DOF).
+ * Pulling the rewritten object out of an archive then pulls the -G output
+ * too; hidden, the reference must be met inside the link unit, so linking
+ * the rewritten object without its -G output fails instead of losing the
+ * probes silently.  The name holds the object's key, so the -G outputs of
+ * other objects (several in one program, each defining its own) never
+ * define it, and the provider, so the -G outputs of two providers that
+ * rewrote one object are both pulled in.  The definition is weak because
+ * one object given to two -G runs of one provider has its anchor defined
+ * by both outputs, which may then share a program.  A later run (or one
+ * over an `ld -r` of rewritten objects) finds the anchors again among the
+ * object's undefined symbols and defines them as well.
+ *
  * Writing.  An object with something to rewrite is copied to a temporary
  * file beside it, edited there with libelf (ELF_C_RDWR: code bytes patched
  * in place, relocation sections compacted, symbol and string tables and
@@ -379,9 +403,33 @@ rewrite_sites_free(rewrite_sites_t *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		site_free(&s->sites[i]);
+	for (size_t i = 0; i < s->nanchors; i++)
+		free(s->anchors[i]);
 	free(s->sites);
+	free(s->anchors);
 	s->sites = NULL;
-	s->n = 0;
+	s->anchors = NULL;
+	s->n = s->nanchors = 0;
+}
+
+/* Add anchor name to out unless it is there already; -1 if memory ran out. */
+static int
+add_anchor(rewrite_sites_t *out, const char *name)
+{
+	char **grown, *copy;
+
+	for (size_t i = 0; i < out->nanchors; i++)
+		if (strcmp(out->anchors[i], name) == 0)
+			return 0;
+	if ((copy = strdup(name)) == NULL)
+		return -1;
+	if ((grown = realloc(out->anchors, (out->nanchors + 1) * sizeof(*grown))) == NULL) {
+		free(copy);
+		return -1;
+	}
+	out->anchors = grown;
+	out->anchors[out->nanchors++] = copy;
+	return 0;
 }
 
 static int
@@ -401,12 +449,15 @@ add_site(rewrite_sites_t *out, const probe_ref_t *r, const char *func,
 	return 0;
 }
 
-/* Move every site of from to the end of to; from is left empty. */
+/* Move every site of from to the end of to (and its anchors); from's sites are left empty. */
 static int
 move_sites(rewrite_sites_t *to, rewrite_sites_t *from)
 {
 	rewrite_site_t *grown;
 
+	for (size_t i = 0; i < from->nanchors; i++)
+		if (add_anchor(to, from->anchors[i]) != 0)
+			return -1;
 	if (from->n == 0)
 		return 0;
 	if ((grown = realloc(to->sites, (to->n + from->n) * sizeof(*grown))) == NULL)
@@ -452,6 +503,7 @@ typedef struct object {
 	size_t nfuncs;
 	name_map_t defined;		/* name -> index of defined symbols */
 	char alias_prefix[32];		/* "__$dtrace<key>." */
+	uint32_t key;			/* rewrite_alias_key of its real path */
 } object_t;
 
 static void __attribute__((format(printf, 2, 3)))
@@ -998,6 +1050,85 @@ recover_sites(const object_t *ob, const probe_index_t *px, rewrite_sites_t *out,
 	return rc;
 }
 
+/* ---- one object: anchors ------------------------------------------------------ */
+
+/* The anchor of the object's sites of provider p (see the top of the file). */
+static char *
+anchor_name(const object_t *ob, const mdl_provider_t *p)
+{
+	char *name;
+
+	if (asprintf(&name, "%s%s.%08x", REWRITE_ANCHOR_PREFIX, p->name, ob->key) < 0)
+		return NULL;
+	return name;
+}
+
+/* Whether the object has an undefined symbol called name. */
+static bool
+refers_to(const object_t *ob, const char *name)
+{
+	for (size_t i = 1; i < ob->nsyms; i++) {
+		GElf_Sym sym;
+		size_t shndx;
+
+		if (get_sym(ob, i, &sym, &shndx) && sym.st_shndx == SHN_UNDEF &&
+		    strcmp(sym_name(ob, &sym), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The anchors an earlier run gave the object (or the objects an `ld -r`
+ * combined into it): its undefined symbols REWRITE_ANCHOR_PREFIX "P.KEY"
+ * for the providers P of the model.
+ */
+static int
+collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
+    err_t *e)
+{
+	const size_t plen = sizeof(REWRITE_ANCHOR_PREFIX) - 1;
+
+	for (size_t i = 1; i < ob->nsyms; i++) {
+		GElf_Sym sym;
+		size_t shndx;
+		const char *name, *dot;
+		char *prov;
+		bool ours;
+
+		if (!get_sym(ob, i, &sym, &shndx) || sym.st_shndx != SHN_UNDEF)
+			continue;
+		name = sym_name(ob, &sym);
+		if (strncmp(name, REWRITE_ANCHOR_PREFIX, plen) != 0 ||
+		    (dot = strrchr(name + plen, '.')) == NULL)
+			continue;
+		if ((prov = strndup(name + plen, (size_t)(dot - name - plen))) == NULL)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+		ours = model_find_provider(m, prov) != NULL;
+		free(prov);
+		if (ours && add_anchor(out, name) != 0)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+	}
+	return 0;
+}
+
+/* The anchors the object lacks for the providers of its new sites. */
+static int
+add_new_anchors(const object_t *ob, rewrite_sites_t *sites, err_t *e)
+{
+	for (size_t i = 0; i < sites->n; i++) {
+		char *name = anchor_name(ob, sites->sites[i].provider);
+		int rc = name == NULL ? -1 : 0;
+
+		if (rc == 0 && !refers_to(ob, name))
+			rc = add_anchor(sites, name);
+		free(name);
+		if (rc != 0)
+			return err_errno(e, ENOMEM, "%s", ob->path);
+	}
+	return 0;
+}
+
 /* ---- one object: what the rewrite adds ------------------------------------- */
 
 /* A symbol the rewrite appends: an alias of function symbol `of`. */
@@ -1010,7 +1141,8 @@ typedef struct edits {
 	new_alias_t *aliases;
 	size_t naliases;
 	strbuf_t records;	/* lines for .usdt.sites */
-	rewrite_sites_t sites;	/* reported once the object is written */
+	rewrite_sites_t sites;	/* reported once the object is written; its
+				   anchors are the ones the object lacks */
 } edits_t;
 
 static void
@@ -1105,7 +1237,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		if (rc != 0 || ed->records.failed)
 			return err_errno(e, ENOMEM, "%s", ob->path);
 	}
-	return 0;
+	return add_new_anchors(ob, &ed->sites, e);
 }
 
 /* ---- one object: writing ----------------------------------------------------- */
@@ -1261,46 +1393,51 @@ remove_relocs(writer_t *w, const plan_t *p)
 }
 
 /*
- * Append the alias symbols (global: after every local, as ELF wants).  The
- * symbol table's data is pointed at its grown bytes first, so that each
- * entry is written through libelf in the object's class.
+ * Append the alias symbols and the anchors (global: after every local, as
+ * ELF wants).  The symbol table's data is pointed at its grown bytes
+ * first, so that each entry is written through libelf in the object's
+ * class.
  */
 static int
-add_aliases(writer_t *w, const edits_t *ed)
+add_symbols(writer_t *w, const edits_t *ed)
 {
 	object_t *ob = w->ob;
 	size_t symsize = gelf_fsize(ob->elf, ELF_T_SYM, 1, EV_CURRENT), first;
+	size_t nanchors = ed->sites.nanchors, n = ed->naliases + nanchors;
 	grown_t *symtab, *xndx = NULL;
 
-	if (ed->naliases == 0)
+	if (n == 0)
 		return 0;
 	if ((symtab = grown_section(w, ob->symndx)) == NULL ||
 	    (ob->xndx_scn != 0 && (xndx = grown_section(w, ob->xndx_scn)) == NULL))
 		return err_errno(w->e, ENOMEM, "%s", ob->path);
 	first = symtab->bytes.len / symsize;
-	sb_zero(&symtab->bytes, ed->naliases * symsize);
+	sb_zero(&symtab->bytes, n * symsize);
 	if (symtab->bytes.failed)
 		return err_errno(w->e, ENOMEM, "%s", ob->path);
 	ob->syms->d_buf = symtab->bytes.data;
 	ob->syms->d_size = symtab->bytes.len;
-	for (size_t i = 0; i < ed->naliases; i++) {
-		GElf_Sym fsym, alias;
-		size_t shndx;
-		int64_t name = append_string(w, ob->symsh.sh_link, ed->aliases[i].name);
+	for (size_t i = 0; i < n; i++) {
+		bool alias = i < ed->naliases;
+		const char *name = alias ? ed->aliases[i].name :
+		    ed->sites.anchors[i - ed->naliases];
+		int64_t off = append_string(w, ob->symsh.sh_link, name);
+		GElf_Sym sym;
+		size_t shndx = 0;
 		uint32_t x;
 
-		if (name < 0 || !get_sym(ob, ed->aliases[i].of, &fsym, &shndx))
+		memset(&sym, 0, sizeof(sym));
+		if (off < 0 || (alias && !get_sym(ob, ed->aliases[i].of, &sym, &shndx)))
 			return err_errno(w->e, ENOMEM, "%s", ob->path);
-		alias = fsym;
-		alias.st_name = (Elf64_Word)name;
-		/* Untyped and empty: see the top of the file. */
-		alias.st_info = GELF_ST_INFO(STB_GLOBAL, STT_NOTYPE);
-		alias.st_other = STV_HIDDEN;
-		alias.st_size = 0;
-		if (gelf_update_sym(ob->syms, (int)(first + i), &alias) == 0)
+		/* An alias: untyped and empty (see the top of the file); an anchor: undefined. */
+		sym.st_name = (Elf64_Word)off;
+		sym.st_info = GELF_ST_INFO(STB_GLOBAL, STT_NOTYPE);
+		sym.st_other = STV_HIDDEN;
+		sym.st_size = 0;
+		if (gelf_update_sym(ob->syms, (int)(first + i), &sym) == 0)
 			return fail_libelf(w->e, ob->path, "gelf_update_sym");
 		if (xndx != NULL) {
-			x = alias.st_shndx == SHN_XINDEX ? (uint32_t)shndx : 0;
+			x = sym.st_shndx == SHN_XINDEX ? (uint32_t)shndx : 0;
 			sb_append(&xndx->bytes, &x, sizeof(x));
 		}
 	}
@@ -1355,7 +1492,7 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 	int rc = -1;
 
 	if (patch_calls(&w, p) != 0 || remove_relocs(&w, p) != 0 ||
-	    add_aliases(&w, ed) != 0 || add_records(&w, ed) != 0)
+	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0)
 		goto out;
 	if (install_grown(&w) != 0) {
 		err_errno(e, ENOMEM, "%s", ob->path);
@@ -1434,6 +1571,7 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	ob.isa = read_ob->isa;
 	ob.o = read_ob->o;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
+	ob.key = read_ob->key;
 	if (fstat(src, &st) != 0)
 		return err_errno(e, errno, "%s", read_ob->path);
 	if ((fd = copy_to_temp(src, real, &st, &tmp, e)) < 0)
@@ -1474,7 +1612,7 @@ rewrite_elf(context_t *cx, object_t *ob, int fd, const char *real,
     rewrite_sites_t *out, err_t *e)
 {
 	plan_t p = { NULL, 0 };
-	edits_t ed = { NULL, 0, { NULL, 0, 0, false }, { NULL, 0 } };
+	edits_t ed = { NULL, 0, { NULL, 0, 0, false }, { NULL, 0, NULL, 0 } };
 	int rc;
 
 	if ((rc = object_init(ob, e)) != 0 || ob->symscn == NULL)
@@ -1490,6 +1628,7 @@ rewrite_elf(context_t *cx, object_t *ob, int fd, const char *real,
 		goto out;
 	}
 	if ((rc = recover_sites(ob, &cx->probes, out, e)) != 0 ||
+	    (rc = collect_anchors(ob, cx->m, out, e)) != 0 ||
 	    (rc = plan_object(ob, &cx->probes, &p, e)) != 0 || p.n == 0)
 		goto out;
 	if ((rc = prepare_edits(ob, &p, &ed, e)) != 0 || ed.sites.n == 0)
@@ -1525,8 +1664,9 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 	ob.t = cx->t;
 	ob.isa = cx->isa;
 	ob.o = cx->o;
+	ob.key = rewrite_alias_key(real);
 	snprintf(ob.alias_prefix, sizeof(ob.alias_prefix), "%s%08x.", ALIAS_PREFIX,
-	    rewrite_alias_key(real));
+	    ob.key);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "%s", path);
 	if (!is_elf_file(fd)) {

@@ -28,9 +28,19 @@ typedef struct rewrite_site {
 	bool tail;		/* was a tail call: arguments lie as at stub entry */
 } rewrite_site_t;
 
+/*
+ * What the rewrite reports: the sites, and the anchors, the symbols the -G
+ * output must define because the rewritten objects refer to them (one per
+ * object and provider, REWRITE_ANCHOR_PREFIX "PROVIDER.KEY"; rewrite.c
+ * says why).  The -G output defines each, weak and hidden.
+ */
+#define REWRITE_ANCHOR_PREFIX	"__usdt_sites."
+
 typedef struct rewrite_sites {
 	rewrite_site_t *sites;
 	size_t n;
+	char **anchors;
+	size_t nanchors;
 } rewrite_sites_t;
 
 /* Receives one -v explanation (a complete sentence, no newline). */
@@ -44,7 +54,8 @@ typedef struct rewrite_opts {
 /*
  * Rewrite the probe calls of each object in paths (ELF relocatable objects
  * of target t; LLVM bitcode and GCC LTO objects are left alone with a
- * note), and append every site, new or recorded by an earlier run, to out.
+ * note), and append every site, new or recorded by an earlier run, to out,
+ * with the anchors the objects refer to.
  * The objects must already have been checked against m (objgen.c does).
  * Returns 0, or -1 with e set; objects rewritten before a failure stay
  * rewritten and a later run finds their sites again.

@@ -41,4 +41,24 @@ enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS 
 #define STAPSDT_SEMAPHORE_SECTION	".probes"
 #define STAPSDT_SEMAPHORE_SIZE		2
 
+/*
+ * The semaphore page.  A tracer that attaches before the program runs
+ * (`bpftrace -c`, or a library not yet loaded) leaves the kernel to bump
+ * each semaphore when its file page is mapped (uprobe ref_ctr), in the
+ * first writable private mapping of the file that covers the semaphore's
+ * file offset.  lld (and mold) start the writable segment in the file page
+ * where the RELRO segment ends, and at exec time the RELRO mapping is
+ * still writable and covers that page too: the kernel bumps the copy in
+ * the RELRO mapping, the program reads its own copy, and _ENABLED() stays
+ * false (attaching with -p works: by then RELRO is read-only).  So every
+ * object with semaphores also carries, in a COMDAT group of its own, an
+ * empty `.probes` section aligned to the largest page size of the
+ * architecture: the output section starts a page that no other segment's
+ * file range reaches.  SHF_GNU_RETAIN keeps it under --gc-sections.
+ * doc/design.md section 3 has the evidence.
+ */
+#define STAPSDT_SEMAPHORE_PAGE_SYMBOL	"__usdt_probes_page"
+#define STAPSDT_SEMAPHORE_PAGE_X86_64	4096
+#define STAPSDT_SEMAPHORE_PAGE_AARCH64	65536	/* kernels with 64 KiB pages */
+
 #endif

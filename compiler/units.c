@@ -15,9 +15,12 @@
  *	.probes			the semaphore P_N_semaphore, 2 bytes
  *
  * the COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and
- * the weak hidden symbol _.stapsdt.base every note points at; and
- * .SUNW_dof, the DOF of the whole model (dofgen.c), or one DOF per provider
- * ended by 8 zero bytes (units_add_dof says when), whose probe addresses
+ * the hidden symbol _.stapsdt.base every note points at (global here, see
+ * units_add_stapsdt_base); the COMDAT group __usdt_probes_page, an empty
+ * page-aligned .probes section that keeps every semaphore off a file page
+ * another segment maps (stapsdt.h); and .SUNW_dof, the DOF of the whole
+ * model (dofgen.c), or one DOF per provider ended by 8 zero bytes
+ * (units_add_dof says when), whose probe addresses
  * are relocations against the probe functions.  A -G object given the
  * program's objects also holds one note, outside any group, for each call
  * site rewrite.c turned into a tracepoint (units_add_site_notes).
@@ -39,7 +42,18 @@
 #include "strbuf.h"
 #include "units.h"
 
-/* The .stapsdt.base group, signed by its section symbol as gas signs it. */
+/*
+ * The .stapsdt.base group, signed by its section symbol as gas signs it.
+ * Its symbol is global, not weak as the header's and <sys/sdt.h>'s are:
+ * lld ignores the COMDAT groups of the objects LTO makes, so with clang
+ * LTO the header's copy (module asm) is kept beside this one, after it in
+ * the output section.  Had the weak copy of the LTO object won, every
+ * note's base would be .stapsdt.base + 1, and tracers that move the pc by
+ * (section address - base), as libbpf does, would attach a byte off.  The
+ * global wins, and this object comes before the LTO object.  Between
+ * regular objects the group still keeps one copy, and a symbol of a
+ * discarded group clashes with nothing.
+ */
 void
 units_add_stapsdt_base(units_t *u)
 {
@@ -48,11 +62,31 @@ units_add_stapsdt_base(units_t *u)
 	elfw_section_desc_t sd = { STAPSDT_BASE_SECTION, SHT_PROGBITS, SHF_ALLOC, 1, 0,
 	    &zero, 1, g };
 	int sec = elfw_add_section(u->w, &sd);
-	elfw_symbol_desc_t sym = { STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_WEAK,
+	elfw_symbol_desc_t sym = { STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_GLOBAL,
 	    STT_NOTYPE, STV_HIDDEN };
 
 	elfw_set_group_signature(u->w, g, elfw_section_symbol(u->w, sec));
 	u->base_sym = elfw_add_symbol(u->w, &sym);
+}
+
+#ifndef SHF_GNU_RETAIN
+#define SHF_GNU_RETAIN		(1u << 21)
+#endif
+
+/* The semaphore page group (stapsdt.h says why); before the probe groups. */
+void
+units_add_semaphore_page(units_t *u)
+{
+	int g = elfw_add_group(u->w);
+	elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_WRITE | SHF_GNU_RETAIN,
+	    u->t->arch->elf_machine == EM_AARCH64 ? STAPSDT_SEMAPHORE_PAGE_AARCH64 :
+	    STAPSDT_SEMAPHORE_PAGE_X86_64, 0, NULL, 0, g };
+	int sec = elfw_add_section(u->w, &sd);
+	elfw_symbol_desc_t sym = { STAPSDT_SEMAPHORE_PAGE_SYMBOL, sec, 0, 0, STB_WEAK,
+	    STT_OBJECT, STV_HIDDEN };
+
+	elfw_set_group_signature(u->w, g, elfw_add_symbol(u->w, &sym));
 }
 
 /* Bytes of an address-sized field of the target. */

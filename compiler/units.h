@@ -25,6 +25,8 @@ typedef struct units {
 
 /* The .stapsdt.base group; call it before the first probe group. */
 void units_add_stapsdt_base(units_t *u);
+/* The semaphore page group (stapsdt.h); call it before the first probe group. */
+void units_add_semaphore_page(units_t *u);
 
 /*
  * One probe's group: the unit with __dtrace_P___N and

@@ -7,10 +7,11 @@
 # libpdtrace/, maindtrace/), puts the rewritten ones and dtrace_perllib.o
 # into libperl.a, and links `perlmain.o dtrace_main.o libperl.a`.
 #
-# Known to fail today (issue 9, item 1): nothing in the rewritten objects
-# refers to dtrace_perllib.o, so the linker never takes it out of libperl.a;
-# `perl` keeps its probe calls as nops but loses their notes and DOF, and
-# bpftrace prints nothing.  So perl is not in CLIENTS_DEFAULT.
+# The archive is why perl is here: each rewritten object refers to an
+# anchor only dtrace_perllib.o defines (doc/design.md section 5), so the
+# linker takes dtrace_perllib.o, its notes and DOF, out of libperl.a; before
+# that, `perl` had 6 notes (the header's units) and bpftrace printed
+# nothing.
 #
 # Only `perl` is built (`make perl`), not the extensions or the tests.  The
 # check runs a script whose sub starts at a known line under `bpftrace -c`

@@ -437,10 +437,39 @@ check_aliases(const char *path, const object_t *before, const object_t *after)
 	alias_name(name, sizeof(name), path, "hfunc");
 	if (why[0] == '\0' && find_sym(after, name) != NULL)
 		snprintf(why, sizeof(why), "the hidden function got an alias");
-	if (why[0] == '\0' && after->nsyms != before->nsyms + 3)
-		snprintf(why, sizeof(why), "%zu symbols, want %zu", after->nsyms, before->nsyms + 3);
+	/* The three aliases and the anchor (check_anchor). */
+	if (why[0] == '\0' && after->nsyms != before->nsyms + 4)
+		snprintf(why, sizeof(why), "%zu symbols, want %zu", after->nsyms, before->nsyms + 4);
 	check(why[0] == '\0', "static, weak and global functions get a hidden alias, "
 	    "a hidden function none", "%s", why);
+}
+
+/*
+ * The rewritten object refers to its anchor, undefined and hidden, and the
+ * run reports it (the -G output defines it); a second run reports it again.
+ */
+static void
+check_anchor(const char *path, const object_t *after, const rewrite_sites_t *s1,
+    const rewrite_sites_t *s2)
+{
+	char *real = realpath(path, NULL), name[128], why[256] = "";
+	const sym_t *a;
+
+	snprintf(name, sizeof(name), "__usdt_sites.t.%08x", rewrite_alias_key(real ? real : path));
+	free(real);
+	if ((a = find_sym(after, name)) == NULL)
+		snprintf(why, sizeof(why), "no symbol %s", name);
+	else if (a->s.st_shndx != SHN_UNDEF || GELF_ST_BIND(a->s.st_info) != STB_GLOBAL ||
+	    GELF_ST_VISIBILITY(a->s.st_other) != STV_HIDDEN)
+		snprintf(why, sizeof(why), "%s is not an undefined global hidden symbol", name);
+	else if (s1->nanchors != 1 || strcmp(s1->anchors[0], name) != 0)
+		snprintf(why, sizeof(why), "the rewrite reports %zu anchors, want %s",
+		    s1->nanchors, name);
+	else if (s2->nanchors != 1 || strcmp(s2->anchors[0], name) != 0)
+		snprintf(why, sizeof(why), "a second run reports %zu anchors, want %s",
+		    s2->nanchors, name);
+	check(why[0] == '\0', "the rewritten object refers to its anchor, which both runs report",
+	    "%s", why);
 }
 
 static void
@@ -554,6 +583,7 @@ fixture(const char *path, const char *copy)
 	check(rc == 0 && same_sites(&s1, &s2), "a second run returns the same sites from "
 	    ".usdt.sites", "%zu sites, want %zu", s2.n, s1.n);
 	check_notes(&notes, false);
+	check_anchor(path, &after, &s1, &s2);
 	rewrite_sites_free(&s2);
 	free(b1.data);
 	free(b2.data);
