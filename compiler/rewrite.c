@@ -1498,6 +1498,14 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 		err_errno(e, ENOMEM, "%s", ob->path);
 		goto out;
 	}
+	/*
+	 * Dirty as a whole: otherwise libelf (0.188) writes the section
+	 * headers straight from the array it read them into, one entry short
+	 * once .usdt.sites is new, so the added header came from past the
+	 * array's end (seen as a corrupt last section; valgrind: pwrite of
+	 * unaddressable bytes).  A dirty Elf gets its headers gathered anew.
+	 */
+	elf_flagelf(ob->elf, ELF_C_SET, ELF_F_DIRTY);
 	if ((size = elf_update(ob->elf, ELF_C_WRITE)) < 0) {
 		fail_libelf(e, ob->path, "elf_update");
 		goto out;

@@ -32,6 +32,16 @@ __asm__(
 "\t.space 1\n"
 "\t.popsection\n"
 "\t.endif\n"
+"\t.ifndef __usdt_probes_page\n"
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
+"\t.balign 4096\n"
+"\t.weak __usdt_probes_page\n"
+"\t.hidden __usdt_probes_page\n"
+"\t.type __usdt_probes_page,@object\n"
+"\t.size __usdt_probes_page,0\n"
+"__usdt_probes_page:\n"
+"\t.popsection\n"
+"\t.endif\n"
 );
 #endif
 
