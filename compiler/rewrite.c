@@ -84,11 +84,13 @@
  * the section loses the sites for later runs, not the rewriting.)
  *
  * Writing.  An object with something to rewrite is copied to a temporary
- * file beside it, edited there with libelf (ELF_C_RDWR: code bytes patched
- * in place, relocation sections compacted, symbol and string tables and
- * .usdt.sites grown, only appended to, so no index in the object changes),
- * and renamed over the original (through symlinks: the file they name).
- * A failure leaves the original untouched.
+ * file beside it (through symlinks: beside the file they name), edited
+ * there with libelf (ELF_C_RDWR: code bytes patched in place, relocation
+ * sections compacted, symbol and string tables and .usdt.sites grown, only
+ * appended to, so no index in the object changes).  The temporary joins the
+ * caller's set (rewrite_opts_t.temps, fileio.h), which puts every object
+ * and the -G output in place together only once all of them are written:
+ * a failure anywhere leaves every object as it was.
  *
  * Nothing here prints: -v explanations go to the caller's callback, errors
  * into err_t.
@@ -105,6 +107,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "insn.h"
 #include "rewrite.h"
 #include "strbuf.h"
@@ -452,6 +455,7 @@ typedef struct object {
 	size_t nfuncs;
 	name_map_t defined;		/* name -> index of defined symbols */
 	char alias_prefix[32];		/* "__$dtrace<key>." */
+	tempset_t *temps;		/* where the rewritten copy goes */
 } object_t;
 
 static void __attribute__((format(printf, 2, 3)))
@@ -1353,54 +1357,43 @@ out:
 	return rc;
 }
 
-/* Copy src (open) into a new temporary file beside path; its fd, or -1. */
+/*
+ * Copy src (open) into a new temporary for path, in ts; its fd, or -1.  The
+ * temporary takes the object's owner, group and mode (fileio.h).
+ */
 static int
-copy_to_temp(int src, const char *path, const struct stat *st, char **tmp_out, err_t *e)
+copy_to_temp(tempset_t *ts, int src, const char *path, const struct stat *st, err_t *e)
 {
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0, fd;
-	char *tmp, buf[65536];
+	char buf[65536];
 	ssize_t n;
 	off_t at = 0;
+	int fd;
 
-	if (asprintf(&tmp, "%.*s.%s.usdtc-XXXXXX", dirlen, path,
-	    slash ? slash + 1 : path) < 0)
-		return err_errno(e, ENOMEM, "%s", path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		err_errno(e, errno, "%s: cannot create a temporary file beside it", path);
-		free(tmp);
+	if (tempset_add(ts, path, st, &fd, e) < 0)
 		return -1;
-	}
 	while ((n = pread(src, buf, sizeof(buf), at)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || write(fd, buf, (size_t)n) != n) {
-			err_errno(e, errno ? errno : EIO, "%s: copying to %s", path, tmp);
-			goto fail;
+		if (n < 0 || fd_write_all(fd, buf, (size_t)n) != 0) {
+			err_errno(e, errno ? errno : EIO, "%s: copying it", path);
+			close(fd);
+			return -1;
 		}
 		at += n;
 	}
-	if (fchmod(fd, st->st_mode & 07777) != 0) {
-		err_errno(e, errno, "%s", tmp);
-		goto fail;
-	}
-	*tmp_out = tmp;
 	return fd;
-fail:
-	close(fd);
-	unlink(tmp);
-	free(tmp);
-	return -1;
 }
 
-/* Edit a copy of the object and rename it over the original. */
+/*
+ * Edit a copy of the object in a temporary of ts, which the caller puts in
+ * place (tempset_commit) once everything else has succeeded.
+ */
 static int
 commit_object(const object_t *read_ob, int src, const char *real,
     const plan_t *p, const edits_t *ed, err_t *e)
 {
 	object_t ob;
 	struct stat st;
-	char *tmp = NULL;
 	int fd, rc = -1;
 
 	memset(&ob, 0, sizeof(ob));
@@ -1408,10 +1401,11 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	ob.t = read_ob->t;
 	ob.isa = read_ob->isa;
 	ob.o = read_ob->o;
+	ob.temps = read_ob->temps;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
 	if (fstat(src, &st) != 0)
 		return err_errno(e, errno, "%s", read_ob->path);
-	if ((fd = copy_to_temp(src, real, &st, &tmp, e)) < 0)
+	if ((fd = copy_to_temp(read_ob->temps, src, real, &st, e)) < 0)
 		return -1;
 	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
 		fail_libelf(e, read_ob->path, "elf_begin");
@@ -1425,12 +1419,7 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	if (ob.elf != NULL)
 		elf_end(ob.elf);
 	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", tmp);
-	if (rc == 0 && rename(tmp, real) != 0)
-		rc = err_errno(e, errno, "%s: cannot replace it with %s", read_ob->path, tmp);
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
+		rc = err_errno(e, errno, "%s", real);
 	return rc;
 }
 
@@ -1442,6 +1431,7 @@ typedef struct context {
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	probe_index_t probes;
+	tempset_t *temps;
 } context_t;
 
 static int
@@ -1490,6 +1480,7 @@ rewrite_one(context_t *cx, const char *path, const char *real,
     rewrite_sites_t *out, err_t *e)
 {
 	object_t ob;
+	struct stat st;
 	int fd, rc = 0;
 
 	memset(&ob, 0, sizeof(ob));
@@ -1497,10 +1488,11 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 	ob.t = cx->t;
 	ob.isa = cx->isa;
 	ob.o = cx->o;
+	ob.temps = cx->temps;
 	snprintf(ob.alias_prefix, sizeof(ob.alias_prefix), "%s%08x.", ALIAS_PREFIX,
 	    rewrite_alias_key(real));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return err_errno(e, errno, "%s", path);
+	if ((fd = file_open_regular(path, &st, e)) < 0)
+		return -1;
 	if (!is_elf_file(fd)) {
 		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
 		close(fd);
@@ -1521,7 +1513,8 @@ int
 rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
     size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
 {
-	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 } };
+	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 }, NULL };
+	tempset_t own = { NULL, 0, 0 };
 	char **seen;
 	int rc = 0;
 
@@ -1539,6 +1532,7 @@ rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
 		free(seen);
 		return err_errno(e, ENOMEM, "rewriting probe calls");
 	}
+	cx.temps = o != NULL && o->temps != NULL ? o->temps : &own;
 	for (size_t i = 0; i < npaths && rc == 0; i++) {
 		bool again = false;
 
@@ -1556,5 +1550,8 @@ rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
 		free(seen[i]);
 	free(seen);
 	probe_index_free(&cx.probes);
+	if (cx.temps == &own && rc == 0)
+		rc = tempset_commit(&own, e);
+	tempset_discard(&own);
 	return rc;
 }
