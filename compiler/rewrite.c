@@ -658,19 +658,60 @@ object_free(object_t *ob)
 	ob->funcs = NULL;
 }
 
+/*
+ * What libelf would quietly change when it writes the object back, refused
+ * (-G would otherwise write what it never checked): an alignment that is
+ * not a power of two or exceeds the file (libelf pads each section's
+ * offset to it: 1 GiB would make a 1 GiB object), a table whose entry size
+ * is not its type's (libelf reads a RELA section of a bogus size as empty
+ * and writes it back live), a string table whose last string has no NUL
+ * (appended names would run on from it).
+ */
+static int
+check_section(object_t *ob, size_t idx, const GElf_Shdr *sh, size_t filesize, err_t *e)
+{
+	static const struct { unsigned type; Elf_Type t; } tables[] = {
+		{ SHT_RELA, ELF_T_RELA }, { SHT_REL, ELF_T_REL }, { SHT_SYMTAB, ELF_T_SYM },
+	};
+	uint64_t align = sh->sh_addralign;
+	Elf_Data *d;
+
+	if (align > 1 && ((align & (align - 1)) != 0 || align > filesize))
+		return err_set(e, "%s: section %zu (%s) asks for an alignment of %ju bytes, "
+		    "which the file (%zu bytes) cannot hold: not rewriting it", ob->path,
+		    idx, section_name(ob, idx), (uintmax_t)align, filesize);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (sh->sh_type == tables[i].type && sh->sh_entsize !=
+		    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT))
+			return err_set(e, "%s: section %zu (%s) has entries of %ju bytes, not "
+			    "the %zu of its type: not rewriting it", ob->path, idx,
+			    section_name(ob, idx), (uintmax_t)sh->sh_entsize,
+			    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT));
+	if (sh->sh_type == SHT_STRTAB && sh->sh_size > 0 &&
+	    ((d = elf_getdata(elf_getscn(ob->elf, idx), NULL)) == NULL || d->d_size == 0 ||
+	    ((const char *)d->d_buf)[d->d_size - 1] != '\0'))
+		return err_set(e, "%s: string table %zu (%s) does not end in a NUL: "
+		    "not rewriting it", ob->path, idx, section_name(ob, idx));
+	return 0;
+}
+
 /* Read the tables of an ELF object ob->elf. */
 static int
 object_init(object_t *ob, err_t *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	size_t filesize = 0;
 
 	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
-	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0)
+	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 ||
+	    elf_rawfile(ob->elf, &filesize) == NULL)
 		return fail_libelf(e, ob->path, "elf_getshdrnum");
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			return fail_libelf(e, ob->path, "gelf_getshdr");
+		if (check_section(ob, elf_ndxscn(scn), &sh, filesize, e) != 0)
+			return -1;
 		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
 			ob->symscn = scn;
 			ob->symndx = elf_ndxscn(scn);
