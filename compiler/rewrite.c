@@ -456,6 +456,7 @@ typedef struct object {
 	name_map_t defined;		/* name -> index of defined symbols */
 	char alias_prefix[32];		/* "__$dtrace<key>." */
 	tempset_t *temps;		/* where the rewritten copy goes */
+	size_t filesize;		/* of the object as read */
 } object_t;
 
 static void __attribute__((format(printf, 2, 3)))
@@ -660,7 +661,8 @@ object_free(object_t *ob)
 
 /*
  * What libelf would quietly change when it writes the object back, refused
- * (-G would otherwise write what it never checked): an alignment that is
+ * (-G would otherwise write what it never checked): a section past the end
+ * of the file, an alignment that is
  * not a power of two or exceeds the file (libelf pads each section's
  * offset to it: 1 GiB would make a 1 GiB object), a table whose entry size
  * is not its type's (libelf reads a RELA section of a bogus size as empty
@@ -676,6 +678,10 @@ check_section(object_t *ob, size_t idx, const GElf_Shdr *sh, size_t filesize, er
 	uint64_t align = sh->sh_addralign;
 	Elf_Data *d;
 
+	if (sh->sh_type != SHT_NOBITS && (sh->sh_offset > filesize ||
+	    sh->sh_size > filesize - sh->sh_offset))
+		return err_set(e, "%s: section %zu (%s) runs past the end of the file: "
+		    "not rewriting it", ob->path, idx, section_name(ob, idx));
 	if (align > 1 && ((align & (align - 1)) != 0 || align > filesize))
 		return err_set(e, "%s: section %zu (%s) asks for an alignment of %ju bytes, "
 		    "which the file (%zu bytes) cannot hold: not rewriting it", ob->path,
@@ -701,16 +707,20 @@ object_init(object_t *ob, err_t *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t filesize = 0;
+	GElf_Ehdr eh;
 
 	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
-	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 ||
-	    elf_rawfile(ob->elf, &filesize) == NULL)
+	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 || gelf_getehdr(ob->elf, &eh) == NULL)
 		return fail_libelf(e, ob->path, "elf_getshdrnum");
+	/* A cut object: libelf would see no sections at all. */
+	if (eh.e_shoff == 0 || eh.e_shoff > ob->filesize || ob->nsections == 0 ||
+	    ob->nsections > (ob->filesize - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1))
+		return err_set(e, "%s: its section headers lie past the end of the file "
+		    "(%zu bytes): truncated?", ob->path, ob->filesize);
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			return fail_libelf(e, ob->path, "gelf_getshdr");
-		if (check_section(ob, elf_ndxscn(scn), &sh, filesize, e) != 0)
+		if (check_section(ob, elf_ndxscn(scn), &sh, ob->filesize, e) != 0)
 			return -1;
 		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
 			ob->symscn = scn;
@@ -1443,6 +1453,7 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	ob.isa = read_ob->isa;
 	ob.o = read_ob->o;
 	ob.temps = read_ob->temps;
+	ob.filesize = read_ob->filesize;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
 	if (fstat(src, &st) != 0)
 		return err_errno(e, errno, "%s", read_ob->path);
@@ -1534,6 +1545,7 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 	    rewrite_alias_key(real));
 	if ((fd = file_open_regular(path, &st, e)) < 0)
 		return -1;
+	ob.filesize = (size_t)st.st_size;
 	if (!is_elf_file(fd)) {
 		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
 		close(fd);

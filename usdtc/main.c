@@ -54,6 +54,7 @@
 #include "objgen.h"
 #include "source.h"
 #include "strbuf.h"
+#include "subproc.h"
 #include "target.h"
 #include "version.h"
 
@@ -164,6 +165,7 @@ static tempset_t temps;
 static void
 on_signal(int sig)
 {
+	spawn_stop();	/* a linker must not create its output afterwards */
 	tempset_unlink_all(&temps);
 	signal(sig, SIG_DFL);
 	raise(sig);
