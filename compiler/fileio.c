@@ -530,8 +530,10 @@ tempset_commit(tempset_t *ts, err_t *e)
 		if (!ts->v[i].into)
 			rc = keep_aside(&ts->v[i], e);
 	for (; done < ts->n && rc == 0; done++)
-		if (!ts->v[done].into && put_in_place(&ts->v[done], e) != 0)
+		if (!ts->v[done].into && put_in_place(&ts->v[done], e) != 0) {
 			rc = -1;
+			break;	/* entry done was not put in place: not undone */
+		}
 	if (rc != 0)
 		while (done-- > 0)
 			if (!ts->v[done].into)
