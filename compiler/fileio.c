@@ -1,10 +1,21 @@
 /*
  * fileio.c - whole files in and out (fileio.h).
  *
- * One read loop serves both readers: it grows its buffer from a size hint
- * (the file's size when it is a regular file) until read() returns 0, so a
- * file that grows or shrinks while read is still read whole and a pipe or
- * /proc file with size 0 still works.
+ * Reading.  One read loop serves every reader: it grows its buffer from a
+ * size hint (the file's size when it is a regular file), stops at the
+ * first failure, and never reads past a bound: FILE_READ_MAX for provider
+ * text (which may come from a pipe), the size at open for a regular file.
+ * Readers that need a regular file open it with O_NONBLOCK and check
+ * before reading, so a FIFO cannot make them wait and /dev/zero cannot
+ * make them read forever.
+ *
+ * Writing.  Outputs and -G's rewritten objects are written to temporaries
+ * that a tempset puts in place together (fileio.h says what each kind of
+ * destination gets).  The commit keeps every replaced file's old inode
+ * (a hard link) or old bytes (a copy) until the last step has succeeded,
+ * so that a failure can put each back; its changes are made with the fatal
+ * signals blocked, because the handler of usdtc's main walks the set to
+ * remove the temporaries.
  */
 #include <errno.h>
 #include <fcntl.h>
