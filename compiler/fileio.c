@@ -318,8 +318,9 @@ temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_
 		t->into = true;
 		if ((t->dest = strdup(dest)) == NULL)
 			return err_errno(e, ENOMEM, "%s", dest);
+		/* /proc/PID, not /proc/self: a linker (-x ldpath=) opens it too. */
 		if ((t->fd = anon_file("usdtc-output", MFD_CLOEXEC, e)) < 0 ||
-		    asprintf(&t->path, "/proc/self/fd/%d", t->fd) < 0 ||
+		    asprintf(&t->path, "/proc/%d/fd/%d", (int)getpid(), t->fd) < 0 ||
 		    (fd = dup(t->fd)) < 0)
 			return err_errno(e, errno, "%s", dest);
 		return fd;

@@ -80,7 +80,7 @@ int anon_file(const char *name, unsigned flags, err_t *e);
 typedef struct temp_entry {
 	char *dest;		/* what the temporary becomes */
 	char *tmp;		/* its name on disk, or NULL (anonymous) */
-	char *path;		/* the name writers open: tmp, or /proc/self/fd/N */
+	char *path;		/* the name writers open: tmp, or /proc/PID/fd/N */
 	char *backup;		/* during commit: dest's old content or inode */
 	int fd;			/* the anonymous file of a device/FIFO, or -1 */
 	bool inplace;		/* copy into dest: keeps its inode */
