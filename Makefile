@@ -255,7 +255,7 @@ deps:
 # them with the build's own compiler and sanitizers (replay.c, no
 # libFuzzer); `make fuzz` builds them with clang's libFuzzer in
 # build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign).
-FUZZERS = frontend decode macho
+FUZZERS = frontend decode macho rewrite
 FUZZ_SECONDS ?= 60
 REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
 

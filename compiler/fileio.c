@@ -1,14 +1,31 @@
 /*
  * fileio.c - whole files in and out (fileio.h).
  *
- * One read loop serves both readers: it grows its buffer from a size hint
- * (the file's size when it is a regular file) until read() returns 0, so a
- * file that grows or shrinks while read is still read whole and a pipe or
- * /proc file with size 0 still works.
+ * Reading.  One read loop serves every reader: it grows its buffer from a
+ * size hint (the file's size when it is a regular file), stops at the
+ * first failure, and never reads past a bound: FILE_READ_MAX for provider
+ * text (which may come from a pipe), the size at open for a regular file.
+ * Readers that need a regular file open it with O_NONBLOCK and check
+ * before reading, so a FIFO cannot make them wait and /dev/zero cannot
+ * make them read forever.
+ *
+ * Writing.  Outputs and -G's rewritten objects are written to temporaries
+ * that a tempset puts in place together (fileio.h says what each kind of
+ * destination gets).  The commit keeps every replaced file's old inode
+ * (a hard link) or old bytes (a copy) until the last step has succeeded,
+ * so that a failure can put each back; its changes are made with the fatal
+ * signals blocked, because the handler of usdtc's main walks the set to
+ * remove the temporaries.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,17 +33,20 @@
 #include "fileio.h"
 
 /*
- * Read fd to its end into a malloc'd buffer with a NUL after the data.
- * Returns 0, or -1 with errno set (ENOMEM when out of memory).
+ * Read fd to its end, or to limit bytes, into a malloc'd buffer with a NUL
+ * after the data.  More than limit bytes is EFBIG when strict, else the
+ * first limit bytes are the file.  Returns 0, or -1 with errno set (ENOMEM
+ * when out of memory): the first failure ends the read.
  */
 static int
-read_fd_all(int fd, size_t hint, char **bufp, size_t *lenp)
+read_fd_all(int fd, size_t hint, size_t limit, bool strict, char **bufp, size_t *lenp)
 {
-	size_t len = 0, cap = hint + 1 > 4096 ? hint + 1 : 4096;
-	char *buf = malloc(cap);
+	size_t len = 0, cap = (hint < limit ? hint : limit) + 2;
+	char *buf = malloc(cap < 4096 ? 4096 : cap);
 
 	if (buf == NULL)
 		return errno = ENOMEM, -1;
+	cap = cap < 4096 ? 4096 : cap;
 	for (;;) {
 		ssize_t n;
 
@@ -40,7 +60,9 @@ read_fd_all(int fd, size_t hint, char **bufp, size_t *lenp)
 			buf = p;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		/* One byte past the limit tells a strict read that there is more. */
+		n = read(fd, buf + len, cap - len - 1 < limit + 1 - len ?
+		    cap - len - 1 : limit + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -52,6 +74,14 @@ read_fd_all(int fd, size_t hint, char **bufp, size_t *lenp)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > limit && strict) {
+			free(buf);
+			return errno = EFBIG, -1;
+		}
+		if (len >= limit) {
+			len = limit;
+			break;
+		}
 	}
 	buf[len] = '\0';
 	*bufp = buf;
@@ -62,15 +92,17 @@ read_fd_all(int fd, size_t hint, char **bufp, size_t *lenp)
 char *
 file_read_all(const char *path, size_t *lenp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), saved;
 	struct stat st;
 	char *buf = NULL;
 
 	*lenp = 0;
 	if (fd < 0)
 		return NULL;
-	if (read_fd_all(fd, fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
-	    (size_t)st.st_size : 0, &buf, lenp) != 0)
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		errno = EISDIR;
+	else if (read_fd_all(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0,
+	    FILE_READ_MAX, true, &buf, lenp) != 0)
 		buf = NULL;
 	saved = errno;
 	close(fd);
@@ -81,23 +113,42 @@ file_read_all(const char *path, size_t *lenp)
 int
 file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd, rc = -1;
 	struct stat st;
 	char *buf;
 
-	if (fd < 0)
-		return err_errno(e, errno, "%s: open", path);
-	if (fstat(fd, &st) != 0)
-		err_errno(e, errno, "%s: fstat", path);
-	else if (!S_ISREG(st.st_mode))
-		err_set(e, "%s: not a regular file", path);
-	else if (read_fd_all(fd, (size_t)st.st_size, &buf, lenp) != 0)
+	if ((fd = file_open_regular(path, &st, e)) < 0)
+		return -1;
+	if (read_fd_all(fd, (size_t)st.st_size, (size_t)st.st_size, false, &buf, lenp) != 0)
 		errno == ENOMEM ? err_set(e, "%s: out of memory reading %zu bytes", path,
 		    (size_t)st.st_size) : err_errno(e, errno, "%s: read", path);
 	else
 		*bufp = (uint8_t *)buf, rc = 0;
 	close(fd);
 	return rc;
+}
+
+int
+file_open_regular(const char *path, struct stat *st, err_t *e)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return err_errno(e, errno, "%s: open", path);
+	if (fstat(fd, st) != 0) {
+		err_errno(e, errno, "%s: fstat", path);
+	} else if (!S_ISREG(st->st_mode)) {
+		err_set(e, "%s: not a regular file", path);
+	} else if ((uintmax_t)st->st_size > SIZE_MAX / 2) {
+		err_set(e, "%s: too large to read (%jd bytes)", path, (intmax_t)st->st_size);
+	} else {
+		/* Reads of a regular file do not care; clear it for libelf's sake. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
+	close(fd);
+	return -1;
 }
 
 int
@@ -135,4 +186,371 @@ fd_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* ---- temporaries committed together (fileio.h) --------------------------- */
+
+const int tempset_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ, 0
+};
+
+/* Block (or, with old, restore) the signals whose handler reads a set. */
+static void
+block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (int i = 0; tempset_signals[i] != 0; i++)
+		sigaddset(&set, tempset_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void
+restore_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/*
+ * Follow the symlinks at path's last component (as open() would) to the
+ * name of the file itself, which need not exist; malloc'd, or NULL with
+ * errno set (ELOOP after 40 links, as the kernel).
+ */
+static char *
+follow_links(const char *path)
+{
+	char *cur = strdup(path), target[PATH_MAX];
+	struct stat st;
+
+	for (int i = 0; cur != NULL && i < 40; i++) {
+		ssize_t n;
+		char *next, *slash;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		if ((n = readlink(cur, target, sizeof(target) - 1)) < 0)
+			break;
+		target[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (target[0] == '/' || slash == NULL)
+			next = strdup(target);
+		else if (asprintf(&next, "%.*s%s", (int)(slash - cur + 1), cur, target) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	if (cur != NULL) {
+		free(cur);
+		errno = ELOOP;
+	}
+	return NULL;
+}
+
+/*
+ * A new file beside dest named ".NAME~XXXXXX", NAME shortened so that the
+ * name fits NAME_MAX and the path PATH_MAX: a name the user could give
+ * always leaves room for its temporary.  Returns its fd, the name in *tmpp.
+ */
+static int
+temp_beside(const char *dest, char **tmpp)
+{
+	const char *slash = strrchr(dest, '/'), *base = slash ? slash + 1 : dest;
+	size_t dirlen = (size_t)(base - dest), baselen = strlen(base);
+	size_t suffix = 8;	/* ".", "~XXXXXX" */
+	size_t room = NAME_MAX - suffix;
+	int fd;
+
+	if (dirlen + suffix + 1 < PATH_MAX && PATH_MAX - 1 - dirlen - suffix < room)
+		room = PATH_MAX - 1 - dirlen - suffix;
+	if (baselen > room)
+		baselen = room;
+	if (asprintf(tmpp, "%.*s.%.*s~XXXXXX", (int)dirlen, dest, (int)baselen, base) < 0)
+		return *tmpp = NULL, errno = ENOMEM, -1;
+	if ((fd = mkostemp(*tmpp, O_CLOEXEC)) < 0) {
+		int saved = errno;
+
+		free(*tmpp);
+		*tmpp = NULL;
+		errno = saved;
+	}
+	return fd;
+}
+
+/*
+ * Give the temporary for an input the input's owner, group and mode; false
+ * when the owner cannot be given (the caller then copies in place).
+ */
+static bool
+take_identity(int fd, const struct stat *like)
+{
+	bool owned = like->st_uid == geteuid() && like->st_gid == getegid();
+
+	if (!owned && fchown(fd, like->st_uid, like->st_gid) != 0)
+		return false;
+	/* After fchown, which clears set-id bits. */
+	return fchmod(fd, like->st_mode & 07777) == 0;
+}
+
+/* The process's umask (there is no call that only reads it). */
+static mode_t
+current_umask(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return mask;
+}
+
+/* Fill entry t for dest; its open descriptor, or -1 with e set. */
+static int
+temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_t *e)
+{
+	struct stat st;
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (stat(dest, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, "%s: is a directory", dest);
+	if (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device, FIFO or socket: written into on commit, never replaced. */
+		t->into = true;
+		if ((t->dest = strdup(dest)) == NULL)
+			return err_errno(e, ENOMEM, "%s", dest);
+		/* /proc/PID, not /proc/self: a linker (-x ldpath=) opens it too. */
+		if ((t->fd = anon_file("usdtc-output", MFD_CLOEXEC, e)) < 0 ||
+		    asprintf(&t->path, "/proc/%d/fd/%d", (int)getpid(), t->fd) < 0 ||
+		    (fd = dup(t->fd)) < 0)
+			return err_errno(e, errno, "%s", dest);
+		return fd;
+	}
+	if ((t->dest = follow_links(dest)) == NULL)
+		return err_errno(e, errno, "%s", dest);
+	if ((fd = temp_beside(t->dest, &t->tmp)) < 0)
+		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
+	if ((t->path = strdup(t->tmp)) == NULL) {
+		close(fd);
+		return err_errno(e, ENOMEM, "%s", dest);
+	}
+	if (like != NULL)
+		t->inplace = like->st_nlink > 1 || !take_identity(fd, like);
+	else
+		fchmod(fd, 0666 & ~current_umask());
+	return fd;
+}
+
+static void
+temp_entry_free(temp_entry_t *t)
+{
+	if (t->tmp != NULL)
+		unlink(t->tmp);
+	if (t->backup != NULL)
+		unlink(t->backup);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->dest);
+	free(t->tmp);
+	free(t->path);
+	free(t->backup);
+}
+
+int
+tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, err_t *e)
+{
+	temp_entry_t t;
+	sigset_t old;
+	int fd;
+
+	if (ts->n == ts->cap) {
+		size_t cap = ts->cap ? ts->cap * 2 : 8;
+		temp_entry_t *v = malloc(cap * sizeof(*v));
+
+		if (v == NULL)
+			return err_errno(e, ENOMEM, "%s", dest);
+		/* The handler may read the old array until the new one is in. */
+		if (ts->n > 0)
+			memcpy(v, ts->v, ts->n * sizeof(*v));
+		block_signals(&old);
+		free(ts->v);
+		ts->v = v;
+		ts->cap = cap;
+		restore_signals(&old);
+	}
+	block_signals(&old);
+	fd = temp_entry_init(&t, dest, like, e);
+	ts->v[ts->n++] = t;	/* even half made: discard frees it */
+	restore_signals(&old);
+	if (fd < 0)
+		return -1;
+	*fdp = fd;
+	return (int)(ts->n - 1);
+}
+
+const char *
+tempset_path(const tempset_t *ts, int i)
+{
+	return ts->v[i].path;
+}
+
+void
+tempset_unlink_all(const tempset_t *ts)
+{
+	for (size_t i = 0; i < ts->n; i++) {
+		if (ts->v[i].tmp != NULL)
+			unlink(ts->v[i].tmp);
+		if (ts->v[i].backup != NULL)
+			unlink(ts->v[i].backup);
+	}
+}
+
+void
+tempset_discard(tempset_t *ts)
+{
+	sigset_t old;
+
+	block_signals(&old);
+	for (size_t i = 0; i < ts->n; i++)
+		temp_entry_free(&ts->v[i]);
+	free(ts->v);
+	ts->v = NULL;
+	ts->n = ts->cap = 0;
+	restore_signals(&old);
+}
+
+/* Copy all of from (from offset 0) over to, truncated to that size. */
+static int
+copy_fd(int from, int to)
+{
+	char buf[65536];
+	off_t at = 0;
+	ssize_t n;
+
+	while ((n = pread(from, buf, sizeof(buf), at)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || fd_write_all(to, buf, (size_t)n) != 0)
+			return -1;
+		at += n;
+	}
+	/* A device or FIFO has no size to set. */
+	if (ftruncate(to, at) != 0 && errno != EINVAL)
+		return -1;
+	return 0;
+}
+
+/* Copy the file named from over the file named to, keeping to's inode. */
+static int
+copy_file(const char *from, const char *to)
+{
+	int src = open(from, O_RDONLY | O_CLOEXEC), dst, rc, saved;
+
+	if (src < 0)
+		return -1;
+	if ((dst = open(to, O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		saved = errno;
+		close(src);
+		return errno = saved, -1;
+	}
+	rc = copy_fd(src, dst);
+	saved = errno;
+	if (close(dst) != 0 && rc == 0)
+		rc = -1, saved = errno;
+	close(src);
+	errno = saved;
+	return rc;
+}
+
+/* Write the bytes for a device or FIFO into it (may wait for a reader). */
+static int
+commit_into(temp_entry_t *t, err_t *e)
+{
+	int fd = open(t->dest, O_WRONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	if (fd < 0)
+		return err_errno(e, errno, "cannot open %s", t->dest);
+	rc = copy_fd(t->fd, fd);
+	if (rc != 0)
+		err_errno(e, errno, "cannot write %s", t->dest);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "cannot write %s", t->dest);
+	return rc;
+}
+
+/*
+ * Keep dest's present state aside: its inode under a second name (rename
+ * replaces dest), or a copy of its bytes (an in-place copy overwrites them).
+ */
+static int
+keep_aside(temp_entry_t *t, err_t *e)
+{
+	struct stat st;
+	int fd;
+
+	t->existed = lstat(t->dest, &st) == 0;
+	if (!t->existed)
+		return 0;
+	if ((fd = temp_beside(t->dest, &t->backup)) < 0)
+		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
+	close(fd);
+	if (t->inplace && copy_file(t->dest, t->backup) == 0)
+		return 0;
+	/* link() will not replace: the name mkostemp reserved goes first. */
+	if (!t->inplace && unlink(t->backup) == 0 && link(t->dest, t->backup) == 0)
+		return 0;
+	return err_errno(e, errno, "cannot keep a copy of %s while replacing it", t->dest);
+}
+
+static int
+put_in_place(temp_entry_t *t, err_t *e)
+{
+	if (t->inplace ? copy_file(t->tmp, t->dest) : rename(t->tmp, t->dest))
+		return err_errno(e, errno, "cannot write %s", t->dest);
+	if (!t->inplace) {
+		free(t->tmp);
+		t->tmp = NULL;
+	}
+	return 0;
+}
+
+/* Undo put_in_place as well as can be: the old inode or bytes come back. */
+static void
+take_back(temp_entry_t *t)
+{
+	if (!t->existed)
+		unlink(t->dest);
+	else if (t->inplace)
+		copy_file(t->backup, t->dest);
+	else if (rename(t->backup, t->dest) == 0) {
+		free(t->backup);
+		t->backup = NULL;
+	}
+}
+
+int
+tempset_commit(tempset_t *ts, err_t *e)
+{
+	sigset_t old;
+	size_t done = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < ts->n && rc == 0; i++)
+		if (ts->v[i].into)
+			rc = commit_into(&ts->v[i], e);
+	block_signals(&old);
+	for (size_t i = 0; i < ts->n && rc == 0; i++)
+		if (!ts->v[i].into)
+			rc = keep_aside(&ts->v[i], e);
+	for (; done < ts->n && rc == 0; done++)
+		if (!ts->v[done].into && put_in_place(&ts->v[done], e) != 0) {
+			rc = -1;
+			break;	/* entry done was not put in place: not undone */
+		}
+	if (rc != 0)
+		while (done-- > 0)
+			if (!ts->v[done].into)
+				take_back(&ts->v[done]);
+	restore_signals(&old);
+	tempset_discard(ts);
+	return rc;
 }

@@ -9,22 +9,37 @@
 #ifndef USDTC_FILEIO_H
 #define USDTC_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "err.h"
 
+/* The most file_read_all reads: provider files are text a person wrote. */
+#define FILE_READ_MAX	((size_t)256 << 20)
+
 /*
  * The whole of path, malloc'd with a NUL after the last byte (*lenp does
- * not count it), or NULL with errno set.
+ * not count it), or NULL with errno set: EISDIR for a directory, EFBIG past
+ * FILE_READ_MAX bytes (/dev/zero, an endless pipe).  Pipes and FIFOs are
+ * read (a provider given as <(cmd)).
  */
 char *file_read_all(const char *path, size_t *lenp);
 
 /*
  * The same for a regular file only, with e naming the failing call
- * ("PATH: open: ...", "PATH: not a regular file").
+ * ("PATH: open: ...", "PATH: not a regular file"); at most the size the file
+ * had when opened is read.
  */
 int file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e);
+
+/*
+ * Open path for reading if it is a regular file (a FIFO is refused without
+ * waiting for a writer, a device without reading it); its stat in *st.
+ * Returns the descriptor, or -1 with e set as above.
+ */
+int file_open_regular(const char *path, struct stat *st, err_t *e);
 
 /*
  * Write len bytes of buf to fd, retrying short writes and EINTR.  Returns
@@ -38,5 +53,74 @@ int fd_write_all(int fd, const void *buf, size_t len);
  * MFD_CLOEXEC or 0.  Returns the descriptor, or -1 with e naming what for.
  */
 int anon_file(const char *name, unsigned flags, err_t *e);
+
+/* ---- temporaries committed together ------------------------------------ */
+
+/*
+ * A set of files written under temporary names and put in place together
+ * (tempset_commit), or not at all (tempset_discard): -G's rewritten input
+ * objects and its output, -h's header.  How each destination is treated
+ * (README.md, "What usdtc guarantees when it fails"):
+ *
+ *   missing or a regular file (through any symlinks at its name: the file
+ *     they lead to): a temporary beside it, renamed over it on commit;
+ *   a device, FIFO or socket: the bytes go to an anonymous file and are
+ *     written into the node on commit, as cc and ld do (never replaced);
+ *   a directory: refused.
+ *
+ * A temporary that replaces an input (tempset_add with like != NULL) gets
+ * its owner, group and mode; when it has more than one link, or its owner
+ * cannot be given away, the new bytes are copied into the file itself on
+ * commit, so the inode, its links and its owner stay.
+ *
+ * The set may be read by a signal handler (tempset_unlink_all); every
+ * change to it blocks the fatal signals usdtc catches, and so does the
+ * commit.
+ */
+typedef struct temp_entry {
+	char *dest;		/* what the temporary becomes */
+	char *tmp;		/* its name on disk, or NULL (anonymous) */
+	char *path;		/* the name writers open: tmp, or /proc/PID/fd/N */
+	char *backup;		/* during commit: dest's old content or inode */
+	int fd;			/* the anonymous file of a device/FIFO, or -1 */
+	bool inplace;		/* copy into dest: keeps its inode */
+	bool into;		/* dest is a device/FIFO: write into it */
+	bool existed;		/* dest existed when the commit began */
+} temp_entry_t;
+
+typedef struct tempset {
+	temp_entry_t *v;
+	size_t n, cap;
+} tempset_t;
+
+/* The fatal signals a run catches, and that the set's changes block. */
+extern const int tempset_signals[];
+
+/*
+ * A temporary for dest, added to ts.  like: the stat of the input it
+ * replaces (its identity is kept), or NULL for a new output.  Returns the
+ * entry's index and an open read-write descriptor in *fdp (the caller's to
+ * close), or -1 with e set.
+ */
+int tempset_add(tempset_t *ts, const char *dest, const struct stat *like,
+    int *fdp, err_t *e);
+
+/* The name the writers open for entry i. */
+const char *tempset_path(const tempset_t *ts, int i);
+
+/*
+ * Put every entry in place: first the writes into devices and FIFOs, then,
+ * with the fatal signals blocked, each input's old content or inode kept
+ * aside, every rename or in-place copy, in order.  If one fails, those done
+ * are undone in reverse order (the kept inode renamed back, the kept content
+ * copied back).  Afterwards the set is empty.  Returns 0, or -1 with e set.
+ */
+int tempset_commit(tempset_t *ts, err_t *e);
+
+/* Remove every temporary and empty the set. */
+void tempset_discard(tempset_t *ts);
+
+/* Unlink every temporary of ts; async-signal-safe (for a handler). */
+void tempset_unlink_all(const tempset_t *ts);
 
 #endif

@@ -692,17 +692,11 @@ note(const objgen_opts_t *o, const char *path, const char *what)
 		fprintf(stderr, "usdtc: %s: %s\n", path, what);
 }
 
+/* A regular file only, read to the size it had (/dev/zero never ends). */
 static int
 read_whole(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 {
-	char *buf = file_read_all(path, lenp);
-
-	if (buf == NULL && errno == ENOMEM)
-		return err_set(e, "%s: out of memory reading it", path);
-	if (buf == NULL)
-		return err_errno(e, errno, "%s", path);
-	*bufp = (uint8_t *)buf;
-	return 0;
+	return file_read_regular(path, bufp, lenp, e);
 }
 
 /*

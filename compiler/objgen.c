@@ -40,9 +40,9 @@
  * add_unit_sites), generate the DOF, build the object with elfwrite,
  * merge drti_lite's object into the builder (elfmerge.c: its reference to
  * __SUNW_dof binds to the DOF), make __SUNW_dof local, and write the
- * object.  Objects are rewritten before the output is built; if building
- * fails, a second run finds their sites again (rewrite.c keeps a record in
- * each object).  __SUNW_dof is local so that several -G outputs can share a
+ * object.  The rewritten objects are written to temporaries (the caller's
+ * objgen_opts_t.temps) that the caller puts in place with the output, only
+ * when everything has succeeded.  __SUNW_dof is local so that several -G outputs can share a
  * program, each drti_lite copy still reaching its own DOF.  The unit, note
  * and semaphore symbols stay weak hidden, which COMDAT deduplication needs.
  *
@@ -373,12 +373,13 @@ check_object(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *path, err_t *e)
 {
 	unsigned char magic[8];
+	struct stat st;
 	ssize_t n;
 	Elf *elf;
 	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return err_errno(e, errno, "%s", path);
+	if ((fd = file_open_regular(path, &st, e)) < 0)
+		return -1;
 	n = pread(fd, magic, sizeof(magic), 0);
 	switch (file_kind(magic, n > 0 ? (size_t)n : 0)) {
 	case FILE_ARCHIVE:
@@ -814,7 +815,7 @@ objgen_write(mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0 };
-	rewrite_opts_t ro = { rewrite_note, (void *)o };
+	rewrite_opts_t ro = { rewrite_note, (void *)o, o->temps };
 	rewrite_sites_t sites = { NULL, 0, NULL, 0 };
 	int rc;
 

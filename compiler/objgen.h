@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "model.h"
 #include "target.h"
 
@@ -26,6 +27,12 @@ typedef struct objgen_opts {
 	size_t drti_size;
 	const char *drti_missing;
 	const char *drti_ld;
+	/*
+	 * Where the rewritten input objects' temporaries go; the caller
+	 * commits them with the output (NULL: each object is committed by
+	 * itself, as soon as it is written).
+	 */
+	tempset_t *temps;
 } objgen_opts_t;
 
 /*

@@ -108,11 +108,13 @@
  * object's undefined symbols and defines them as well.
  *
  * Writing.  An object with something to rewrite is copied to a temporary
- * file beside it, edited there with libelf (ELF_C_RDWR: code bytes patched
- * in place, relocation sections compacted, symbol and string tables and
- * .usdt.sites grown, only appended to, so no index in the object changes),
- * and renamed over the original (through symlinks: the file they name).
- * A failure leaves the original untouched.
+ * file beside it (through symlinks: beside the file they name), edited
+ * there with libelf (ELF_C_RDWR: code bytes patched in place, relocation
+ * sections compacted, symbol and string tables and .usdt.sites grown, only
+ * appended to, so no index in the object changes).  The temporary joins the
+ * caller's set (rewrite_opts_t.temps, fileio.h), which puts every object
+ * and the -G output in place together only once all of them are written:
+ * a failure anywhere leaves every object as it was.
  *
  * Nothing here prints: -v explanations go to the caller's callback, errors
  * into err_t.
@@ -129,6 +131,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "insn.h"
 #include "rewrite.h"
 #include "strbuf.h"
@@ -504,6 +507,8 @@ typedef struct object {
 	name_map_t defined;		/* name -> index of defined symbols */
 	char alias_prefix[32];		/* "__$dtrace<key>." */
 	uint32_t key;			/* rewrite_alias_key of its real path */
+	tempset_t *temps;		/* where the rewritten copy goes */
+	size_t filesize;		/* of the object as read */
 } object_t;
 
 static void __attribute__((format(printf, 2, 3)))
@@ -706,19 +711,69 @@ object_free(object_t *ob)
 	ob->funcs = NULL;
 }
 
+/*
+ * What libelf would quietly change when it writes the object back, refused
+ * (-G would otherwise write what it never checked): a section past the end
+ * of the file, an alignment that is
+ * not a power of two or exceeds the file (libelf pads each section's
+ * offset to it: 1 GiB would make a 1 GiB object), a table whose entry size
+ * is not its type's (libelf reads a RELA section of a bogus size as empty
+ * and writes it back live), a string table whose last string has no NUL
+ * (appended names would run on from it).
+ */
+static int
+check_section(object_t *ob, size_t idx, const GElf_Shdr *sh, size_t filesize, err_t *e)
+{
+	static const struct { unsigned type; Elf_Type t; } tables[] = {
+		{ SHT_RELA, ELF_T_RELA }, { SHT_REL, ELF_T_REL }, { SHT_SYMTAB, ELF_T_SYM },
+	};
+	uint64_t align = sh->sh_addralign;
+	Elf_Data *d;
+
+	if (sh->sh_type != SHT_NOBITS && (sh->sh_offset > filesize ||
+	    sh->sh_size > filesize - sh->sh_offset))
+		return err_set(e, "%s: section %zu (%s) runs past the end of the file: "
+		    "not rewriting it", ob->path, idx, section_name(ob, idx));
+	if (align > 1 && ((align & (align - 1)) != 0 || align > filesize))
+		return err_set(e, "%s: section %zu (%s) asks for an alignment of %ju bytes, "
+		    "which the file (%zu bytes) cannot hold: not rewriting it", ob->path,
+		    idx, section_name(ob, idx), (uintmax_t)align, filesize);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (sh->sh_type == tables[i].type && sh->sh_entsize !=
+		    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT))
+			return err_set(e, "%s: section %zu (%s) has entries of %ju bytes, not "
+			    "the %zu of its type: not rewriting it", ob->path, idx,
+			    section_name(ob, idx), (uintmax_t)sh->sh_entsize,
+			    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT));
+	if (sh->sh_type == SHT_STRTAB && sh->sh_size > 0 &&
+	    ((d = elf_getdata(elf_getscn(ob->elf, idx), NULL)) == NULL || d->d_size == 0 ||
+	    ((const char *)d->d_buf)[d->d_size - 1] != '\0'))
+		return err_set(e, "%s: string table %zu (%s) does not end in a NUL: "
+		    "not rewriting it", ob->path, idx, section_name(ob, idx));
+	return 0;
+}
+
 /* Read the tables of an ELF object ob->elf. */
 static int
 object_init(object_t *ob, err_t *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	GElf_Ehdr eh;
 
 	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
-	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0)
+	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 || gelf_getehdr(ob->elf, &eh) == NULL)
 		return fail_libelf(e, ob->path, "elf_getshdrnum");
+	/* A cut object: libelf would see no sections at all. */
+	if (eh.e_shoff == 0 || eh.e_shoff > ob->filesize || ob->nsections == 0 ||
+	    ob->nsections > (ob->filesize - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1))
+		return err_set(e, "%s: its section headers lie past the end of the file "
+		    "(%zu bytes): truncated?", ob->path, ob->filesize);
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			return fail_libelf(e, ob->path, "gelf_getshdr");
+		if (check_section(ob, elf_ndxscn(scn), &sh, ob->filesize, e) != 0)
+			return -1;
 		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
 			ob->symscn = scn;
 			ob->symndx = elf_ndxscn(scn);
@@ -1523,54 +1578,43 @@ out:
 	return rc;
 }
 
-/* Copy src (open) into a new temporary file beside path; its fd, or -1. */
+/*
+ * Copy src (open) into a new temporary for path, in ts; its fd, or -1.  The
+ * temporary takes the object's owner, group and mode (fileio.h).
+ */
 static int
-copy_to_temp(int src, const char *path, const struct stat *st, char **tmp_out, err_t *e)
+copy_to_temp(tempset_t *ts, int src, const char *path, const struct stat *st, err_t *e)
 {
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0, fd;
-	char *tmp, buf[65536];
+	char buf[65536];
 	ssize_t n;
 	off_t at = 0;
+	int fd;
 
-	if (asprintf(&tmp, "%.*s.%s.usdtc-XXXXXX", dirlen, path,
-	    slash ? slash + 1 : path) < 0)
-		return err_errno(e, ENOMEM, "%s", path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		err_errno(e, errno, "%s: cannot create a temporary file beside it", path);
-		free(tmp);
+	if (tempset_add(ts, path, st, &fd, e) < 0)
 		return -1;
-	}
 	while ((n = pread(src, buf, sizeof(buf), at)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || write(fd, buf, (size_t)n) != n) {
-			err_errno(e, errno ? errno : EIO, "%s: copying to %s", path, tmp);
-			goto fail;
+		if (n < 0 || fd_write_all(fd, buf, (size_t)n) != 0) {
+			err_errno(e, errno ? errno : EIO, "%s: copying it", path);
+			close(fd);
+			return -1;
 		}
 		at += n;
 	}
-	if (fchmod(fd, st->st_mode & 07777) != 0) {
-		err_errno(e, errno, "%s", tmp);
-		goto fail;
-	}
-	*tmp_out = tmp;
 	return fd;
-fail:
-	close(fd);
-	unlink(tmp);
-	free(tmp);
-	return -1;
 }
 
-/* Edit a copy of the object and rename it over the original. */
+/*
+ * Edit a copy of the object in a temporary of ts, which the caller puts in
+ * place (tempset_commit) once everything else has succeeded.
+ */
 static int
 commit_object(const object_t *read_ob, int src, const char *real,
     const plan_t *p, const edits_t *ed, err_t *e)
 {
 	object_t ob;
 	struct stat st;
-	char *tmp = NULL;
 	int fd, rc = -1;
 
 	memset(&ob, 0, sizeof(ob));
@@ -1578,11 +1622,13 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	ob.t = read_ob->t;
 	ob.isa = read_ob->isa;
 	ob.o = read_ob->o;
+	ob.temps = read_ob->temps;
+	ob.filesize = read_ob->filesize;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
 	ob.key = read_ob->key;
 	if (fstat(src, &st) != 0)
 		return err_errno(e, errno, "%s", read_ob->path);
-	if ((fd = copy_to_temp(src, real, &st, &tmp, e)) < 0)
+	if ((fd = copy_to_temp(read_ob->temps, src, real, &st, e)) < 0)
 		return -1;
 	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
 		fail_libelf(e, read_ob->path, "elf_begin");
@@ -1596,12 +1642,7 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	if (ob.elf != NULL)
 		elf_end(ob.elf);
 	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", tmp);
-	if (rc == 0 && rename(tmp, real) != 0)
-		rc = err_errno(e, errno, "%s: cannot replace it with %s", read_ob->path, tmp);
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
+		rc = err_errno(e, errno, "%s", real);
 	return rc;
 }
 
@@ -1613,6 +1654,7 @@ typedef struct context {
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	probe_index_t probes;
+	tempset_t *temps;
 } context_t;
 
 static int
@@ -1665,6 +1707,7 @@ rewrite_one(context_t *cx, const char *path, const char *real,
     rewrite_sites_t *out, err_t *e)
 {
 	object_t ob;
+	struct stat st;
 	int fd, rc = 0;
 
 	memset(&ob, 0, sizeof(ob));
@@ -1672,11 +1715,13 @@ rewrite_one(context_t *cx, const char *path, const char *real,
 	ob.t = cx->t;
 	ob.isa = cx->isa;
 	ob.o = cx->o;
+	ob.temps = cx->temps;
 	ob.key = rewrite_alias_key(real);
 	snprintf(ob.alias_prefix, sizeof(ob.alias_prefix), "%s%08x.", ALIAS_PREFIX,
 	    ob.key);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return err_errno(e, errno, "%s", path);
+	if ((fd = file_open_regular(path, &st, e)) < 0)
+		return -1;
+	ob.filesize = (size_t)st.st_size;
 	if (!is_elf_file(fd)) {
 		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
 		keeps_every_stub(cx->m);
@@ -1698,7 +1743,8 @@ int
 rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
     size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
 {
-	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 } };
+	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 }, NULL };
+	tempset_t own = { NULL, 0, 0 };
 	char **seen;
 	int rc = 0;
 
@@ -1717,6 +1763,7 @@ rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
 		free(seen);
 		return err_errno(e, ENOMEM, "rewriting probe calls");
 	}
+	cx.temps = o != NULL && o->temps != NULL ? o->temps : &own;
 	for (size_t i = 0; i < npaths && rc == 0; i++) {
 		bool again = false;
 
@@ -1734,5 +1781,8 @@ rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
 		free(seen[i]);
 	free(seen);
 	probe_index_free(&cx.probes);
+	if (cx.temps == &own && rc == 0)
+		rc = tempset_commit(&own, e);
+	tempset_discard(&own);
 	return rc;
 }

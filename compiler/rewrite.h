@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "model.h"
 #include "target.h"
 
@@ -49,6 +50,12 @@ typedef void (*rewrite_note_fn)(void *ctx, const char *msg);
 typedef struct rewrite_opts {
 	rewrite_note_fn note;	/* NULL: explanations are dropped */
 	void *note_ctx;
+	/*
+	 * The rewritten objects' temporaries, for the caller to commit with
+	 * its output (fileio.h); NULL: rewrite_objects commits them itself
+	 * when every object is done, or none of them.
+	 */
+	tempset_t *temps;
 } rewrite_opts_t;
 
 /*
@@ -57,8 +64,7 @@ typedef struct rewrite_opts {
  * note), and append every site, new or recorded by an earlier run, to out,
  * with the anchors the objects refer to.
  * The objects must already have been checked against m (objgen.c does).
- * Returns 0, or -1 with e set; objects rewritten before a failure stay
- * rewritten and a later run finds their sites again.
+ * Returns 0, or -1 with e set; a failure leaves every object as it was.
  */
 int rewrite_objects(mdl_model_t *m, const usdt_target_t *t,
     char *const *paths, size_t npaths, const rewrite_opts_t *o,

@@ -22,4 +22,14 @@ int spawn_argv(char **argv, const int fds[3], pid_t *pidp);
 /* Wait for pid: 0 with its wait status in *statusp, or an error number. */
 int spawn_wait(pid_t pid, int *statusp);
 
+/*
+ * The child spawned and not yet waited for, or 0: a fatal signal's handler
+ * ends it (spawn_stop) before removing the temporaries, or the linker
+ * would go on to create its output after they are gone.
+ */
+extern volatile pid_t spawn_running;
+
+/* Kill the running child, if any, and reap it; async-signal-safe. */
+void spawn_stop(void);
+
 #endif

@@ -20,9 +20,10 @@
  * This file only turns the command line into one of those runs (backend_for
  * is the one place a target picks its writers), and owns
  * the process: it is the one place that prints errors that carry no source
- * position, and the one that exits.  Outputs are written to a temporary
- * file beside the destination and renamed into place only on success, so a
- * failed run never leaves a half-written file or clobbers an existing one.
+ * position, and the one that exits.  Outputs, and -G's rewritten input
+ * objects, are written to temporaries and put in place together only when
+ * everything succeeded (fileio.h, tempset): a failed or interrupted run
+ * leaves every file as it was.  An output that is also an input is refused.
  *
  * The options are dtrace's, with dtrace's meaning, because build systems
  * call `$(DTRACE) -h -s p.d -o p.h` and `$(DTRACE) -G -s p.d -o p.o a.o ...`
@@ -54,6 +55,7 @@
 #include "objgen.h"
 #include "source.h"
 #include "strbuf.h"
+#include "subproc.h"
 #include "target.h"
 #include "version.h"
 
@@ -152,68 +154,79 @@ push(char ***arrayp, size_t *countp, char *s)
 	*arrayp = p;
 }
 
-/* ---- the temporary output file ----------------------------------------- */
+/* ---- temporaries ----------------------------------------------------- */
 
 /*
- * The one temporary file a run may own.  A signal that ends the run
- * removes it, so an interrupted build leaves nothing behind either.
+ * Every temporary a run owns: the output's and, with -G, each rewritten
+ * input object's (fileio.h).  A fatal signal removes them all, so an
+ * interrupted build leaves every file as it was and nothing beside it.
  */
-static char temp_path[4096];
-
-static void
-temp_remove(void)
-{
-	if (temp_path[0] != '\0') {
-		unlink(temp_path);
-		temp_path[0] = '\0';
-	}
-}
+static tempset_t temps;
 
 static void
 on_signal(int sig)
 {
-	if (temp_path[0] != '\0')
-		unlink(temp_path);
+	spawn_stop();	/* a linker must not create its output afterwards */
+	tempset_unlink_all(&temps);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-/* Create the temporary beside dest; returns 0, or -1 with e set. */
-static int
-temp_create(const char *dest, err_t *e)
+/*
+ * Catch the fatal signals, except those the parent had ignored: under
+ * nohup a hangup must not end the run.
+ */
+static void
+catch_signals(void)
 {
-	int fd;
+	for (int i = 0; tempset_signals[i] != 0; i++) {
+		struct sigaction sa, old;
 
-	if (snprintf(temp_path, sizeof(temp_path), "%s.tmp.XXXXXX", dest) >=
-	    (int)sizeof(temp_path)) {
-		temp_path[0] = '\0';
-		return err_set(e, "%s: output path too long", dest);
+		if (sigaction(tempset_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (int j = 0; tempset_signals[j] != 0; j++)
+			sigaddset(&sa.sa_mask, tempset_signals[j]);
+		sigaction(tempset_signals[i], &sa, NULL);
 	}
-	if ((fd = mkstemp(temp_path)) < 0) {
-		int saved = errno;
-
-		temp_path[0] = '\0';
-		return err_errno(e, saved, "cannot create a file beside %s", dest);
-	}
-	close(fd);
-	return 0;
 }
 
-/* Give the finished temporary the mode a new file gets, then rename it. */
-static int
-temp_commit(const char *dest, err_t *e)
+/* The temporary for the output out: the name to write; NULL with e set. */
+static const char *
+output_temp(const char *out, err_t *e)
 {
-	mode_t mask = umask(0);
+	int fd, i = tempset_add(&temps, out, NULL, &fd, e);
 
-	umask(mask);
-	if (chmod(temp_path, 0666 & ~mask) != 0 || rename(temp_path, dest) != 0) {
-		int saved = errno;
+	if (i < 0)
+		return NULL;
+	close(fd);
+	return tempset_path(&temps, i);
+}
 
-		temp_remove();
-		return err_errno(e, saved, "cannot write %s", dest);
-	}
-	temp_path[0] = '\0';
-	return 0;
+/*
+ * An output that is also an input (the same file under any name: st_dev
+ * and st_ino) would destroy the input; refused, as cc does.
+ */
+static bool
+output_is_input(const options_t *o, const char *out)
+{
+	struct stat so, si;
+	char *const *lists[] = { o->scripts, o->operands };
+	size_t counts[] = { o->nscripts, o->mode == MODE_OBJECT ? o->noperands : 0 };
+
+	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return false;
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++)
+			if (stat(lists[l][i], &si) == 0 && si.st_dev == so.st_dev &&
+			    si.st_ino == so.st_ino) {
+				error("the output %s is also an input (%s): refusing to "
+				    "overwrite it", out, lists[l][i]);
+				return true;
+			}
+	return false;
 }
 
 static int
@@ -516,7 +529,7 @@ static int
 output_done(const options_t *o, const char *out, int rc, const err_t *e)
 {
 	if (rc != 0) {
-		temp_remove();
+		tempset_discard(&temps);
 		error("%s", e->msg);
 		return 1;
 	}
@@ -529,6 +542,7 @@ static int
 run_header(const options_t *o, mdl_model_t *m, const char *out)
 {
 	strbuf_t text;
+	const char *tmp;
 	err_t e;
 	int rc;
 
@@ -539,11 +553,11 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 		error("out of memory writing %s", out);
 		return 1;
 	}
-	rc = temp_create(out, &e);
+	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = write_all(temp_path, text.data, text.len, &e);
+		rc = write_all(tmp, text.data, text.len, &e);
 	if (rc == 0)
-		rc = temp_commit(out, &e);
+		rc = tempset_commit(&temps, &e);
 	sb_free(&text);
 	return output_done(o, out, rc, &e);
 }
@@ -559,16 +573,18 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.ld_cmd = o->ld_cmd,
 		.drti_missing = drti_object_missing(o->target),
 		.drti_ld = drti_linker(o->target),
+		.temps = &temps,
 	};
+	const char *tmp;
 	err_t e;
 	int rc;
 
 	go.drti = drti_object_for(o->target, &go.drti_size);
-	rc = temp_create(out, &e);
+	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = backend_for(o->target)->object(m, o->target, &go, temp_path, &e);
+		rc = backend_for(o->target)->object(m, o->target, &go, tmp, &e);
 	if (rc == 0)
-		rc = temp_commit(out, &e);
+		rc = tempset_commit(&temps, &e);
 	return output_done(o, out, rc, &e);
 }
 
@@ -591,7 +607,7 @@ run_compile(options_t *o)
 		error("out of memory");
 		return 1;
 	}
-	if ((m = parse_scripts(o)) == NULL) {
+	if (output_is_input(o, out) || (m = parse_scripts(o)) == NULL) {
 		free(out);
 		return 1;
 	}
@@ -633,9 +649,7 @@ main(int argc, char **argv)
 	options_t o = { 0 };
 	int rc;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	catch_signals();
 	parse_args(&o, argc, argv);
 	apply_environment(&o);
 	switch (o.mode) {

@@ -264,7 +264,7 @@ static int
 run_rewrite(mdl_model_t *m, const char *path, rewrite_sites_t *sites, notes_t *notes,
     err_t *e)
 {
-	rewrite_opts_t o = { collect_note, notes };
+	rewrite_opts_t o = { collect_note, notes, NULL };
 	char *paths[] = { (char *)path };
 
 	memset(notes, 0, sizeof(*notes));
