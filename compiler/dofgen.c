@@ -46,6 +46,7 @@
 
 #include "dof.h"
 #include "dofgen.h"
+#include "hash.h"
 #include "strbuf.h"
 #include "version.h"
 
@@ -74,17 +75,6 @@ typedef struct strtab {
 	bool failed;
 } strtab_t;
 
-static uint32_t
-hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
 static bool
 strtab_grow(strtab_t *st)
 {
@@ -112,7 +102,7 @@ strtab_grow(strtab_t *st)
 static uint32_t
 strtab_add_block(strtab_t *st, const char *block, size_t len)
 {
-	uint32_t h = hash_bytes(block, len);
+	uint32_t h = hash32_bytes(HASH32_FNV_OFFSET, block, len);
 	size_t j;
 
 	if (st->failed)

@@ -6,6 +6,10 @@
  * it: it is short, needs no table, and spreads names that differ only in
  * their last characters, as generated probe and symbol names do.  It is
  * not a cryptographic hash and nothing here relies on it being one.
+ *
+ * The 32-bit form serves where the value is written out and must stay as
+ * it is (the object key in -G's alias names, rewrite.c) and the DOF
+ * string table's index (dofgen.c).
  */
 #ifndef USDTC_HASH_H
 #define USDTC_HASH_H
@@ -37,6 +41,20 @@ hash_str(uint64_t h, const char *s)
 		h ^= (unsigned char)*s;
 		h *= HASH_FNV_PRIME;
 	} while (*s++ != '\0');
+	return h;
+}
+
+#define HASH32_FNV_OFFSET	2166136261u
+#define HASH32_FNV_PRIME	16777619u
+
+/* Continue the 32-bit hash h over n bytes. */
+static inline uint32_t
+hash32_bytes(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * HASH32_FNV_PRIME;
 	return h;
 }
 

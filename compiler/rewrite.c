@@ -132,6 +132,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "hash.h"
 #include "insn.h"
 #include "rewrite.h"
 #include "strbuf.h"
@@ -258,11 +259,7 @@ typedef struct name_map {
 static uint32_t
 hash_name(const char *s)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	return hash32_bytes(HASH32_FNV_OFFSET, s, strlen(s));
 }
 
 static int
