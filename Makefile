@@ -254,9 +254,12 @@ deps:
 # length).  `make test` replays the seeds and tests/fuzz/regress/ through
 # them with the build's own compiler and sanitizers (replay.c, no
 # libFuzzer); `make fuzz` builds them with clang's libFuzzer in
-# build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign).
+# build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign), or,
+# given FUZZ_CPU_SECONDS, until each has used that much CPU time.
 FUZZERS = frontend decode macho rewrite
 FUZZ_SECONDS ?= 60
+FUZZ_CPU_SECONDS ?= 0
+FUZZ_NICE ?= 19
 REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
 
 $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a
@@ -272,6 +275,7 @@ fuzzers: $(FUZZERS:%=$(B)/fuzz/fuzz_%) $(USDTC)
 fuzz:
 	$(MAKE) B=build-fuzz CC=clang FUZZ=1 fuzzers
 	USDTC=$(abspath build-fuzz/usdtc) B=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_CPU_SECONDS=$(FUZZ_CPU_SECONDS) FUZZ_NICE=$(FUZZ_NICE) \
 		bash tests/fuzz/campaign $(FUZZERS)
 
 replays: $(REPLAYS)
