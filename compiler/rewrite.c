@@ -750,6 +750,25 @@ check_section(object_t *ob, size_t idx, const GElf_Shdr *sh, size_t filesize, er
 	return 0;
 }
 
+/*
+ * The section names must come from a string table: -G adds the name of
+ * .usdt.sites to it.  With e_shstrndx 0 (or pointing at anything else)
+ * libelf would be asked to grow section 0 and abort in elf_update.
+ */
+static int
+shstrtab_check(const object_t *ob, err_t *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (ob->shstrndx == SHN_UNDEF || ob->shstrndx >= ob->nsections ||
+	    (scn = elf_getscn(ob->elf, ob->shstrndx)) == NULL || gelf_getshdr(scn, &sh) == NULL ||
+	    sh.sh_type != SHT_STRTAB)
+		return err_set(e, "%s: its section names are not in a string table "
+		    "(e_shstrndx %zu): not rewriting it", ob->path, ob->shstrndx);
+	return 0;
+}
+
 /* Read the tables of an ELF object ob->elf. */
 static int
 object_init(object_t *ob, err_t *e)
@@ -766,6 +785,8 @@ object_init(object_t *ob, err_t *e)
 	    ob->nsections > (ob->filesize - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1))
 		return err_set(e, "%s: its section headers lie past the end of the file "
 		    "(%zu bytes): truncated?", ob->path, ob->filesize);
+	if (shstrtab_check(ob, e) != 0)
+		return -1;
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			return fail_libelf(e, ob->path, "gelf_getshdr");
