@@ -157,9 +157,16 @@ typedef struct pending_reloc {
 	const char *symbol;
 } pending_reloc_t;
 
+/* A record's entries by index in its provider's PROFFS and PRENOFFS. */
+typedef struct pending_record {
+	const char *probe, *func, *symbol;
+	uint32_t offidx, noffs, enoffidx, nenoffs;
+} pending_record_t;
+
 typedef struct prov_out {
 	const mdl_provider_t *prov;
 	strbuf_t probes, prargs, proffs, prenoffs, reltab;
+	strbuf_t records;	/* pending_record_t per record */
 	size_t nrecords;
 	pending_reloc_t *relocs;
 	size_t nrelocs, relocs_cap;
@@ -197,6 +204,7 @@ prov_out_free(prov_out_t *po)
 	sb_free(&po->proffs);
 	sb_free(&po->prenoffs);
 	sb_free(&po->reltab);
+	sb_free(&po->records);
 	free(po->relocs);
 }
 
@@ -204,7 +212,7 @@ static bool
 prov_out_failed(const prov_out_t *po)
 {
 	return po->probes.failed || po->prargs.failed || po->proffs.failed ||
-	    po->prenoffs.failed || po->reltab.failed;
+	    po->prenoffs.failed || po->reltab.failed || po->records.failed;
 }
 
 /*
@@ -410,6 +418,10 @@ add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const size_t *member
 	sb_append(&po->proffs, offs, noffs * sizeof(uint32_t));
 	sb_append(&po->prenoffs, enoffs, nenoffs * sizeof(uint32_t));
 	sb_append(&po->probes, &rec, sizeof(rec));
+	pending_record_t where = { pr->dof_name, site->func,
+	    site->func_addr == 0 ? site->symbol : NULL, rec.dofpr_offidx,
+	    rec.dofpr_noffs, rec.dofpr_enoffidx, rec.dofpr_nenoffs };
+	sb_append(&po->records, &where, sizeof(where));
 	if (site->func_addr == 0 &&
 	    add_pending_reloc(g, po, (uint32_t)po->nrecords, site->symbol) != 0)
 		return -1;
@@ -645,6 +657,33 @@ fill_header(const gen_t *g, dof_hdr_t *h)
 	h->dofh_secoff = sizeof(dof_hdr_t);
 }
 
+/* Where each record's site entries landed (dof_record_loc_t). */
+static int
+locate_records(const gen_t *g, dof_record_locs_t *out)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < g->nprovs; i++)
+		n += g->provs[i].nrecords;
+	if (n > 0 && (out->v = calloc(n, sizeof(*out->v))) == NULL)
+		return err_set(g->e, "out of memory listing the DOF's probe records");
+	for (size_t i = 0; i < g->nprovs; i++) {
+		const prov_out_t *po = &g->provs[i];
+		const pending_record_t *r = (const void *)po->records.data;
+		uint64_t offs = g->secs[po->s_proffs].offset;
+		uint64_t enoffs = po->s_prenoffs == NO_SECTION ? 0 :
+		    g->secs[po->s_prenoffs].offset;
+
+		for (size_t j = 0; j < po->nrecords; j++, k++)
+			out->v[k] = (dof_record_loc_t){ po->prov->name, r[j].probe,
+			    r[j].func, r[j].symbol, offs + 4 * (uint64_t)r[j].offidx,
+			    r[j].noffs, r[j].nenoffs ? enoffs + 4 * (uint64_t)r[j].enoffidx : 0,
+			    r[j].nenoffs };
+	}
+	out->n = n;
+	return 0;
+}
+
 /* The bytes, and the list of u64s the object writer must relocate. */
 static int
 write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
@@ -701,11 +740,20 @@ int
 dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e)
 {
+	return dof_generate_located(m, t, out, NULL, e);
+}
+
+int
+dof_generate_located(const mdl_model_t *m, const usdt_target_t *t,
+    dof_image_t *out, dof_record_locs_t *where, err_t *e)
+{
 	gen_t g;
 	dof_hdr_t h;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	if (where != NULL)
+		memset(where, 0, sizeof(*where));
 	memset(&g, 0, sizeof(g));
 	g.m = m;
 	g.t = t;
@@ -725,6 +773,7 @@ dof_generate(const mdl_model_t *m, const usdt_target_t *t,
 		sb_init(&po->proffs);
 		sb_init(&po->prenoffs);
 		sb_init(&po->reltab);
+		sb_init(&po->records);
 		g.nprovs++;
 		if (build_provider(&g, po) != 0)
 			goto out;
@@ -741,7 +790,9 @@ dof_generate(const mdl_model_t *m, const usdt_target_t *t,
 		goto out;
 	fill_header(&g, &h);
 	layout(&g, &h);
-	rc = write_image(&g, &h, out);
+	if ((rc = write_image(&g, &h, out)) == 0 && where != NULL &&
+	    (rc = locate_records(&g, where)) != 0)
+		dof_image_free(out);
 out:
 	gen_free(&g);
 	return rc;
@@ -755,4 +806,12 @@ dof_image_free(dof_image_t *img)
 	free(img->data);
 	free(img->relocs);
 	memset(img, 0, sizeof(*img));
+}
+
+void
+dof_record_locs_free(dof_record_locs_t *where)
+{
+	free(where->v);
+	where->v = NULL;
+	where->n = 0;
 }

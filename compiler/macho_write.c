@@ -105,7 +105,6 @@
 #include <unistd.h>
 #include <elf.h>
 
-#include "decode.h"
 #include "dof.h"
 #include "dofgen.h"
 #include "fileio.h"
@@ -610,41 +609,30 @@ relocate_entries(mw_t *w, size_t sect, uint64_t at, size_t n, size_t function,
 	return w->failed ? -1 : 0;
 }
 
-/* Every site entry of every record of the image: relative to the DOF. */
+/*
+ * Every site entry of every record of the image: relative to the DOF.
+ * dofgen.c says where each record's entries are (dof_record_loc_t).
+ */
 static int
-relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_image_t *img,
+relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_record_locs_t *where,
     err_t *e)
 {
-	dof_decoded_t d;
-	err_t de;
 	int rc = 0;
 
-	if (dof_decode(img->data, img->size, &d, &de) != 0)
-		return err_set(e, "the DOF just written does not decode: %s", de.msg);
-	for (size_t i = 0; i < d.nproviders && rc == 0; i++) {
-		const dofd_provider_t *pv = &d.providers[i];
+	for (size_t i = 0; i < where->n && rc == 0; i++) {
+		const dof_record_loc_t *r = &where->v[i];
+		size_t fn = r->symbol ? mw_find_symbol(w, r->symbol) : (size_t)-1;
 
-		for (size_t j = 0; j < pv->nprobes && rc == 0; j++) {
-			const dofd_probe_t *r = &pv->probes[j];
-			size_t fn = r->reloc ? mw_find_symbol(w, r->reloc) : (size_t)-1;
-
-			if (fn == (size_t)-1) {
-				rc = err_set(e, "provider %s probe %s: no unit symbol for "
-				    "function %s", pv->name, r->name, r->func);
-				break;
-			}
-			rc = relocate_entries(w, sect, d.secs[pv->raw.dofpv_proffs].hdr.dofs_offset +
-			    4 * (uint64_t)r->raw.dofpr_offidx, r->raw.dofpr_noffs, fn, dof_sym);
-			if (rc == 0 && r->nenoffs > 0)
-				rc = relocate_entries(w, sect,
-				    d.secs[pv->raw.dofpv_prenoffs].hdr.dofs_offset +
-				    4 * (uint64_t)r->raw.dofpr_enoffidx, r->nenoffs, fn, dof_sym);
-			if (rc != 0 && w->failed)
-				err_set(e, "out of memory relocating the DOF of provider %s",
-				    pv->name);
-		}
+		if (fn == (size_t)-1)
+			return err_set(e, "provider %s probe %s: no unit symbol for "
+			    "function %s", r->provider, r->probe, r->func);
+		rc = relocate_entries(w, sect, r->offs_at, r->noffs, fn, dof_sym);
+		if (rc == 0 && r->nenoffs > 0)
+			rc = relocate_entries(w, sect, r->enoffs_at, r->nenoffs, fn, dof_sym);
+		if (rc != 0 && w->failed)
+			err_set(e, "out of memory relocating the DOF of provider %s",
+			    r->provider);
 	}
-	dof_decoded_free(&d);
 	return rc;
 }
 
@@ -655,30 +643,34 @@ add_dof_section(mw_t *w, const mdl_model_t *m, const usdt_target_t *t,
 {
 	mdl_model_t one = *m;
 	dof_image_t img;
+	dof_record_locs_t where;
 	char name[17], *label;
 	size_t sect, sym;
 	int rc;
 
 	one.providers = p;
 	one.nproviders = 1;
-	if (dof_generate(&one, t, &img, e) != 0)
+	if (dof_generate_located(&one, t, &img, &where, e) != 0)
 		return -1;
 	dof_section_name(w, (*p)->name, name);
 	sect = mw_add_section(w, MACHO_DOF_SEGMENT, name,
 	    S_DTRACE_DOF | S_ATTR_NO_DEAD_STRIP, 3);
 	if (asprintf(&label, "__dtrace_dof_for_provider_%s", (*p)->name) < 0) {
 		dof_image_free(&img);
+		dof_record_locs_free(&where);
 		return err_set(e, "out of memory naming the DOF of provider %s", (*p)->name);
 	}
 	sym = mw_add_symbol(w, label, N_SECT, 0, sect, 0);
 	free(label);
 	if (w->failed) {
 		dof_image_free(&img);
+		dof_record_locs_free(&where);
 		return err_set(e, "out of memory building the Mach-O object");
 	}
 	sb_append(&w->sects[sect].data, img.data, img.size);
-	rc = relocate_sites(w, sect, sym, &img, e);
+	rc = relocate_sites(w, sect, sym, &where, e);
 	dof_image_free(&img);
+	dof_record_locs_free(&where);
 	return rc;
 }
 
