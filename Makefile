@@ -58,7 +58,10 @@ CORE_SRCS = \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
-	compiler/list.c
+	compiler/list.c \
+	compiler/magic.c \
+	compiler/sites.c \
+	compiler/objin.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o)
 CORE_LIB = $(B)/libusdtc.a

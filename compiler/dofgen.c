@@ -47,6 +47,7 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "hash.h"
+#include "sites.h"
 #include "strbuf.h"
 #include "version.h"
 
@@ -186,6 +187,7 @@ typedef struct section {
 
 typedef struct gen {
 	const mdl_model_t *m;
+	const site_table_t *sites;	/* NULL: the sites the model records */
 	const usdt_target_t *t;
 	err_t *e;
 	strtab_t strtab;
@@ -379,19 +381,20 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 
 /*
  * The record of probe pr for one function: the offsets of its sites
- * (members, n indices into pr->sites, the first site first).  offs/enoffs
+ * (members, n indices into sites, the first site first).  offs/enoffs
  * are scratch arrays of at least n entries.
  */
 static int
-add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const size_t *members,
-    size_t n, const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
+add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const mdl_site_t *sites,
+    const size_t *members, size_t n, const dof_probe_t *proto, uint32_t *offs,
+    uint32_t *enoffs)
 {
-	const mdl_site_t *site = &pr->sites[members[0]];
+	const mdl_site_t *site = &sites[members[0]];
 	size_t noffs = 0, nenoffs = 0;
 	dof_probe_t rec = *proto;
 
 	for (size_t i = 0; i < n; i++) {
-		const mdl_site_t *s = &pr->sites[members[i]];
+		const mdl_site_t *s = &sites[members[i]];
 
 		if (s->is_enabled)
 			enoffs[nenoffs++] = s->offset;
@@ -453,12 +456,15 @@ check_probe(gen_t *g, const mdl_provider_t *p, const mdl_probe_t *pr)
 static int
 add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 {
+	const site_list_t *list = g->sites ? site_table_of(g->sites, pr) : NULL;
+	const mdl_site_t *sites = g->sites ? (list ? list->v : NULL) : pr->sites;
+	size_t nsites = g->sites ? (list ? list->n : 0) : pr->nsites;
 	dof_probe_t proto;
 	uint32_t *offs, *enoffs;
 	site_order_t order = { NULL, NULL, NULL, 0 };
 	int rc = 0;
 
-	if (pr->nsites == 0)
+	if (nsites == 0)
 		return 0;
 	if (check_probe(g, po->prov, pr) != 0)
 		return -1;
@@ -477,23 +483,24 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 		sb_append(&po->prargs, pr->argmap, pr->xargc);
 	}
 
-	offs = malloc(pr->nsites * sizeof(uint32_t));
-	enoffs = malloc(pr->nsites * sizeof(uint32_t));
+	offs = malloc(nsites * sizeof(uint32_t));
+	enoffs = malloc(nsites * sizeof(uint32_t));
 	if (offs == NULL || enoffs == NULL ||
-	    site_order_init(&order, pr->sites, pr->nsites) != 0) {
+	    site_order_init(&order, sites, nsites) != 0) {
 		rc = err_set(g->e, "out of memory building DOF probe records");
 		goto out;
 	}
-	for (size_t i = 0; i < pr->nsites; i++)
-		if (pr->sites[i].is_enabled)
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i].is_enabled)
 			g->any_enabled = true;
 	for (size_t k = 0; k < order.ngroups && rc == 0; k++) {
 		size_t start = order.group[k], end = start + 1;
 
-		while (end < pr->nsites && (end == start ||
-		    cmp_function(&pr->sites[order.idx[start]], &pr->sites[order.idx[end]]) == 0))
+		while (end < nsites && (end == start ||
+		    cmp_function(&sites[order.idx[start]], &sites[order.idx[end]]) == 0))
 			end++;
-		rc = add_record(g, po, pr, &order.idx[start], end - start, &proto, offs, enoffs);
+		rc = add_record(g, po, pr, sites, &order.idx[start], end - start, &proto,
+		    offs, enoffs);
 	}
 out:
 	site_order_free(&order);
@@ -740,12 +747,12 @@ int
 dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e)
 {
-	return dof_generate_located(m, t, out, NULL, e);
+	return dof_generate_sites(m, NULL, t, out, NULL, e);
 }
 
 int
-dof_generate_located(const mdl_model_t *m, const usdt_target_t *t,
-    dof_image_t *out, dof_record_locs_t *where, err_t *e)
+dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
+    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e)
 {
 	gen_t g;
 	dof_hdr_t h;
@@ -756,6 +763,7 @@ dof_generate_located(const mdl_model_t *m, const usdt_target_t *t,
 		memset(where, 0, sizeof(*where));
 	memset(&g, 0, sizeof(g));
 	g.m = m;
+	g.sites = sites;
 	g.t = t;
 	g.e = e;
 	strtab_init(&g.strtab);

@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "sites.h"
 #include "target.h"
 
 /* A u64 in the image that must receive the address of symbol (+0). */
@@ -61,9 +62,14 @@ int dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e);
 void dof_image_free(dof_image_t *img);
 
-/* dof_generate, and where each probe record's site entries are in *where. */
-int dof_generate_located(const mdl_model_t *m, const usdt_target_t *t,
-    dof_image_t *out, dof_record_locs_t *where, err_t *e);
+/*
+ * dof_generate with the sites of a site table (sites.h: the -G stage's)
+ * instead of those the model records (libusdt's), and, if where is not
+ * NULL, where each probe record's site entries are (free it with
+ * dof_record_locs_free).
+ */
+int dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
+    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e);
 void dof_record_locs_free(dof_record_locs_t *where);
 
 #endif

@@ -60,6 +60,7 @@
 #include "dof.h"
 #include "fileio.h"
 #include "list.h"
+#include "magic.h"
 #include "macho_read.h"
 #include "stapsdt.h"
 #include "target.h"
@@ -106,7 +107,7 @@ typedef struct lister {
 static int
 elf_fail(lister_t *L, const char *call)
 {
-	return err_set(L->e, "%s: %s: %s", L->name, call, elf_errmsg(-1));
+	return err_libelf(L->e, L->name, call);
 }
 
 /* ---- printing helpers ------------------------------------------------ */
@@ -1025,15 +1026,18 @@ list_image(FILE *out, uint8_t *buf, size_t len, const char *name,
 	L.o = o;
 	L.name = name;
 	L.e = e;
-	if (len >= 4 && memcmp(buf, "\177DOF", 4) == 0) {
+	switch (file_magic(buf, len)) {
+	case MAGIC_DOF:
 		L.eh.e_type = ET_NONE;
 		return walk_dofs(&L, buf, len, "DOF file", &(relset_t){ NULL, 0 }, true);
-	}
-	if (macho_is_macho(buf, len))
+	case MAGIC_MACHO:
 		return list_macho(&L, buf, len);
-	if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0)
+	case MAGIC_ELF:
+		break;
+	default:
 		return err_set(e, "%s: neither an ELF file, a Mach-O file nor a DOF image",
 		    name);
+	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "%s: elf_version: libelf is out of date: %s",
 		    name, elf_errmsg(-1));
@@ -1068,7 +1072,7 @@ list_file_ex(FILE *out, const char *path, const list_opts_t *o, err_t *e)
 	size_t len = 0;
 	int rc;
 
-	if (file_read_regular(path, &buf, &len, e) != 0)
+	if (file_read_regular(path, &buf, &len, NULL, e) != 0)
 		return -1;
 	rc = list_image(out, buf, len, path, o, e);
 	free(buf);

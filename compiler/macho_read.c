@@ -57,18 +57,6 @@ inside(uint64_t off, uint64_t n, size_t len)
 	return off <= len && n <= len - off;
 }
 
-bool
-macho_is_macho(const void *buf, size_t len)
-{
-	uint32_t m;
-
-	if (len < 4)
-		return false;
-	m = le32(buf);
-	return m == MH_MAGIC_64 || m == MH_CIGAM_64 || m == MH_MAGIC ||
-	    m == MH_CIGAM || m == FAT_MAGIC || m == FAT_CIGAM;
-}
-
 const char *
 macho_arch_name(uint32_t cputype)
 {

@@ -475,7 +475,7 @@ apply_environment(options_t *o)
 typedef struct backend {
 	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(mdl_model_t *m, const usdt_target_t *t,
+	int (*object)(const mdl_model_t *m, const usdt_target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 
