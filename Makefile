@@ -61,7 +61,8 @@ CORE_SRCS = \
 	compiler/list.c \
 	compiler/magic.c \
 	compiler/sites.c \
-	compiler/objin.c
+	compiler/objin.c \
+	compiler/probefind.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o)
 CORE_LIB = $(B)/libusdtc.a

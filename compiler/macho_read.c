@@ -454,7 +454,7 @@ all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-/* Walk the DOFs of the section as list.c does, claiming pairs record by record. */
+/* Walk the DOFs of the section as probefind.c does, claiming pairs record by record. */
 static int
 claim_dofs(const macho_file_t *f, size_t i, dof_pair_t *pairs, size_t npairs,
     macho_dof_rel_t **out, size_t *n, err_t *e)
