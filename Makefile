@@ -58,7 +58,11 @@ CORE_SRCS = \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
-	compiler/list.c
+	compiler/list.c \
+	compiler/magic.c \
+	compiler/sites.c \
+	compiler/objin.c \
+	compiler/probefind.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o)
 CORE_LIB = $(B)/libusdtc.a
@@ -85,11 +89,24 @@ $(CORE_LIB): $(CORE_OBJS)
 # Header dependencies come from the compiler (-MMD -MP, the .d files beside
 # the objects); the generated parser.h must exist before the first build.
 DEPFLAGS = -MMD -MP
-$(B)/compiler/%.o: compiler/%.c | $(B)/parser.h
+
+# The flags are a dependency too: -MMD tracks headers, not the command
+# line, and a build/ kept across a change of flags (CFLAGS=, CC=, a new
+# warning, drti_lite's CET options) would keep objects built the old way.
+# $(FLAGS) is every compile command's compiler and flags; $(B)/.flags holds
+# them and every object's rule lists it.  It is rewritten only when they
+# differ (the comparison is at the end of this file, once every flag is
+# defined), so objects are rebuilt exactly then.
+FLAGS = $(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) | $(TEST_CFLAGS) | $(PIC_CFLAGS) | \
+	$(DRTI_FLAGS) $(DRTI_CET) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
+$(B)/.flags:
+	@mkdir -p $(B) && printf '%s\n' '$(subst ','\'',$(strip $(FLAGS)))' > $@
+
+$(B)/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/prog/%.o: usdtc/%.c | $(B)/parser.h
+$(B)/prog/%.o: usdtc/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iusdtc $(DEPFLAGS) -c -o $@ $<
 
@@ -103,7 +120,7 @@ $(B)/lexer.c: compiler/lexer.l $(B)/parser.h
 
 # Generated code is not ours to warn about beyond what its tools allow.
 GEN_CFLAGS = -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter
-$(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c $(B)/parser.h
+$(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c $(B)/parser.h $(B)/.flags
 	$(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # The core again with ASan and UBSan, for the test drivers (tests/unit,
@@ -122,15 +139,15 @@ $(B)/test/libusdtc.a: $(TEST_OBJS)
 $(B)/test/libusdtc-prog.a: $(TEST_PROG_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/test/usdtc/%.o: usdtc/%.c | $(B)/parser.h
+$(B)/test/usdtc/%.o: usdtc/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Iusdtc $(DEPFLAGS) -c -o $@ $<
 
-$(B)/test/compiler/%.o: compiler/%.c | $(B)/parser.h
+$(B)/test/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h
+$(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
@@ -142,7 +159,7 @@ $(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h
 # property note is not written by -G, so no BTI/PAC is asked for there.
 DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) \
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
-$(DRTI): runtime/drti_lite.c
+$(DRTI): runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
 		$(DRTI_CET) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
@@ -164,19 +181,19 @@ DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 DRTI_FLAGS = -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
-$(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c
+$(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_FREEBSD $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c
+$(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c
+$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
 
-$(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS)
+$(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' \
 		$(foreach t,$(DRTI_TARGETS),-DDRTI_$(subst -,_,$(t))='"$(B)/runtime/drti-$(t).o"') \
@@ -210,15 +227,15 @@ libusdt: $(LIBUSDT)
 $(PIC_CORE_LIB): $(PIC_CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/pic/compiler/%.o: compiler/%.c | $(B)/parser.h
+$(B)/pic/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/pic/runtime/%.o: runtime/%.c
+$(B)/pic/runtime/%.o: runtime/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) -Iruntime $(DEPFLAGS) -c -o $@ $<
 
-$(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S
+$(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c -o $@ $<
 
@@ -262,9 +279,9 @@ FUZZ_CPU_SECONDS ?= 0
 FUZZ_NICE ?= 19
 REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
 
-$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(filter-out $(B)/.flags,$^) $(LDLIBS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -314,6 +331,12 @@ clean:
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))
 -include $(wildcard $(DEPFILES))
+
+ifneq ($(strip $(FLAGS)),$(strip $(file <$(B)/.flags)))
+$(B)/.flags: FORCE
+endif
+FORCE:
+.PHONY: FORCE
 
 include mk/install.mk
 

@@ -2,7 +2,7 @@
  * decode.h - strict readers for DOF images and .note.stapsdt sections.
  *
  * Both take (buffer, length), never a file, so unit tests and fuzzers feed
- * them bytes directly; list.c finds the bytes in ELF files.  They check
+ * them bytes directly; probefind.c finds the bytes in files.  They check
  * everything a consumer relies on (see decode.c) and fail with one precise
  * message naming the section, record and field at fault.  The buffer may
  * have any alignment.  Decoded strings point into the buffer, which must

@@ -47,6 +47,7 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "hash.h"
+#include "sites.h"
 #include "strbuf.h"
 #include "version.h"
 
@@ -157,9 +158,16 @@ typedef struct pending_reloc {
 	const char *symbol;
 } pending_reloc_t;
 
+/* A record's entries by index in its provider's PROFFS and PRENOFFS. */
+typedef struct pending_record {
+	const char *probe, *func, *symbol;
+	uint32_t offidx, noffs, enoffidx, nenoffs;
+} pending_record_t;
+
 typedef struct prov_out {
 	const mdl_provider_t *prov;
 	strbuf_t probes, prargs, proffs, prenoffs, reltab;
+	strbuf_t records;	/* pending_record_t per record */
 	size_t nrecords;
 	pending_reloc_t *relocs;
 	size_t nrelocs, relocs_cap;
@@ -179,6 +187,7 @@ typedef struct section {
 
 typedef struct gen {
 	const mdl_model_t *m;
+	const site_table_t *sites;	/* NULL: the sites the model records */
 	const usdt_target_t *t;
 	err_t *e;
 	strtab_t strtab;
@@ -197,6 +206,7 @@ prov_out_free(prov_out_t *po)
 	sb_free(&po->proffs);
 	sb_free(&po->prenoffs);
 	sb_free(&po->reltab);
+	sb_free(&po->records);
 	free(po->relocs);
 }
 
@@ -204,7 +214,7 @@ static bool
 prov_out_failed(const prov_out_t *po)
 {
 	return po->probes.failed || po->prargs.failed || po->proffs.failed ||
-	    po->prenoffs.failed || po->reltab.failed;
+	    po->prenoffs.failed || po->reltab.failed || po->records.failed;
 }
 
 /*
@@ -371,19 +381,20 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 
 /*
  * The record of probe pr for one function: the offsets of its sites
- * (members, n indices into pr->sites, the first site first).  offs/enoffs
+ * (members, n indices into sites, the first site first).  offs/enoffs
  * are scratch arrays of at least n entries.
  */
 static int
-add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const size_t *members,
-    size_t n, const dof_probe_t *proto, uint32_t *offs, uint32_t *enoffs)
+add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const mdl_site_t *sites,
+    const size_t *members, size_t n, const dof_probe_t *proto, uint32_t *offs,
+    uint32_t *enoffs)
 {
-	const mdl_site_t *site = &pr->sites[members[0]];
+	const mdl_site_t *site = &sites[members[0]];
 	size_t noffs = 0, nenoffs = 0;
 	dof_probe_t rec = *proto;
 
 	for (size_t i = 0; i < n; i++) {
-		const mdl_site_t *s = &pr->sites[members[i]];
+		const mdl_site_t *s = &sites[members[i]];
 
 		if (s->is_enabled)
 			enoffs[nenoffs++] = s->offset;
@@ -410,6 +421,10 @@ add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const size_t *member
 	sb_append(&po->proffs, offs, noffs * sizeof(uint32_t));
 	sb_append(&po->prenoffs, enoffs, nenoffs * sizeof(uint32_t));
 	sb_append(&po->probes, &rec, sizeof(rec));
+	pending_record_t where = { pr->dof_name, site->func,
+	    site->func_addr == 0 ? site->symbol : NULL, rec.dofpr_offidx,
+	    rec.dofpr_noffs, rec.dofpr_enoffidx, rec.dofpr_nenoffs };
+	sb_append(&po->records, &where, sizeof(where));
 	if (site->func_addr == 0 &&
 	    add_pending_reloc(g, po, (uint32_t)po->nrecords, site->symbol) != 0)
 		return -1;
@@ -441,12 +456,15 @@ check_probe(gen_t *g, const mdl_provider_t *p, const mdl_probe_t *pr)
 static int
 add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 {
+	const site_list_t *list = g->sites ? site_table_of(g->sites, pr) : NULL;
+	const mdl_site_t *sites = g->sites ? (list ? list->v : NULL) : pr->sites;
+	size_t nsites = g->sites ? (list ? list->n : 0) : pr->nsites;
 	dof_probe_t proto;
 	uint32_t *offs, *enoffs;
 	site_order_t order = { NULL, NULL, NULL, 0 };
 	int rc = 0;
 
-	if (pr->nsites == 0)
+	if (nsites == 0)
 		return 0;
 	if (check_probe(g, po->prov, pr) != 0)
 		return -1;
@@ -465,23 +483,24 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 		sb_append(&po->prargs, pr->argmap, pr->xargc);
 	}
 
-	offs = malloc(pr->nsites * sizeof(uint32_t));
-	enoffs = malloc(pr->nsites * sizeof(uint32_t));
+	offs = malloc(nsites * sizeof(uint32_t));
+	enoffs = malloc(nsites * sizeof(uint32_t));
 	if (offs == NULL || enoffs == NULL ||
-	    site_order_init(&order, pr->sites, pr->nsites) != 0) {
+	    site_order_init(&order, sites, nsites) != 0) {
 		rc = err_set(g->e, "out of memory building DOF probe records");
 		goto out;
 	}
-	for (size_t i = 0; i < pr->nsites; i++)
-		if (pr->sites[i].is_enabled)
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i].is_enabled)
 			g->any_enabled = true;
 	for (size_t k = 0; k < order.ngroups && rc == 0; k++) {
 		size_t start = order.group[k], end = start + 1;
 
-		while (end < pr->nsites && (end == start ||
-		    cmp_function(&pr->sites[order.idx[start]], &pr->sites[order.idx[end]]) == 0))
+		while (end < nsites && (end == start ||
+		    cmp_function(&sites[order.idx[start]], &sites[order.idx[end]]) == 0))
 			end++;
-		rc = add_record(g, po, pr, &order.idx[start], end - start, &proto, offs, enoffs);
+		rc = add_record(g, po, pr, sites, &order.idx[start], end - start, &proto,
+		    offs, enoffs);
 	}
 out:
 	site_order_free(&order);
@@ -645,6 +664,33 @@ fill_header(const gen_t *g, dof_hdr_t *h)
 	h->dofh_secoff = sizeof(dof_hdr_t);
 }
 
+/* Where each record's site entries landed (dof_record_loc_t). */
+static int
+locate_records(const gen_t *g, dof_record_locs_t *out)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < g->nprovs; i++)
+		n += g->provs[i].nrecords;
+	if (n > 0 && (out->v = calloc(n, sizeof(*out->v))) == NULL)
+		return err_set(g->e, "out of memory listing the DOF's probe records");
+	for (size_t i = 0; i < g->nprovs; i++) {
+		const prov_out_t *po = &g->provs[i];
+		const pending_record_t *r = (const void *)po->records.data;
+		uint64_t offs = g->secs[po->s_proffs].offset;
+		uint64_t enoffs = po->s_prenoffs == NO_SECTION ? 0 :
+		    g->secs[po->s_prenoffs].offset;
+
+		for (size_t j = 0; j < po->nrecords; j++, k++)
+			out->v[k] = (dof_record_loc_t){ po->prov->name, r[j].probe,
+			    r[j].func, r[j].symbol, offs + 4 * (uint64_t)r[j].offidx,
+			    r[j].noffs, r[j].nenoffs ? enoffs + 4 * (uint64_t)r[j].enoffidx : 0,
+			    r[j].nenoffs };
+	}
+	out->n = n;
+	return 0;
+}
+
 /* The bytes, and the list of u64s the object writer must relocate. */
 static int
 write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
@@ -701,13 +747,23 @@ int
 dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e)
 {
+	return dof_generate_sites(m, NULL, t, out, NULL, e);
+}
+
+int
+dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
+    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e)
+{
 	gen_t g;
 	dof_hdr_t h;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	if (where != NULL)
+		memset(where, 0, sizeof(*where));
 	memset(&g, 0, sizeof(g));
 	g.m = m;
+	g.sites = sites;
 	g.t = t;
 	g.e = e;
 	strtab_init(&g.strtab);
@@ -725,6 +781,7 @@ dof_generate(const mdl_model_t *m, const usdt_target_t *t,
 		sb_init(&po->proffs);
 		sb_init(&po->prenoffs);
 		sb_init(&po->reltab);
+		sb_init(&po->records);
 		g.nprovs++;
 		if (build_provider(&g, po) != 0)
 			goto out;
@@ -741,7 +798,9 @@ dof_generate(const mdl_model_t *m, const usdt_target_t *t,
 		goto out;
 	fill_header(&g, &h);
 	layout(&g, &h);
-	rc = write_image(&g, &h, out);
+	if ((rc = write_image(&g, &h, out)) == 0 && where != NULL &&
+	    (rc = locate_records(&g, where)) != 0)
+		dof_image_free(out);
 out:
 	gen_free(&g);
 	return rc;
@@ -755,4 +814,12 @@ dof_image_free(dof_image_t *img)
 	free(img->data);
 	free(img->relocs);
 	memset(img, 0, sizeof(*img));
+}
+
+void
+dof_record_locs_free(dof_record_locs_t *where)
+{
+	free(where->v);
+	where->v = NULL;
+	where->n = 0;
 }

@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "sites.h"
 #include "target.h"
 
 /* A u64 in the image that must receive the address of symbol (+0). */
@@ -21,6 +22,28 @@ typedef struct dof_reloc {
 	uint64_t offset;	/* byte offset of the u64 inside the image */
 	const char *symbol;	/* points into the model; valid while it lives */
 } dof_reloc_t;
+
+/*
+ * Where one probe record's site offsets lie in the image, for an object
+ * writer that relocates each entry (Mach-O's -G object: macho_write.c), so
+ * that no writer has to decode what it was just given.  Records come in
+ * image order: providers, then each provider's PROBES section.
+ */
+typedef struct dof_record_loc {
+	const char *provider;	/* names point into the model */
+	const char *probe;	/* the DTrace name */
+	const char *func;	/* dofpr_func, untruncated */
+	const char *symbol;	/* the record's SETX symbol, or NULL (address known) */
+	uint64_t offs_at;	/* image offset of its first PROFFS entry */
+	uint32_t noffs;
+	uint64_t enoffs_at;	/* of its first PRENOFFS entry (0 if none) */
+	uint32_t nenoffs;
+} dof_record_loc_t;
+
+typedef struct dof_record_locs {
+	dof_record_loc_t *v;	/* every probe record, in image order */
+	size_t n;
+} dof_record_locs_t;
 
 typedef struct dof_image {
 	uint8_t *data;
@@ -38,5 +61,15 @@ typedef struct dof_image {
 int dof_generate(const mdl_model_t *m, const usdt_target_t *t,
     dof_image_t *out, err_t *e);
 void dof_image_free(dof_image_t *img);
+
+/*
+ * dof_generate with the sites of a site table (sites.h: the -G stage's)
+ * instead of those the model records (libusdt's), and, if where is not
+ * NULL, where each probe record's site entries are (free it with
+ * dof_record_locs_free).
+ */
+int dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
+    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e);
+void dof_record_locs_free(dof_record_locs_t *where);
 
 #endif

@@ -90,7 +90,7 @@ enum fate { FATE_COPY, FATE_TABLE, FATE_RELOCS, FATE_LEAVE };
 static int
 fail_libelf(merge_t *m, const char *call)
 {
-	return err_set(m->e, "%s: %s failed: %s", m->what, call, elf_errmsg(-1));
+	return err_libelf(m->e, m->what, call);
 }
 
 static const char *

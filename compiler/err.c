@@ -1,6 +1,7 @@
 /*
  * err.c - filling an err_t.  See err.h for the convention.
  */
+#include <libelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,4 +35,10 @@ err_errno(err_t *e, int errnum, const char *fmt, ...)
 	len = strlen(e->msg);
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", strerror(errnum));
 	return -1;
+}
+
+int
+err_libelf(err_t *e, const char *subject, const char *call)
+{
+	return err_set(e, "%s: %s failed: %s", subject, call, elf_errmsg(-1));
 }

@@ -26,4 +26,10 @@ int err_set(err_t *e, const char *fmt, ...)
 int err_errno(err_t *e, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/*
+ * A libelf call failed: "SUBJECT: CALL failed: " and libelf's own
+ * message (elf_errmsg(-1)), the form of every libelf failure.
+ */
+int err_libelf(err_t *e, const char *subject, const char *call);
+
 #endif

@@ -111,7 +111,8 @@ file_read_all(const char *path, size_t *lenp)
 }
 
 int
-file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
+file_read_regular(const char *path, uint8_t **bufp, size_t *lenp,
+    struct stat *stp, err_t *e)
 {
 	int fd, rc = -1;
 	struct stat st;
@@ -119,6 +120,8 @@ file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 
 	if ((fd = file_open_regular(path, &st, e)) < 0)
 		return -1;
+	if (stp != NULL)
+		*stp = st;
 	if (read_fd_all(fd, (size_t)st.st_size, (size_t)st.st_size, false, &buf, lenp) != 0)
 		errno == ENOMEM ? err_set(e, "%s: out of memory reading %zu bytes", path,
 		    (size_t)st.st_size) : err_errno(e, errno, "%s: read", path);

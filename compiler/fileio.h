@@ -30,9 +30,10 @@ char *file_read_all(const char *path, size_t *lenp);
 /*
  * The same for a regular file only, with e naming the failing call
  * ("PATH: open: ...", "PATH: not a regular file"); at most the size the file
- * had when opened is read.
+ * had when opened is read.  st (if not NULL) receives its stat as opened.
  */
-int file_read_regular(const char *path, uint8_t **bufp, size_t *lenp, err_t *e);
+int file_read_regular(const char *path, uint8_t **bufp, size_t *lenp,
+    struct stat *st, err_t *e);
 
 /*
  * Open path for reading if it is a regular file (a FIFO is refused without

@@ -2,8 +2,8 @@
  * list.h - `usdtc --list` and `usdtc --dump`: what probes a file carries.
  *
  * Both read any ELF object, executable or shared library (ours or one built
- * with sys/sdt.h), find its DOF (.SUNW_dof) and stapsdt notes through the
- * strict decoder (decode.h), and print them.  --list prints a summary a
+ * with sys/sdt.h), have its DOF (.SUNW_dof) and stapsdt notes found and
+ * decoded by the reader probefind.h, and print them.  --list prints a summary a
  * person reads; --dump prints every DOF field, the form golden tests keep
  * (no file names, no dates).  A raw DOF file (starting with \177DOF, e.g.
  * what drti_lite handed to the helper device) is read as well, and so is a

@@ -57,18 +57,6 @@ inside(uint64_t off, uint64_t n, size_t len)
 	return off <= len && n <= len - off;
 }
 
-bool
-macho_is_macho(const void *buf, size_t len)
-{
-	uint32_t m;
-
-	if (len < 4)
-		return false;
-	m = le32(buf);
-	return m == MH_MAGIC_64 || m == MH_CIGAM_64 || m == MH_MAGIC ||
-	    m == MH_CIGAM || m == FAT_MAGIC || m == FAT_CIGAM;
-}
-
 const char *
 macho_arch_name(uint32_t cputype)
 {
@@ -466,7 +454,7 @@ all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-/* Walk the DOFs of the section as list.c does, claiming pairs record by record. */
+/* Walk the DOFs of the section as probefind.c does, claiming pairs record by record. */
 static int
 claim_dofs(const macho_file_t *f, size_t i, dof_pair_t *pairs, size_t npairs,
     macho_dof_rel_t **out, size_t *n, err_t *e)

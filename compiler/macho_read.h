@@ -60,9 +60,6 @@ typedef struct macho_file {
 	size_t nsyms;
 } macho_file_t;
 
-/* Whether buf starts with any Mach-O or universal-file magic number. */
-bool macho_is_macho(const void *buf, size_t len);
-
 /*
  * Read the header, the segments and their sections, and the symbol table.
  * Universal, 32-bit and big-endian files are refused with a message

@@ -105,13 +105,13 @@
 #include <unistd.h>
 #include <elf.h>
 
-#include "decode.h"
 #include "dof.h"
 #include "dofgen.h"
 #include "fileio.h"
 #include "header_macos.h"
 #include "macho.h"
 #include "macho_read.h"
+#include "magic.h"
 #include "macho_write.h"
 #include "strbuf.h"
 
@@ -545,8 +545,8 @@ symbol_of(const char *c_name)
  * sites (offsets as ld64 records them, see the top of this file).
  */
 static int
-add_unit(mw_t *w, const usdt_target_t *t, size_t text, mdl_provider_t *p,
-    mdl_probe_t *pr)
+add_unit(mw_t *w, const usdt_target_t *t, size_t text, const mdl_provider_t *p,
+    const mdl_probe_t *pr, site_table_t *sites)
 {
 	const usdt_arch_t *a = t->arch;
 	char *func = macos_probe_func(p, pr), *enabled = macos_enabled_func(p, pr);
@@ -563,8 +563,8 @@ add_unit(mw_t *w, const usdt_target_t *t, size_t text, mdl_provider_t *p,
 		sb_append(&w->sects[text].data, a->unit, a->unit_size);
 		mw_add_symbol(w, fsym, ext, N_WEAK_DEF, text, at);
 		mw_add_symbol(w, esym, ext, N_WEAK_DEF, text, at + a->enabled_offset);
-		if (probe_add_site(pr, func, fsym, 0, (uint32_t)probe_site, false) == 0 &&
-		    probe_add_site(pr, func, fsym, 0, (uint32_t)enabled_site, true) == 0)
+		if (site_table_add(sites, pr, func, fsym, (uint32_t)probe_site, false) == 0 &&
+		    site_table_add(sites, pr, func, fsym, (uint32_t)enabled_site, true) == 0)
 			rc = 0;
 	}
 	free(func);
@@ -610,75 +610,68 @@ relocate_entries(mw_t *w, size_t sect, uint64_t at, size_t n, size_t function,
 	return w->failed ? -1 : 0;
 }
 
-/* Every site entry of every record of the image: relative to the DOF. */
+/*
+ * Every site entry of every record of the image: relative to the DOF.
+ * dofgen.c says where each record's entries are (dof_record_loc_t).
+ */
 static int
-relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_image_t *img,
+relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_record_locs_t *where,
     err_t *e)
 {
-	dof_decoded_t d;
-	err_t de;
 	int rc = 0;
 
-	if (dof_decode(img->data, img->size, &d, &de) != 0)
-		return err_set(e, "the DOF just written does not decode: %s", de.msg);
-	for (size_t i = 0; i < d.nproviders && rc == 0; i++) {
-		const dofd_provider_t *pv = &d.providers[i];
+	for (size_t i = 0; i < where->n && rc == 0; i++) {
+		const dof_record_loc_t *r = &where->v[i];
+		size_t fn = r->symbol ? mw_find_symbol(w, r->symbol) : (size_t)-1;
 
-		for (size_t j = 0; j < pv->nprobes && rc == 0; j++) {
-			const dofd_probe_t *r = &pv->probes[j];
-			size_t fn = r->reloc ? mw_find_symbol(w, r->reloc) : (size_t)-1;
-
-			if (fn == (size_t)-1) {
-				rc = err_set(e, "provider %s probe %s: no unit symbol for "
-				    "function %s", pv->name, r->name, r->func);
-				break;
-			}
-			rc = relocate_entries(w, sect, d.secs[pv->raw.dofpv_proffs].hdr.dofs_offset +
-			    4 * (uint64_t)r->raw.dofpr_offidx, r->raw.dofpr_noffs, fn, dof_sym);
-			if (rc == 0 && r->nenoffs > 0)
-				rc = relocate_entries(w, sect,
-				    d.secs[pv->raw.dofpv_prenoffs].hdr.dofs_offset +
-				    4 * (uint64_t)r->raw.dofpr_enoffidx, r->nenoffs, fn, dof_sym);
-			if (rc != 0 && w->failed)
-				err_set(e, "out of memory relocating the DOF of provider %s",
-				    pv->name);
-		}
+		if (fn == (size_t)-1)
+			return err_set(e, "provider %s probe %s: no unit symbol for "
+			    "function %s", r->provider, r->probe, r->func);
+		rc = relocate_entries(w, sect, r->offs_at, r->noffs, fn, dof_sym);
+		if (rc == 0 && r->nenoffs > 0)
+			rc = relocate_entries(w, sect, r->enoffs_at, r->nenoffs, fn, dof_sym);
+		if (rc != 0 && w->failed)
+			err_set(e, "out of memory relocating the DOF of provider %s",
+			    r->provider);
 	}
-	dof_decoded_free(&d);
 	return rc;
 }
 
 /* Provider p's DOF in a __dof_ section of its own. */
 static int
-add_dof_section(mw_t *w, const mdl_model_t *m, const usdt_target_t *t,
-    mdl_provider_t **p, err_t *e)
+add_dof_section(mw_t *w, const mdl_model_t *m, const site_table_t *sites,
+    const usdt_target_t *t, mdl_provider_t **p, err_t *e)
 {
 	mdl_model_t one = *m;
 	dof_image_t img;
+	dof_record_locs_t where;
 	char name[17], *label;
 	size_t sect, sym;
 	int rc;
 
 	one.providers = p;
 	one.nproviders = 1;
-	if (dof_generate(&one, t, &img, e) != 0)
+	if (dof_generate_sites(&one, sites, t, &img, &where, e) != 0)
 		return -1;
 	dof_section_name(w, (*p)->name, name);
 	sect = mw_add_section(w, MACHO_DOF_SEGMENT, name,
 	    S_DTRACE_DOF | S_ATTR_NO_DEAD_STRIP, 3);
 	if (asprintf(&label, "__dtrace_dof_for_provider_%s", (*p)->name) < 0) {
 		dof_image_free(&img);
+		dof_record_locs_free(&where);
 		return err_set(e, "out of memory naming the DOF of provider %s", (*p)->name);
 	}
 	sym = mw_add_symbol(w, label, N_SECT, 0, sect, 0);
 	free(label);
 	if (w->failed) {
 		dof_image_free(&img);
+		dof_record_locs_free(&where);
 		return err_set(e, "out of memory building the Mach-O object");
 	}
 	sb_append(&w->sects[sect].data, img.data, img.size);
-	rc = relocate_sites(w, sect, sym, &img, e);
+	rc = relocate_sites(w, sect, sym, &where, e);
 	dof_image_free(&img);
+	dof_record_locs_free(&where);
 	return rc;
 }
 
@@ -696,7 +689,7 @@ note(const objgen_opts_t *o, const char *path, const char *what)
 static int
 read_whole(const char *path, uint8_t **bufp, size_t *lenp, err_t *e)
 {
-	return file_read_regular(path, bufp, lenp, e);
+	return file_read_regular(path, bufp, lenp, NULL, e);
 }
 
 /*
@@ -767,19 +760,24 @@ check_object(const mdl_model_t *m, const mw_t *w, const objgen_opts_t *o,
 
 	if (read_whole(path, &buf, &len, e) != 0)
 		return -1;
-	if (len >= 8 && memcmp(buf, "!<arch>\n", 8) == 0)
+	switch (file_magic(buf, len)) {
+	case MAGIC_ARCHIVE:
 		rc = err_set(e, "%s: is an archive; pass the objects it contains to -G "
 		    "instead (extract them with 'ar x')", path);
-	else if (len >= 4 && (memcmp(buf, "BC\xc0\xde", 4) == 0 ||
-	    memcmp(buf, "\xde\xc0\x17\x0b", 4) == 0))
+		break;
+	case MAGIC_BITCODE:
 		note(o, path, "LLVM bitcode (LTO) object: its probe calls are not checked");
-	else if (len >= 4 && memcmp(buf, "\177ELF", 4) == 0)
+		break;
+	case MAGIC_ELF:
 		rc = err_set(e, "%s: an ELF object, but target %s writes Mach-O", path,
 		    w->cputype == CPU_TYPE_ARM64 ? "arm64-macos" : "x86_64-macos");
-	else if (!macho_is_macho(buf, len))
-		rc = err_set(e, "%s: not a Mach-O object", path);
-	else
+		break;
+	case MAGIC_MACHO:
 		rc = check_macho_object(m, w, path, buf, len, e);
+		break;
+	default:
+		rc = err_set(e, "%s: not a Mach-O object", path);
+	}
 	free(buf);
 	return rc;
 }
@@ -806,7 +804,8 @@ write_file(const char *path, const strbuf_t *bytes, err_t *e)
 
 /* __text with every probe's unit, then a __dof_ section per provider. */
 static int
-build(mw_t *w, mdl_model_t *m, const usdt_target_t *t, err_t *e)
+build(mw_t *w, const mdl_model_t *m, site_table_t *sites, const usdt_target_t *t,
+    err_t *e)
 {
 	size_t text = mw_add_section(w, "__TEXT", "__text",
 	    S_REGULAR | S_ATTR_PURE_INSTRUCTIONS | S_ATTR_SOME_INSTRUCTIONS,
@@ -818,23 +817,24 @@ build(mw_t *w, mdl_model_t *m, const usdt_target_t *t, err_t *e)
 		mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++)
-			if (add_unit(w, t, text, p, p->probes[j]) != 0)
+			if (add_unit(w, t, text, p, p->probes[j], sites) != 0)
 				return err_set(e, "out of memory building probe %s:%s",
 				    p->name, p->probes[j]->name);
 	}
 	for (size_t i = 0; i < m->nproviders; i++)
 		if (m->providers[i]->nprobes > 0 &&
-		    add_dof_section(w, m, t, &m->providers[i], e) != 0)
+		    add_dof_section(w, m, sites, t, &m->providers[i], e) != 0)
 			return -1;
 	return w->failed ? err_set(e, "out of memory building the Mach-O object") : 0;
 }
 
 int
-macho_objgen_write(mdl_model_t *m, const usdt_target_t *t,
+macho_objgen_write(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	mw_t w;
 	strbuf_t bytes;
+	site_table_t sites;
 	int rc;
 
 	if (mw_init(&w, t, e) != 0)
@@ -844,13 +844,18 @@ macho_objgen_write(mdl_model_t *m, const usdt_target_t *t,
 			return -1;
 	if (o->lazyload)
 		note(o, "-x lazyload", "ignored: dyld registers the DOF of macOS images");
+	if (site_table_init(&sites, m) != 0) {
+		mw_free(&w);
+		return err_set(e, "out of memory building the Mach-O object");
+	}
 	sb_init(&bytes);
-	rc = build(&w, m, t, e);
+	rc = build(&w, m, &sites, t, e);
 	if (rc == 0)
 		rc = mw_serialize(&w, &bytes, e);
 	if (rc == 0)
 		rc = write_file(out_path, &bytes, e);
 	sb_free(&bytes);
+	site_table_free(&sites);
 	mw_free(&w);
 	return rc;
 }

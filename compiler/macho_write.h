@@ -12,11 +12,11 @@
 
 /*
  * objgen_write for a target whose os is USDT_OS_MACOS: check the
- * program's Mach-O objects against m, give each probe its sites, and
- * write the object to out_path.  Returns 0, or -1 with e set; on failure
+ * program's Mach-O objects against m, find each probe's sites (a site
+ * table: m is not changed), and write the object to out_path.  Returns 0, or -1 with e set; on failure
  * out_path may exist and the caller removes it.
  */
-int macho_objgen_write(mdl_model_t *m, const usdt_target_t *t,
+int macho_objgen_write(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e);
 
 #endif

@@ -117,9 +117,8 @@ typedef struct mdl_probe {
 	size_t xargc;
 	uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
 	bool translated;	/* an explicit ": (...)" list was written */
-	mdl_site_t *sites;	/* filled by the -G stage or the run-time library */
+	mdl_site_t *sites;	/* libusdt's, at run time (-G keeps its own: sites.h) */
 	size_t nsites;
-	bool enabled_kept;	/* -G: an is-enabled call still reaches the unit */
 	src_loc_t loc;
 } mdl_probe_t;
 

@@ -81,8 +81,11 @@
 #include "dofgen.h"
 #include "elfwrite.h"
 #include "fileio.h"
+#include "magic.h"
 #include "objgen.h"
+#include "objin.h"
 #include "rewrite.h"
+#include "sites.h"
 #include "subproc.h"
 #include "strbuf.h"
 #include "units.h"
@@ -225,11 +228,11 @@ check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
 
 		if (sh->sh_type == SHT_RELA) {
 			if (gelf_getrela(data, (int)i, &rela) == NULL)
-				return err_set(e, "%s: gelf_getrela failed: %s", path, elf_errmsg(-1));
+				return err_libelf(e, path, "gelf_getrela");
 			info = rela.r_info;
 		} else {
 			if (gelf_getrel(data, (int)i, &rel) == NULL)
-				return err_set(e, "%s: gelf_getrel failed: %s", path, elf_errmsg(-1));
+				return err_libelf(e, path, "gelf_getrel");
 			info = rel.r_info;
 		}
 		if (GELF_R_SYM(info) == 0)
@@ -274,7 +277,7 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 	int rc = 0;
 
 	if (elf_getshdrnum(elf, &nsections) != 0)
-		return err_set(e, "%s: elf_getshdrnum failed: %s", path, elf_errmsg(-1));
+		return err_libelf(e, path, "elf_getshdrnum");
 	if ((skip = probe_group_members(elf, nsections)) == NULL)
 		return err_errno(e, ENOMEM, "%s", path);
 	while (rc == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
@@ -290,23 +293,6 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 	}
 	free(skip);
 	return rc;
-}
-
-/* What kind of file the first bytes announce. */
-enum file_kind { FILE_OTHER, FILE_ELF, FILE_ARCHIVE, FILE_BITCODE };
-
-static enum file_kind
-file_kind(const unsigned char *magic, size_t n)
-{
-	if (n >= 8 && (memcmp(magic, "!<arch>\n", 8) == 0 || memcmp(magic, "!<thin>\n", 8) == 0))
-		return FILE_ARCHIVE;
-	if (n >= 4 && memcmp(magic, "\177ELF", 4) == 0)
-		return FILE_ELF;
-	/* LLVM bitcode, bare ("BC\xc0\xde") or in its wrapper (0x0b17c0de). */
-	if (n >= 4 && (memcmp(magic, "BC\xc0\xde", 4) == 0 ||
-	    memcmp(magic, "\xde\xc0\x17\x0b", 4) == 0))
-		return FILE_BITCODE;
-	return FILE_OTHER;
 }
 
 static const char *
@@ -368,65 +354,84 @@ check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
 	return check_probe_refs(m, elf, path, e);
 }
 
+/* One input, as read (objin.h): its kind, then, for ELF, its contents. */
 static int
-check_object(const mdl_model_t *m, const usdt_target_t *t,
-    const objgen_opts_t *o, const char *path, err_t *e)
+check_input(const mdl_model_t *m, const usdt_target_t *t,
+    const objgen_opts_t *o, const objin_t *in, err_t *e)
 {
-	unsigned char magic[8];
-	struct stat st;
-	ssize_t n;
-	Elf *elf;
-	int fd, rc;
+	const objin_t *image = objin_image(in);
 
-	if ((fd = file_open_regular(path, &st, e)) < 0)
-		return -1;
-	n = pread(fd, magic, sizeof(magic), 0);
-	switch (file_kind(magic, n > 0 ? (size_t)n : 0)) {
-	case FILE_ARCHIVE:
-		close(fd);
+	switch (image->kind) {
+	case MAGIC_ARCHIVE:
 		return err_set(e, "%s: is an archive; pass the objects it contains to -G "
-		    "instead (extract them with 'ar x')", path);
-	case FILE_BITCODE:
-		close(fd);
+		    "instead (extract them with 'ar x')", in->path);
+	case MAGIC_BITCODE:
 		note(o, "%s: LLVM bitcode (LTO) object: its probe calls are not checked "
-		    "and keep calling the probe units", path);
+		    "and keep calling the probe units", in->path);
 		return 0;
-	case FILE_OTHER:
-		close(fd);
-		return err_set(e, "%s: not an ELF object", path);
-	case FILE_ELF:
-		break;
+	case MAGIC_ELF:
+		return check_elf_object(m, t, o, image->elf, in->path, e);
+	default:
+		return err_set(e, "%s: not an ELF object", in->path);
 	}
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
-		rc = err_set(e, "%s: elf_begin failed: %s", path, elf_errmsg(-1));
-	} else {
-		rc = check_elf_object(m, t, o, elf, path, e);
-		elf_end(elf);
-	}
-	close(fd);
-	return rc;
 }
 
-static int
-check_objects(const mdl_model_t *m, const usdt_target_t *t,
-    const objgen_opts_t *o, err_t *e)
+/* ---- reading, checking and planning: the plan ---------------------------- */
+
+/*
+ * Everything -G decides before it writes anything: the program's objects,
+ * each read once (objin.c) and checked against the model; the rewrite's
+ * plan (rewrite.c) and the sites it found; and the sites of every probe
+ * (sites.h), which the writers below take.  The model itself is only read.
+ */
+typedef struct gplan {
+	objin_t *ins;		/* o->objects, read */
+	size_t nins;
+	rewrite_opts_t ro;
+	rewrite_plan_t *rewrite;
+	rewrite_sites_t rewritten;
+	site_table_t sites;
+} gplan_t;
+
+static void
+gplan_free(gplan_t *g)
 {
-	if (o->nobjects > 0 && elf_version(EV_CURRENT) == EV_NONE)
+	rewrite_plan_free(g->rewrite);
+	rewrite_sites_free(&g->rewritten);
+	site_table_free(&g->sites);
+	for (size_t i = 0; i < g->nins; i++)
+		objin_free(&g->ins[i]);
+	free(g->ins);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Read each object once and check it, in the order given. */
+static int
+read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+    gplan_t *g, err_t *e)
+{
+	if (o->nobjects == 0)
+		return 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "libelf is out of date: elf_version failed: %s",
 		    elf_errmsg(-1));
-	for (size_t i = 0; i < o->nobjects; i++)
-		if (check_object(m, t, o, o->objects[i], e) != 0)
+	if ((g->ins = calloc(o->nobjects, sizeof(*g->ins))) == NULL)
+		return err_errno(e, ENOMEM, "reading the objects");
+	for (size_t i = 0; i < o->nobjects; i++) {
+		if (objin_read(&g->ins[i], o->objects[i], g->ins, i, e) != 0)
 			return -1;
+		g->nins++;
+		if (check_input(m, t, o, &g->ins[i], e) != 0)
+			return -1;
+	}
 	return 0;
 }
-
-/* ---- sites ---------------------------------------------------------------- */
 
 /*
  * Each probe fires in its own unit: the probe slot, and the is-enabled slot
  * where an is-enabled check can still reach it.  With the program's objects
  * given, that is only where rewriting kept an is-enabled call on the unit
- * (rewrite.c sets enabled_kept; a rewritten check has its own site); with
+ * (rewrite_keeps_enabled; a rewritten check has its own site); with
  * none, any check may.  An is-enabled offset is not free: DTrace on Linux
  * enables one with a program that needs bpf_probe_write_user, which a
  * kernel in lockdown refuses, and it then refuses the whole probe (issue
@@ -436,20 +441,22 @@ check_objects(const mdl_model_t *m, const usdt_target_t *t,
  * (semaphores), not DTrace, as with dtrace -G, which needs every object.
  */
 static int
-add_unit_sites(mdl_model_t *m, const usdt_target_t *t, bool all_enabled, err_t *e)
+add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
+    gplan_t *g, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
-		mdl_provider_t *p = m->providers[i];
+		const mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
-			mdl_probe_t *pr = p->probes[j];
+			const mdl_probe_t *pr = p->probes[j];
 			char *fn = usdt_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
 			if (rc == 0)
-				rc = probe_add_site(pr, fn, fn, 0, t->arch->probe_offset, false);
-			if (rc == 0 && (all_enabled || pr->enabled_kept))
-				rc = probe_add_site(pr, fn, fn, 0, t->arch->enabled_offset +
+				rc = site_table_add(&g->sites, pr, fn, fn, t->arch->probe_offset,
+				    false);
+			if (rc == 0 && (all_enabled || rewrite_keeps_enabled(&g->rewritten, pr)))
+				rc = site_table_add(&g->sites, pr, fn, fn, t->arch->enabled_offset +
 				    t->arch->enabled_skip, true);
 			free(fn);
 			if (rc != 0)
@@ -468,15 +475,32 @@ rewrite_note(void *ctx, const char *msg)
 
 /* Each rewritten call site is one more site of its probe. */
 static int
-add_rewritten_sites(const rewrite_sites_t *s, err_t *e)
+add_rewritten_sites(gplan_t *g, err_t *e)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		const rewrite_site_t *x = &s->sites[i];
+	for (size_t i = 0; i < g->rewritten.n; i++) {
+		const rewrite_site_t *x = &g->rewritten.sites[i];
 
-		if (probe_add_site(x->probe, x->func, x->symbol, 0, x->offset,
+		if (site_table_add(&g->sites, x->probe, x->func, x->symbol, x->offset,
 		    x->is_enabled) != 0)
 			return err_errno(e, ENOMEM, "probe sites");
 	}
+	return 0;
+}
+
+/* Read, check, plan the rewrite, and give every probe its sites. */
+static int
+plan(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+    gplan_t *g, err_t *e)
+{
+	g->ro = (rewrite_opts_t){ rewrite_note, (void *)o, o->temps };
+	if (read_inputs(m, t, o, g, e) != 0 ||
+	    rewrite_plan(m, t, g->ins, g->nins, &g->ro, &g->rewrite, &g->rewritten, e) != 0)
+		return -1;
+	if (site_table_init(&g->sites, m) != 0)
+		return err_errno(e, ENOMEM, "probe sites");
+	if (add_unit_sites(m, t, o->nobjects == 0, g, e) != 0 ||
+	    add_rewritten_sites(g, e) != 0)
+		return -1;
 	return 0;
 }
 
@@ -537,8 +561,7 @@ add_anchors(units_t *b, int dofsec, const rewrite_sites_t *s)
 
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
-build_object(units_t *b, const objgen_opts_t *o, const rewrite_sites_t *s,
-    err_t *e)
+build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 {
 	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
 	    NULL, 0, 0 };
@@ -560,10 +583,10 @@ build_object(units_t *b, const objgen_opts_t *o, const rewrite_sites_t *s,
 		}
 	}
 	if (b->m->nproviders > 0) {
-		if ((dofsec = units_add_dof(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
-		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e)) < 0)
+		if ((dofsec = units_add_dof_sites(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
+		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), &g->sites, e)) < 0)
 			return -1;
-		add_anchors(b, dofsec, s);
+		add_anchors(b, dofsec, &g->rewritten);
 	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
@@ -810,27 +833,28 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 	return write_plain(w, out, e);
 }
 
+/*
+ * The plan, then the writing: the rewritten objects' temporaries, then
+ * the -G object itself (units, notes, DOF, drti_lite).
+ */
 int
-objgen_write(mdl_model_t *m, const usdt_target_t *t,
+objgen_write(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0 };
-	rewrite_opts_t ro = { rewrite_note, (void *)o, o->temps };
-	rewrite_sites_t sites = { NULL, 0, NULL, 0 };
+	gplan_t g;
 	int rc;
 
-	if (check_objects(m, t, o, e) != 0 ||
-	    rewrite_objects(m, t, o->objects, o->nobjects, &ro, &sites, e) != 0 ||
-	    add_unit_sites(m, t, o->nobjects == 0, e) != 0 ||
-	    add_rewritten_sites(&sites, e) != 0 ||
+	memset(&g, 0, sizeof(g));
+	if (plan(m, t, o, &g, e) != 0 || rewrite_write(g.rewrite, e) != 0 ||
 	    (b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL) {
-		rewrite_sites_free(&sites);
+		gplan_free(&g);
 		return -1;
 	}
-	rc = build_object(&b, o, &sites, e);
+	rc = build_object(&b, o, &g, e);
 	if (rc == 0)
-		rc = add_site_notes(&b, &sites, e);
-	rewrite_sites_free(&sites);
+		rc = add_site_notes(&b, &g.rewritten, e);
+	gplan_free(&g);
 	if (rc == 0)
 		add_property_note(&b, o, m->nproviders > 0 && !o->lazyload && o->ld_cmd == NULL);
 	if (rc == 0 && m->nproviders > 0 && !o->lazyload && o->ld_cmd != NULL)

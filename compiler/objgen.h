@@ -36,12 +36,13 @@ typedef struct objgen_opts {
 } objgen_opts_t;
 
 /*
- * Check the objects against m, give each probe its sites, and write the
- * finished object to out_path (a temporary name the caller renames).
- * Returns 0, or -1 with e set; on failure out_path may exist and the
- * caller removes it.
+ * Read each object once and check it against m, plan the rewrite of its
+ * probe calls and every probe's sites (m is only read), then write the
+ * rewritten objects (to o->temps) and the finished object to out_path (a
+ * temporary name the caller renames).  Returns 0, or -1 with e set; on
+ * failure out_path may exist and the caller removes it.
  */
-int objgen_write(mdl_model_t *m, const usdt_target_t *t,
+int objgen_write(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e);
 
 #endif

@@ -134,6 +134,7 @@
 #include "fileio.h"
 #include "hash.h"
 #include "insn.h"
+#include "objin.h"
 #include "rewrite.h"
 #include "strbuf.h"
 
@@ -317,16 +318,18 @@ map_put(name_map_t *map, const char *key, size_t val)
 /* ---- the model's probe functions ------------------------------------------ */
 
 typedef struct probe_ref {
-	mdl_provider_t *prov;
-	mdl_probe_t *probe;
+	const mdl_provider_t *prov;
+	const mdl_probe_t *probe;
 	bool is_enabled;
 	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
+	bool *kept;		/* the probe's: an is-enabled call keeps its unit */
 } probe_ref_t;
 
 typedef struct probe_index {
 	probe_ref_t *refs;
 	size_t n;
 	name_map_t map;
+	bool *kept;		/* per probe, for probe_ref_t.kept */
 } probe_index_t;
 
 static void
@@ -335,12 +338,13 @@ probe_index_free(probe_index_t *x)
 	for (size_t i = 0; i < x->n; i++)
 		free(x->refs[i].name);
 	free(x->refs);
+	free(x->kept);
 	map_free(&x->map);
 }
 
 /* Both function names of every probe of m; -1 on allocation failure. */
 static int
-probe_index_init(probe_index_t *x, mdl_model_t *m)
+probe_index_init(probe_index_t *x, const mdl_model_t *m)
 {
 	size_t total = 0;
 
@@ -348,10 +352,11 @@ probe_index_init(probe_index_t *x, mdl_model_t *m)
 	for (size_t i = 0; i < m->nproviders; i++)
 		total += 2 * m->providers[i]->nprobes;
 	if ((x->refs = calloc(total + 1, sizeof(probe_ref_t))) == NULL ||
+	    (x->kept = calloc(total / 2 + 1, sizeof(bool))) == NULL ||
 	    map_init(&x->map, total) != 0)
 		goto fail;
 	for (size_t i = 0; i < m->nproviders; i++) {
-		mdl_provider_t *p = m->providers[i];
+		const mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			for (int en = 0; en < 2; en++) {
@@ -360,6 +365,7 @@ probe_index_init(probe_index_t *x, mdl_model_t *m)
 				r->prov = p;
 				r->probe = p->probes[j];
 				r->is_enabled = en;
+				r->kept = &x->kept[x->n / 2];
 				r->name = en ? usdt_enabled_func(p->name, r->probe->dof_name)
 				    : usdt_probe_func(p->name, r->probe->dof_name);
 				if (r->name == NULL)
@@ -407,9 +413,43 @@ rewrite_sites_free(rewrite_sites_t *s)
 		free(s->anchors[i]);
 	free(s->sites);
 	free(s->anchors);
-	s->sites = NULL;
-	s->anchors = NULL;
-	s->n = s->nanchors = 0;
+	free(s->kept);
+	memset(s, 0, sizeof(*s));
+}
+
+static int
+cmp_probe_addr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const mdl_probe_t *const *)a;
+	uintptr_t y = (uintptr_t)*(const mdl_probe_t *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool
+rewrite_keeps_enabled(const rewrite_sites_t *s, const mdl_probe_t *pr)
+{
+	return s->every_kept || (s->nkept > 0 &&
+	    bsearch(&pr, s->kept, s->nkept, sizeof(*s->kept), cmp_probe_addr) != NULL);
+}
+
+/* The probes an is-enabled call keeps reaching, sorted for the lookup. */
+static int
+list_kept(const probe_index_t *x, rewrite_sites_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->n; i += 2)
+		n += x->kept[i / 2];
+	if (n == 0)
+		return 0;
+	if ((out->kept = calloc(n, sizeof(*out->kept))) == NULL)
+		return -1;
+	for (size_t i = 0; i < x->n; i += 2)
+		if (x->kept[i / 2])
+			out->kept[out->nkept++] = x->refs[i].probe;
+	qsort(out->kept, out->nkept, sizeof(*out->kept), cmp_probe_addr);
+	return 0;
 }
 
 /* Add anchor name to out unless it is there already; -1 if memory ran out. */
@@ -526,12 +566,6 @@ note(const object_t *ob, const char *fmt, ...)
 	ob->o->note(ob->o->note_ctx, msg);
 }
 
-static int
-fail_libelf(err_t *e, const char *path, const char *call)
-{
-	return err_set(e, "%s: %s failed: %s", path, call, elf_errmsg(-1));
-}
-
 uint32_t
 rewrite_alias_key(const char *path)
 {
@@ -590,7 +624,7 @@ find_groups(object_t *ob, err_t *e)
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_GROUP)
 			continue;
 		if ((data = elf_getdata(scn, NULL)) == NULL)
-			return fail_libelf(e, ob->path, "elf_getdata");
+			return err_libelf(e, ob->path, "elf_getdata");
 		probe = sh.sh_link == ob->symndx && get_sym(ob, sh.sh_info, &sig, &shndx) &&
 		    is_probe_function(sym_name(ob, &sig));
 		for (size_t k = 1; k < data->d_size / 4; k++) {
@@ -646,7 +680,7 @@ index_symbols(object_t *ob, err_t *e)
 		const char *name;
 
 		if (!get_sym(ob, i, &sym, &shndx))
-			return fail_libelf(e, ob->path, "gelf_getsymshndx");
+			return err_libelf(e, ob->path, "gelf_getsymshndx");
 		if (sym.st_shndx == SHN_UNDEF || shndx >= ob->nsections ||
 		    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
 			continue;
@@ -779,7 +813,7 @@ object_init(object_t *ob, err_t *e)
 
 	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
 	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 || gelf_getehdr(ob->elf, &eh) == NULL)
-		return fail_libelf(e, ob->path, "elf_getshdrnum");
+		return err_libelf(e, ob->path, "elf_getshdrnum");
 	/* A cut object: libelf would see no sections at all. */
 	if (eh.e_shoff == 0 || eh.e_shoff > ob->filesize || ob->nsections == 0 ||
 	    ob->nsections > (ob->filesize - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1))
@@ -789,7 +823,7 @@ object_init(object_t *ob, err_t *e)
 		return -1;
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
-			return fail_libelf(e, ob->path, "gelf_getshdr");
+			return err_libelf(e, ob->path, "gelf_getshdr");
 		if (check_section(ob, elf_ndxscn(scn), &sh, ob->filesize, e) != 0)
 			return -1;
 		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
@@ -801,7 +835,7 @@ object_init(object_t *ob, err_t *e)
 	if (ob->symscn == NULL)
 		return 0;
 	if ((ob->syms = elf_getdata(ob->symscn, NULL)) == NULL || ob->symsh.sh_entsize == 0)
-		return fail_libelf(e, ob->path, "elf_getdata (.symtab)");
+		return err_libelf(e, ob->path, "elf_getdata (.symtab)");
 	ob->nsyms = ob->symsh.sh_size / ob->symsh.sh_entsize;
 	scn = NULL;
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL)
@@ -884,16 +918,7 @@ static void
 keeps_stub(const probe_ref_t *r)
 {
 	if (r->is_enabled)
-		r->probe->enabled_kept = true;
-}
-
-/* An object whose calls cannot be seen (IR): any may reach any unit. */
-static void
-keeps_every_stub(mdl_model_t *m)
-{
-	for (size_t i = 0; i < m->nproviders; i++)
-		for (size_t j = 0; j < m->providers[i]->nprobes; j++)
-			m->providers[i]->probes[j]->enabled_kept = true;
+		*r->kept = true;
 }
 
 /*
@@ -966,7 +991,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 	    ob->probe_group[sh->sh_info] || sh->sh_link != ob->symndx)
 		return 0;
 	if (rels == NULL)
-		return fail_libelf(e, ob->path, "elf_getdata (relocations)");
+		return err_libelf(e, ob->path, "elf_getdata (relocations)");
 	bytes = section_data(ob, sh->sh_info, &text);
 	code = bytes != NULL && (text.sh_flags & SHF_EXECINSTR) != 0;
 	for (size_t i = 0; i < n; i++) {
@@ -978,7 +1003,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 
 		if (sh->sh_type == SHT_RELA ? gelf_getrela(rels, (int)i, &rela) == NULL
 		    : gelf_getrel(rels, (int)i, &rel) == NULL)
-			return fail_libelf(e, ob->path, "gelf_getrela");
+			return err_libelf(e, ob->path, "gelf_getrela");
 		if (sh->sh_type == SHT_REL) {
 			rela.r_offset = rel.r_offset;
 			rela.r_info = rel.r_info;
@@ -1011,7 +1036,7 @@ plan_object(const object_t *ob, const probe_index_t *px, plan_t *p, err_t *e)
 
 	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
-			return fail_libelf(e, ob->path, "gelf_getshdr");
+			return err_libelf(e, ob->path, "gelf_getshdr");
 		if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
 		    plan_reloc_section(ob, px, scn, &sh, p, e) != 0)
 			return -1;
@@ -1291,7 +1316,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		int rc;
 
 		if (!get_sym(ob, c->func->index, &fsym, &shndx))
-			return fail_libelf(e, ob->path, "gelf_getsym");
+			return err_libelf(e, ob->path, "gelf_getsym");
 		func = sym_name(ob, &fsym);
 		if (off + skip > UINT32_MAX || !recordable(func)) {
 			note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
@@ -1395,7 +1420,7 @@ patch_calls(writer_t *w, const plan_t *p)
 			continue;
 		if ((d = section_data(w->ob, c->textsec, &sh)) == NULL ||
 		    c->at + isa->site_size > d->d_size)
-			return fail_libelf(w->e, w->ob->path, "elf_getdata (code)");
+			return err_libelf(w->e, w->ob->path, "elf_getdata (code)");
 		code = (uint8_t *)d->d_buf + c->at;
 		if (opcode_at(isa, code) != (c->tail ? isa->jump_op : isa->call_op))
 			return err_set(w->e, "%s: changed while -G read it", w->ob->path);
@@ -1436,7 +1461,7 @@ remove_relocs(writer_t *w, const plan_t *p)
 		if (i > 0 && gone[i - 1] == sec)
 			continue;
 		if ((d = section_data(w->ob, sec, &sh)) == NULL || sh.sh_entsize == 0) {
-			rc = fail_libelf(w->e, w->ob->path, "elf_getdata (relocations)");
+			rc = err_libelf(w->e, w->ob->path, "elf_getdata (relocations)");
 			break;
 		}
 		n = d->d_size / sh.sh_entsize;
@@ -1455,7 +1480,7 @@ remove_relocs(writer_t *w, const plan_t *p)
 				continue;
 			if (gelf_getrela(d, (int)j, &r) == NULL ||
 			    gelf_update_rela(d, (int)kept++, &r) == 0)
-				rc = fail_libelf(w->e, w->ob->path, "gelf_update_rela");
+				rc = err_libelf(w->e, w->ob->path, "gelf_update_rela");
 		}
 		free(drop);
 		d->d_size = kept * sh.sh_entsize;
@@ -1508,7 +1533,7 @@ add_symbols(writer_t *w, const edits_t *ed)
 		sym.st_other = STV_HIDDEN;
 		sym.st_size = 0;
 		if (gelf_update_sym(ob->syms, (int)(first + i), &sym) == 0)
-			return fail_libelf(w->e, ob->path, "gelf_update_sym");
+			return err_libelf(w->e, ob->path, "gelf_update_sym");
 		if (xndx != NULL) {
 			x = sym.st_shndx == SHN_XINDEX ? (uint32_t)shndx : 0;
 			sb_append(&xndx->bytes, &x, sizeof(x));
@@ -1541,13 +1566,13 @@ add_records(writer_t *w, const edits_t *ed)
 	if ((name = append_string(w, ob->shstrndx, SITES_SECTION)) < 0)
 		return err_errno(w->e, ENOMEM, "%s", ob->path);
 	if ((scn = elf_newscn(ob->elf)) == NULL || gelf_getshdr(scn, &sh) == NULL)
-		return fail_libelf(w->e, ob->path, "elf_newscn");
+		return err_libelf(w->e, ob->path, "elf_newscn");
 	sh.sh_name = (Elf64_Word)name;
 	sh.sh_type = SHT_PROGBITS;
 	sh.sh_flags = SHF_EXCLUDE;
 	sh.sh_addralign = 1;
 	if (gelf_update_shdr(scn, &sh) == 0 || (d = elf_newdata(scn)) == NULL)
-		return fail_libelf(w->e, ob->path, "elf_newdata");
+		return err_libelf(w->e, ob->path, "elf_newdata");
 	d->d_buf = ed->records.data;
 	d->d_size = ed->records.len;
 	d->d_type = ELF_T_BYTE;
@@ -1580,7 +1605,7 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 	 */
 	elf_flagelf(ob->elf, ELF_C_SET, ELF_F_DIRTY);
 	if ((size = elf_update(ob->elf, ELF_C_WRITE)) < 0) {
-		fail_libelf(e, ob->path, "elf_update");
+		err_libelf(e, ob->path, "elf_update");
 		goto out;
 	}
 	/* libelf grows the file but does not shrink it. */
@@ -1597,28 +1622,21 @@ out:
 }
 
 /*
- * Copy src (open) into a new temporary for path, in ts; its fd, or -1.  The
- * temporary takes the object's owner, group and mode (fileio.h).
+ * The object's image (as read, objin.c) in a new temporary for its real
+ * path, in ts; its fd, or -1.  The temporary takes the object's owner,
+ * group and mode (fileio.h).
  */
 static int
-copy_to_temp(tempset_t *ts, int src, const char *path, const struct stat *st, err_t *e)
+copy_to_temp(tempset_t *ts, const objin_t *in, err_t *e)
 {
-	char buf[65536];
-	ssize_t n;
-	off_t at = 0;
 	int fd;
 
-	if (tempset_add(ts, path, st, &fd, e) < 0)
+	if (tempset_add(ts, in->real, &in->st, &fd, e) < 0)
 		return -1;
-	while ((n = pread(src, buf, sizeof(buf), at)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || fd_write_all(fd, buf, (size_t)n) != 0) {
-			err_errno(e, errno ? errno : EIO, "%s: copying it", path);
-			close(fd);
-			return -1;
-		}
-		at += n;
+	if (fd_write_all(fd, in->bytes, in->len) != 0) {
+		err_errno(e, errno, "%s: copying it", in->real);
+		close(fd);
+		return -1;
 	}
 	return fd;
 }
@@ -1628,11 +1646,10 @@ copy_to_temp(tempset_t *ts, int src, const char *path, const struct stat *st, er
  * place (tempset_commit) once everything else has succeeded.
  */
 static int
-commit_object(const object_t *read_ob, int src, const char *real,
-    const plan_t *p, const edits_t *ed, err_t *e)
+commit_object(const object_t *read_ob, const objin_t *in, const plan_t *p,
+    const edits_t *ed, err_t *e)
 {
 	object_t ob;
-	struct stat st;
 	int fd, rc = -1;
 
 	memset(&ob, 0, sizeof(ob));
@@ -1644,12 +1661,10 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	ob.filesize = read_ob->filesize;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
 	ob.key = read_ob->key;
-	if (fstat(src, &st) != 0)
-		return err_errno(e, errno, "%s", read_ob->path);
-	if ((fd = copy_to_temp(read_ob->temps, src, real, &st, e)) < 0)
+	if ((fd = copy_to_temp(read_ob->temps, in, e)) < 0)
 		return -1;
 	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
-		fail_libelf(e, read_ob->path, "elf_begin");
+		err_libelf(e, read_ob->path, "elf_begin");
 	else if (object_init(&ob, e) != 0)
 		;	/* e is set */
 	else if (ob.nsections != read_ob->nsections || ob.nsyms != read_ob->nsyms)
@@ -1660,147 +1675,188 @@ commit_object(const object_t *read_ob, int src, const char *real,
 	if (ob.elf != NULL)
 		elf_end(ob.elf);
 	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", real);
+		rc = err_errno(e, errno, "%s", in->real);
 	return rc;
 }
 
-/* ---- one object, start to end ------------------------------------------------ */
+/* ---- every object: planning, then writing ------------------------------------- */
 
-typedef struct context {
-	mdl_model_t *m;
+/* One object's plan: what to patch, and what the rewrite adds. */
+typedef struct planned_object {
+	const objin_t *in;
+	object_t ob;
+	plan_t p;
+	edits_t ed;
+	size_t nsites;		/* new sites: 0, nothing to write */
+} planned_object_t;
+
+struct rewrite_plan {
+	const mdl_model_t *m;
 	const usdt_target_t *t;
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	probe_index_t probes;
-	tempset_t *temps;
-} context_t;
+	bool every_kept;	/* an object whose calls cannot be seen (IR) */
+	tempset_t *temps;	/* o->temps, or own */
+	tempset_t own;
+	planned_object_t *objs;
+	size_t nobjs;
+};
 
+/*
+ * Plan one ELF object: the sites an earlier run recorded, the anchors it
+ * has, the calls to rewrite, and the names and records they need; the
+ * sites (old and new) and anchors go to out.
+ */
 static int
-rewrite_elf(context_t *cx, object_t *ob, int fd, const char *real,
-    rewrite_sites_t *out, err_t *e)
+plan_elf(rewrite_plan_t *rp, planned_object_t *po, rewrite_sites_t *out, err_t *e)
 {
-	plan_t p = { NULL, 0 };
-	edits_t ed = { NULL, 0, { NULL, 0, 0, false }, { NULL, 0, NULL, 0 } };
+	object_t *ob = &po->ob;
 	int rc;
 
 	if ((rc = object_init(ob, e)) != 0 || ob->symscn == NULL)
-		goto out;
+		return rc;
 	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1) {
-		keeps_every_stub(cx->m);
-		goto out;	/* IR only: objgen.c has said why it keeps the stubs */
+		rp->every_kept = true;
+		return 0;	/* IR only: objgen.c has said why it keeps the stubs */
 	}
 	if (has_lto_sections(ob)) {
 		note(ob, "LTO object: the linker may compile its IR afresh, so its probe "
 		    "calls are not rewritten and keep calling the stubs");
-		keeps_every_stub(cx->m);
-		goto out;
+		rp->every_kept = true;
+		return 0;
 	}
-	if ((rc = recover_sites(ob, &cx->probes, out, e)) != 0 ||
-	    (rc = collect_anchors(ob, cx->m, out, e)) != 0 ||
-	    (rc = plan_object(ob, &cx->probes, &p, e)) != 0 || p.n == 0)
-		goto out;
-	if ((rc = prepare_edits(ob, &p, &ed, e)) != 0 || ed.sites.n == 0)
-		goto out;
-	if ((rc = commit_object(ob, fd, real, &p, &ed, e)) != 0)
-		goto out;
-	note(ob, "rewrote %zu probe call%s", ed.sites.n, ed.sites.n == 1 ? "" : "s");
-	if (move_sites(out, &ed.sites) != 0)
-		rc = err_errno(e, ENOMEM, "%s", ob->path);
-out:
-	edits_free(&ed);
-	free(p.calls);
-	return rc;
-}
-
-static bool
-is_elf_file(int fd)
-{
-	unsigned char magic[4];
-
-	return pread(fd, magic, sizeof(magic), 0) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+	if ((rc = recover_sites(ob, &rp->probes, out, e)) != 0 ||
+	    (rc = collect_anchors(ob, rp->m, out, e)) != 0 ||
+	    (rc = plan_object(ob, &rp->probes, &po->p, e)) != 0 || po->p.n == 0)
+		return rc;
+	if ((rc = prepare_edits(ob, &po->p, &po->ed, e)) != 0 || po->ed.sites.n == 0)
+		return rc;
+	po->nsites = po->ed.sites.n;
+	if (move_sites(out, &po->ed.sites) != 0)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	return 0;
 }
 
 static int
-rewrite_one(context_t *cx, const char *path, const char *real,
-    rewrite_sites_t *out, err_t *e)
+plan_one(rewrite_plan_t *rp, const objin_t *in, rewrite_sites_t *out, err_t *e)
 {
-	object_t ob;
-	struct stat st;
-	int fd, rc = 0;
+	planned_object_t *po = &rp->objs[rp->nobjs++];
+	object_t *ob = &po->ob;
 
-	memset(&ob, 0, sizeof(ob));
-	ob.path = path;
-	ob.t = cx->t;
-	ob.isa = cx->isa;
-	ob.o = cx->o;
-	ob.temps = cx->temps;
-	ob.key = rewrite_alias_key(real);
-	snprintf(ob.alias_prefix, sizeof(ob.alias_prefix), "%s%08x.", ALIAS_PREFIX,
-	    ob.key);
-	if ((fd = file_open_regular(path, &st, e)) < 0)
-		return -1;
-	ob.filesize = (size_t)st.st_size;
-	if (!is_elf_file(fd)) {
+	memset(po, 0, sizeof(*po));
+	sb_init(&po->ed.records);
+	po->in = in;
+	ob->path = in->path;
+	ob->t = rp->t;
+	ob->isa = rp->isa;
+	ob->o = rp->o;
+	ob->temps = rp->temps;
+	ob->key = rewrite_alias_key(in->real);
+	ob->filesize = in->len;
+	ob->elf = in->elf;
+	snprintf(ob->alias_prefix, sizeof(ob->alias_prefix), "%s%08x.", ALIAS_PREFIX,
+	    ob->key);
+	if (in->kind != MAGIC_ELF || in->elf == NULL) {
 		/* LLVM bitcode: objgen.c has said why it keeps the stubs. */
-		keeps_every_stub(cx->m);
-		close(fd);
+		rp->every_kept = true;
 		return 0;
 	}
-	if ((ob.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		rc = fail_libelf(e, path, "elf_begin");
-	else
-		rc = rewrite_elf(cx, &ob, fd, real, out, e);
-	object_free(&ob);
-	if (ob.elf != NULL)
-		elf_end(ob.elf);
-	close(fd);
-	return rc;
+	return plan_elf(rp, po, out, e);
+}
+
+void
+rewrite_plan_free(rewrite_plan_t *rp)
+{
+	if (rp == NULL)
+		return;
+	for (size_t i = 0; i < rp->nobjs; i++) {
+		object_free(&rp->objs[i].ob);
+		edits_free(&rp->objs[i].ed);
+		free(rp->objs[i].p.calls);
+	}
+	free(rp->objs);
+	probe_index_free(&rp->probes);
+	tempset_discard(&rp->own);
+	free(rp);
 }
 
 int
-rewrite_objects(mdl_model_t *m, const usdt_target_t *t, char *const *paths,
-    size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
+rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
+    size_t nins, const rewrite_opts_t *o, rewrite_plan_t **planp,
+    rewrite_sites_t *out, err_t *e)
 {
-	context_t cx = { m, t, call_isa_for(t->arch->elf_machine), o, { 0 }, NULL };
-	tempset_t own = { NULL, 0, 0 };
-	char **seen;
+	rewrite_plan_t *rp = calloc(1, sizeof(*rp));
 	int rc = 0;
 
-	if (npaths == 0)
+	*planp = NULL;
+	if (rp == NULL || (nins > 0 && (rp->objs = calloc(nins, sizeof(*rp->objs))) == NULL)) {
+		free(rp);
+		return err_errno(e, ENOMEM, "rewriting probe calls");
+	}
+	rp->m = m;
+	rp->t = t;
+	rp->isa = call_isa_for(t->arch->elf_machine);
+	rp->o = o;
+	rp->temps = o != NULL && o->temps != NULL ? o->temps : &rp->own;
+	*planp = rp;
+	if (nins == 0)
 		return 0;
-	if (cx.isa == NULL) {
-		keeps_every_stub(m);
+	if (rp->isa == NULL) {
+		out->every_kept = true;
 		if (o != NULL && o->note != NULL)
 			o->note(o->note_ctx, "probe calls are not rewritten for this "
 			    "architecture; they keep calling the stubs");
 		return 0;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
-	if ((seen = calloc(npaths, sizeof(char *))) == NULL || probe_index_init(&cx.probes, m) != 0) {
-		free(seen);
+	if (probe_index_init(&rp->probes, m) != 0)
 		return err_errno(e, ENOMEM, "rewriting probe calls");
-	}
-	cx.temps = o != NULL && o->temps != NULL ? o->temps : &own;
-	for (size_t i = 0; i < npaths && rc == 0; i++) {
-		bool again = false;
+	/* The same file twice: its sites once (objin.c). */
+	for (size_t i = 0; i < nins && rc == 0; i++)
+		if (ins[i].same_as == NULL)
+			rc = plan_one(rp, &ins[i], out, e);
+	if (rc == 0 && list_kept(&rp->probes, out) != 0)
+		rc = err_errno(e, ENOMEM, "rewriting probe calls");
+	out->every_kept = out->every_kept || rp->every_kept;
+	return rc;
+}
 
-		if ((seen[i] = realpath(paths[i], NULL)) == NULL) {
-			rc = err_errno(e, errno, "%s", paths[i]);
-			break;
-		}
-		/* The same file twice: its sites once. */
-		for (size_t j = 0; j < i && !again; j++)
-			again = strcmp(seen[j], seen[i]) == 0;
-		if (!again)
-			rc = rewrite_one(&cx, paths[i], seen[i], out, e);
+int
+rewrite_write(rewrite_plan_t *rp, err_t *e)
+{
+	for (size_t i = 0; i < rp->nobjs; i++) {
+		planned_object_t *po = &rp->objs[i];
+
+		if (po->nsites == 0)
+			continue;
+		if (commit_object(&po->ob, po->in, &po->p, &po->ed, e) != 0)
+			return -1;
+		note(&po->ob, "rewrote %zu probe call%s", po->nsites, po->nsites == 1 ? "" : "s");
 	}
-	for (size_t i = 0; i < npaths; i++)
-		free(seen[i]);
-	free(seen);
-	probe_index_free(&cx.probes);
-	if (cx.temps == &own && rc == 0)
-		rc = tempset_commit(&own, e);
-	tempset_discard(&own);
+	return rp->temps == &rp->own ? tempset_commit(&rp->own, e) : 0;
+}
+
+int
+rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths,
+    size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
+{
+	objin_t *ins = calloc(npaths + 1, sizeof(*ins));
+	rewrite_plan_t *rp = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (ins == NULL)
+		return err_errno(e, ENOMEM, "rewriting probe calls");
+	if (npaths > 0 && elf_version(EV_CURRENT) == EV_NONE)
+		rc = err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
+	for (; rc == 0 && n < npaths; n++)
+		if ((rc = objin_read(&ins[n], paths[n], ins, n, e)) != 0)
+			break;
+	if (rc == 0 && (rc = rewrite_plan(m, t, ins, npaths, o, &rp, out, e)) == 0)
+		rc = rewrite_write(rp, e);
+	rewrite_plan_free(rp);
+	for (size_t i = 0; i < n; i++)
+		objin_free(&ins[i]);
+	free(ins);
 	return rc;
 }

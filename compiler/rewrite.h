@@ -1,10 +1,15 @@
 /*
  * rewrite.h - the -G stage's call-site rewriting: zero-call probes.
  *
- * rewrite_objects() turns every call to a probe function in the program's
- * objects into the target's tracepoint, in place, and says where each one
- * now is (function + offset), so objgen.c records the sites in the DOF and
+ * Every call to a probe function in the program's objects becomes the
+ * target's tracepoint, in place, and the rewrite says where each one now
+ * is (function + offset), so objgen.c records the sites in the DOF and
  * gives each probe site a stapsdt note.  rewrite.c explains how and why.
+ *
+ * Two steps over the objects objgen.c has read (objin.h) and checked:
+ * rewrite_plan() decides every edit and reports the sites, touching no
+ * file; rewrite_write() then writes the rewritten copies.  The model is
+ * only read.
  */
 #ifndef USDTC_REWRITE_H
 #define USDTC_REWRITE_H
@@ -16,12 +21,13 @@
 #include "err.h"
 #include "fileio.h"
 #include "model.h"
+#include "objin.h"
 #include "target.h"
 
 /* One rewritten call site (or one recovered from an earlier -G run). */
 typedef struct rewrite_site {
-	mdl_provider_t *provider;	/* in the model given to rewrite_objects */
-	mdl_probe_t *probe;
+	const mdl_provider_t *provider;	/* in the model given to rewrite_plan */
+	const mdl_probe_t *probe;
 	char *func;		/* dofpr_func: the calling function's name */
 	char *symbol;		/* what relocations use: func, or its alias */
 	uint32_t offset;	/* of the tracepoint from the start of func */
@@ -42,6 +48,16 @@ typedef struct rewrite_sites {
 	size_t n;
 	char **anchors;
 	size_t nanchors;
+	/*
+	 * The probes whose unit an is-enabled call still reaches (a call
+	 * that was not rewritten), by address: objgen.c gives those units'
+	 * is-enabled slots a site (rewrite_keeps_enabled).  every_kept: an
+	 * object's calls could not be seen (LLVM bitcode, LTO, a machine
+	 * without rewriting), so any probe's may.
+	 */
+	const mdl_probe_t **kept;
+	size_t nkept;
+	bool every_kept;
 } rewrite_sites_t;
 
 /* Receives one -v explanation (a complete sentence, no newline). */
@@ -58,18 +74,38 @@ typedef struct rewrite_opts {
 	tempset_t *temps;
 } rewrite_opts_t;
 
+typedef struct rewrite_plan rewrite_plan_t;
+
 /*
- * Rewrite the probe calls of each object in paths (ELF relocatable objects
- * of target t; LLVM bitcode and GCC LTO objects are left alone with a
- * note), and append every site, new or recorded by an earlier run, to out,
- * with the anchors the objects refer to.
- * The objects must already have been checked against m (objgen.c does).
- * Returns 0, or -1 with e set; a failure leaves every object as it was.
+ * Plan the rewriting of the probe calls of each input (ELF relocatable
+ * objects of target t; LLVM bitcode and GCC LTO objects are left alone
+ * with a note), and append every site, new or recorded by an earlier run,
+ * to out (zeroed by the caller), with the anchors the objects refer to and
+ * the probes whose is-enabled calls were kept.  The inputs must already
+ * have been checked against m (objgen.c does), and outlive the plan.
+ * Writes nothing.  Returns 0, or -1 with e set; either way *planp is for
+ * rewrite_plan_free.
  */
-int rewrite_objects(mdl_model_t *m, const usdt_target_t *t,
+int rewrite_plan(const mdl_model_t *m, const usdt_target_t *t,
+    const objin_t *ins, size_t nins, const rewrite_opts_t *o,
+    rewrite_plan_t **planp, rewrite_sites_t *out, err_t *e);
+
+/*
+ * Write every object the plan changes, to temporaries in o->temps (or,
+ * with none, committed together here).  Returns 0, or -1 with e set; a
+ * failure leaves every object as it was.
+ */
+int rewrite_write(rewrite_plan_t *plan, err_t *e);
+void rewrite_plan_free(rewrite_plan_t *plan);
+
+/* Read, plan and write in one go, for objects by path (the unit test's). */
+int rewrite_objects(const mdl_model_t *m, const usdt_target_t *t,
     char *const *paths, size_t npaths, const rewrite_opts_t *o,
     rewrite_sites_t *out, err_t *e);
 void rewrite_sites_free(rewrite_sites_t *s);
+
+/* Whether an is-enabled call of pr still reaches its unit (see kept). */
+bool rewrite_keeps_enabled(const rewrite_sites_t *s, const mdl_probe_t *pr);
 
 /* The key of the alias symbols made for an object at path (for tests). */
 uint32_t rewrite_alias_key(const char *path);

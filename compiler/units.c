@@ -259,8 +259,8 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
  * end the list, relocations shifted to where each DOF lies.
  */
 static int
-dof_bytes(const mdl_model_t *m, const usdt_target_t *t, bool per_provider,
-    dof_image_t *out, err_t *e)
+dof_bytes(const mdl_model_t *m, const site_table_t *sites, const usdt_target_t *t,
+    bool per_provider, dof_image_t *out, err_t *e)
 {
 	static const uint8_t end[8];
 	strbuf_t bytes;
@@ -268,7 +268,7 @@ dof_bytes(const mdl_model_t *m, const usdt_target_t *t, bool per_provider,
 	size_t nrelocs = 0;
 
 	if (!per_provider)
-		return dof_generate(m, t, out, e);
+		return dof_generate_sites(m, sites, t, out, NULL, e);
 	sb_init(&bytes);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		mdl_model_t one = *m;
@@ -279,7 +279,7 @@ dof_bytes(const mdl_model_t *m, const usdt_target_t *t, bool per_provider,
 			continue;	/* nothing to register */
 		one.providers = &m->providers[i];
 		one.nproviders = 1;
-		if (dof_generate(&one, t, &img, e) != 0)
+		if (dof_generate_sites(&one, sites, t, &img, NULL, e) != 0)
 			goto fail;
 		grown = realloc(relocs, (nrelocs + img.nrelocs + 1) * sizeof(*relocs));
 		if (grown == NULL) {
@@ -310,10 +310,17 @@ fail:
 int
 units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e)
 {
+	return units_add_dof_sites(u, symbol, per_provider, NULL, e);
+}
+
+int
+units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
+    const site_table_t *sites, err_t *e)
+{
 	dof_image_t img = { 0 };
 	int sec;
 
-	if (dof_bytes(u->m, u->t, per_provider, &img, e) != 0)
+	if (dof_bytes(u->m, sites, u->t, per_provider, &img, e) != 0)
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
 	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,

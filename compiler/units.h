@@ -13,6 +13,7 @@
 #include "elfwrite.h"
 #include "err.h"
 #include "model.h"
+#include "sites.h"
 #include "target.h"
 
 /* The object being built, and what the groups share. */
@@ -82,5 +83,8 @@ int units_add_site_notes(units_t *u, const units_site_t *sites, size_t n);
  * set.
  */
 int units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e);
+/* The same with the sites of a site table (the -G stage's, sites.h). */
+int units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
+    const site_table_t *sites, err_t *e);
 
 #endif

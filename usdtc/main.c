@@ -8,13 +8,17 @@
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
- *        model --> objgen.c     -G: probe units, stapsdt notes, DOF, drti_lite
+ *        model --> objgen.c     -G: read (objin.c) and check the objects, plan,
+ *                               then write: probe units, stapsdt notes, DOF,
+ *                               drti_lite
  *                  rewrite.c    -G: the program's probe calls become sites
+ *                               (rewrite_plan, then rewrite_write)
+ *                  sites.c      -G: where each probe fires, apart from the model
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object
  *        model --> header_macos.c, macho_write.c   -h and -G for macOS (Mach-O)
  *   usdtc/drti_objects.c, drti_blob.S   the target's drti_lite object
- *   any ELF  --> decode.c + list.c  --list / --dump (Mach-O: macho_read.c)
+ *   any file --> probefind.c (decode.c, macho_read.c) --> list.c  --list / --dump
  *   target.c, arch_*.c  what differs per platform
  *
  * This file only turns the command line into one of those runs (backend_for
@@ -475,7 +479,7 @@ apply_environment(options_t *o)
 typedef struct backend {
 	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(mdl_model_t *m, const usdt_target_t *t,
+	int (*object)(const mdl_model_t *m, const usdt_target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 

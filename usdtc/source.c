@@ -36,6 +36,24 @@ parse_through_cpp(mdl_model_t *m, diag_t *d, const char *file, const char *path,
 	free(out);
 }
 
+/*
+ * The file could not be read: said at the file, as every other error about
+ * it is ("FILE: error: ..."); a file that goes on past FILE_READ_MAX bytes
+ * (/dev/zero, an endless pipe) is no definition file, which EFBIG's text,
+ * "File too large", does not say.
+ */
+static void
+read_error(diag_t *d, const char *file, int errnum)
+{
+	src_loc_t at_file = { file, 0, 0 };
+
+	if (errnum == EFBIG)
+		diag_error(d, at_file, "D_IO", "cannot read it: it goes on past %zu MiB, "
+		    "more than any provider definition holds", FILE_READ_MAX >> 20);
+	else
+		diag_error(d, at_file, "D_IO", "cannot read it: %s", strerror(errnum));
+}
+
 int
 parse_file(mdl_model_t *m, const char *path, const parse_opts_t *o)
 {
@@ -50,7 +68,7 @@ parse_file(mdl_model_t *m, const char *path, const parse_opts_t *o)
 	if (file == NULL) {
 		diag_error(&d, run, "D_NOMEM", "out of memory");
 	} else if ((text = file_read_all(path, &len)) == NULL) {
-		diag_error(&d, run, "D_IO", "cannot read %s: %s", path, strerror(errno));
+		read_error(&d, file, errno);
 	} else if (o != NULL && o->cpp) {
 		parse_through_cpp(m, &d, file, path, text, len, o);
 	} else if (diag_add_text(&d, file, text, len) != 0) {

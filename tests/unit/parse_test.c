@@ -1257,9 +1257,9 @@ test_cpp(void)
 	/* No such file, with and without -C. */
 	m = model_new();
 	EXPECT(parse_file_into(m, "/nonexistent/x.d", &o) == 1 &&
-	    has_diag("usdtc: error: cannot read /nonexistent/x.d", "D_IO"), "no file: %s", diags);
+	    has_diag("/nonexistent/x.d: error: cannot read it: No such file", "D_IO"), "no file: %s", diags);
 	EXPECT(parse_file_into(m, "/nonexistent/x.d", NULL) == 1 &&
-	    has_diag("usdtc: error: cannot read /nonexistent/x.d", "D_IO"), "no file: %s", diags);
+	    has_diag("/nonexistent/x.d: error: cannot read it: No such file", "D_IO"), "no file: %s", diags);
 	model_free(m);
 
 	/* Without -C the same file reads '#' lines as comments. */

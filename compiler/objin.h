@@ -1,0 +1,46 @@
+/*
+ * objin.h - the -G stage's inputs, the program's objects, each read once.
+ *
+ * -G checks every object against the model (objgen.c), plans the rewriting
+ * of its probe calls (rewrite.c) and writes the rewritten copy; all three
+ * work on the one image read here, so an object is read from disk exactly
+ * once and every stage sees the same bytes.  An object given twice (by
+ * the same real path) is read once: the later input points at the first.
+ */
+#ifndef USDTC_OBJIN_H
+#define USDTC_OBJIN_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "magic.h"
+
+typedef struct objin {
+	const char *path;	/* as given, for messages */
+	char *real;		/* its real path: the rewritten copy goes beside it */
+	struct stat st;		/* as opened: the copy takes its owner and mode */
+	uint8_t *bytes;		/* the whole file (NULL for a repeated input) */
+	size_t len;
+	enum file_magic kind;
+	Elf *elf;		/* MAGIC_ELF: libelf over bytes (elf_memory), else NULL */
+	const struct objin *same_as;	/* the earlier input that is this file, or NULL */
+} objin_t;
+
+/*
+ * Read the input at path (a regular file) into in, unless it is the file
+ * of one of the n inputs before it (then in->same_as says which).  libelf
+ * must have been initialised (elf_version).  Returns 0, or -1 with e set
+ * (the path named in it) and in empty.
+ */
+int objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
+    err_t *e);
+
+/* The input whose bytes in stands for: in itself, or the one it repeats. */
+const objin_t *objin_image(const objin_t *in);
+
+void objin_free(objin_t *in);
+
+#endif

@@ -1,0 +1,726 @@
+/*
+ * probefind.c - the DOF and stapsdt notes of a file, found and decoded
+ * (probefind.h); list.c prints them for --list and --dump.
+ *
+ * A file is read whole and recognised by its first bytes (magic.h): an
+ * ELF file of any type and class (through libelf), a 64-bit Mach-O file,
+ * or a raw DOF image such as the one drti_lite hands to the helper device.
+ *
+ * DOF.  Every section named .SUNW_dof (or typed SHT_SUNW_dof) is copied and
+ * walked: a linked program holds one DOF per -G object, concatenated by the
+ * linker, each starting at an 8-aligned offset, with zero padding between
+ * them that we skip.  Before decoding, the copy gets what a loader would
+ * put there: in an executable or shared library, dynamic relocations
+ * (RELATIVE, 64-bit absolute, GLOB_DAT) that land in the section are
+ * applied, because a PIE link may leave the section bytes zero and keep
+ * the addresses only in .rela.dyn.  In a relocatable object nothing is
+ * applied; instead the section's relocations are collected, so each probe
+ * record can show the symbol its address is relocated against (from
+ * .rela.SUNW_dof, whose entries, like those of the notes, must be the
+ * machine's 64-bit address relocations: R_X86_64_64 or GLOB_DAT,
+ * R_AARCH64_ABS64 or GLOB_DAT).  Then the consumer's rule for a load base,
+ * when one is given: a record with a DOF SETX relocation whose address is
+ * <= base gets base added.
+ *
+ * Mach-O.  A 64-bit Mach-O file (macho_read.c) has its DOF in every
+ * section of type S_DTRACE_DOF, the sections dyld registers.  macOS gives
+ * the kernel each such section's address as the base of all its probes
+ * (dofpr_addr is not used), so in a linked image each record gets that
+ * base as its address.  In an object, the relocation pairs that make the
+ * PROFFS/PRENOFFS entries relative (macho_dof_relocs) are checked and
+ * kept, one per record.  Mach-O files have no stapsdt notes.
+ *
+ * Notes.  Every SHT_NOTE section named .note.stapsdt (an object has one per
+ * COMDAT group) is decoded; in a relocatable object the relocations of the
+ * pc, base and semaphore fields are kept with each note.
+ *
+ * Everything found points into copies this file keeps (pf_found_t.keep)
+ * until pf_found_free.  Errors name the file and the section; libelf
+ * failures name the call and elf_errmsg(-1) (err_libelf).  elf_end runs
+ * on every path.  Nothing here prints.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "dof.h"
+#include "fileio.h"
+#include "macho_read.h"
+#include "magic.h"
+#include "probefind.h"
+#include "stapsdt.h"
+#include "target.h"
+
+/* A section walked for DOF: a copy of its bytes, and its relocations. */
+typedef struct pf_section {
+	struct pf_section *next;
+	char *where;
+	uint8_t *bytes;
+	size_t len;
+	pf_rels_t rels;
+} pf_section_t;
+
+/* What a pf_found_t points into, freed with it. */
+struct pf_keep {
+	uint8_t *image;		/* the file, as libelf and the decoders saw it */
+	Elf *elf;
+	pf_section_t *sections;
+};
+
+typedef struct finder {
+	pf_found_t *out;
+	uint64_t base;		/* the consumer's load base, or 0 */
+	const char *name;	/* for messages */
+	err_t *e;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	size_t *relsecs;	/* indices of the REL/RELA sections */
+	size_t nrelsecs;
+	bool macho;		/* a Mach-O file: eh.e_type says object or image */
+	uint64_t dof_addr;	/* Mach-O image: address of the section walked */
+	size_t xndx_of;		/* the symbol table xndx belongs to, 0 if none looked up */
+	Elf_Data *xndx;		/* its SHT_SYMTAB_SHNDX data, or NULL */
+} finder_t;
+
+/* A copy of a section's bytes to walk, kept until the results are freed. */
+static pf_section_t *
+add_section(finder_t *L, const char *where, const void *bytes, size_t len)
+{
+	pf_section_t *s = calloc(1, sizeof(*s));
+
+	if (s == NULL || (s->where = strdup(where)) == NULL ||
+	    (s->bytes = malloc(len ? len : 1)) == NULL) {
+		if (s != NULL)
+			free(s->where);
+		free(s);
+		err_set(L->e, "%s: out of memory copying %s", L->name, where);
+		return NULL;
+	}
+	memcpy(s->bytes, bytes, len);
+	s->len = len;
+	s->next = L->out->keep->sections;
+	L->out->keep->sections = s;
+	return s;
+}
+
+/* One decoded DOF more; d is the results' own afterwards. */
+static int
+add_dof(finder_t *L, const dof_decoded_t *d, const pf_section_t *sec, uint64_t off)
+{
+	pf_found_t *f = L->out;
+	pf_dof_t *v = realloc(f->dofs, (f->ndofs + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return err_set(L->e, "%s: out of memory reading DOF", L->name);
+	f->dofs = v;
+	v[f->ndofs++] = (pf_dof_t){ *d, sec->where, off, &sec->rels };
+	return 0;
+}
+
+/* ---- relocations ----------------------------------------------------- */
+
+const pf_rel_t *
+pf_rels_find(const pf_rels_t *rs, uint64_t off)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].off == off)
+			return &rs->v[i];
+	return NULL;
+}
+
+static const char *
+section_name(finder_t *L, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(L->elf, ndx);
+	GElf_Shdr sh;
+	const char *n;
+
+	if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
+		return "";
+	n = elf_strptr(L->elf, L->shstrndx, sh.sh_name);
+	return n != NULL ? n : "";
+}
+
+/*
+ * The section index of symbol i of the table in section symndx: st_shndx,
+ * or with extended section numbering (SHN_XINDEX) the table's
+ * SHT_SYMTAB_SHNDX entry, found once per table.
+ */
+static size_t
+symbol_section(finder_t *L, size_t symndx, Elf_Data *syms, size_t i, const GElf_Sym *sym)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf32_Word x = 0;
+
+	if (sym->st_shndx != SHN_XINDEX)
+		return sym->st_shndx;
+	if (L->xndx_of != symndx) {
+		L->xndx_of = symndx;
+		L->xndx = NULL;
+		while (L->xndx == NULL && (scn = elf_nextscn(L->elf, scn)) != NULL)
+			if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB_SHNDX &&
+			    sh.sh_link == symndx)
+				L->xndx = elf_getdata(scn, NULL);
+	}
+	if (L->xndx == NULL || gelf_getsymshndx(syms, L->xndx, (int)i, &s, &x) == NULL)
+		return 0;
+	return x;
+}
+
+/* The name of symbol i of the table in section symndx (section symbols: their section). */
+static const char *
+symbol_name(finder_t *L, size_t symndx, size_t i, GElf_Sym *symp)
+{
+	Elf_Scn *scn = elf_getscn(L->elf, symndx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	GElf_Sym sym;
+	const char *n;
+
+	if (scn == NULL || gelf_getshdr(scn, &sh) == NULL ||
+	    (d = elf_getdata(scn, NULL)) == NULL ||
+	    gelf_getsym(d, (int)i, &sym) == NULL)
+		return NULL;
+	if (symp != NULL)
+		*symp = sym;
+	if (GELF_ST_TYPE(sym.st_info) == STT_SECTION)
+		return section_name(L, symbol_section(L, symndx, d, i, &sym));
+	n = elf_strptr(L->elf, sh.sh_link, sym.st_name);
+	return n != NULL ? n : "";
+}
+
+static int
+relset_add(finder_t *L, pf_rels_t *rs, const pf_rel_t *r)
+{
+	pf_rel_t *v = realloc(rs->v, (rs->n + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return err_set(L->e, "%s: out of memory reading relocations", L->name);
+	rs->v = v;
+	v[rs->n++] = *r;
+	return 0;
+}
+
+/* Note the REL/RELA sections once: an object may have thousands of sections. */
+static int
+find_reloc_sections(finder_t *L)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(L->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		size_t *v;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getshdr");
+		if (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL)
+			continue;
+		if ((v = realloc(L->relsecs, (L->nrelsecs + 1) * sizeof(*v))) == NULL)
+			return err_set(L->e, "%s: out of memory reading sections", L->name);
+		L->relsecs = v;
+		v[L->nrelsecs++] = elf_ndxscn(scn);
+	}
+	return 0;
+}
+
+static int dynamic_reloc_kind(unsigned machine, unsigned type);
+
+/*
+ * Whether a relocation of a relocatable object can fill an address field
+ * of a DOF or a note: a 64-bit absolute (symbol + addend) relocation of
+ * the machine, whatever the target (R_X86_64_64, the R_X86_64_GLOB_DAT
+ * Oracle's dtrace writes, R_AARCH64_ABS64).  Machines we do not know are
+ * taken on trust.
+ */
+static bool
+is_address_reloc(unsigned machine, unsigned type)
+{
+	switch (machine) {
+	case EM_X86_64:
+	case EM_AARCH64:
+		return dynamic_reloc_kind(machine, type) == 2;
+	default:
+		return true;
+	}
+}
+
+/* Every REL/RELA entry of a relocatable object that applies to section target. */
+static int
+collect_relocs(finder_t *L, size_t target, pf_rels_t *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	for (size_t k = 0; k < L->nrelsecs; k++) {
+		Elf_Scn *scn = elf_getscn(L->elf, L->relsecs[k]);
+		GElf_Shdr sh;
+		Elf_Data *d;
+		bool rela;
+
+		if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getshdr");
+		if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_info != target)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		rela = sh.sh_type == SHT_RELA;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			pf_rel_t r = { 0, NULL, 0, NULL };
+			GElf_Rela ra;
+			GElf_Rel rl;
+
+			if (rela ? gelf_getrela(d, (int)i, &ra) == NULL :
+			    gelf_getrel(d, (int)i, &rl) == NULL)
+				return err_libelf(L->e, L->name, rela ? "gelf_getrela" : "gelf_getrel");
+			if (!rela) {
+				ra.r_offset = rl.r_offset;
+				ra.r_info = rl.r_info;
+				ra.r_addend = 0;
+			}
+			if (GELF_R_TYPE(ra.r_info) == 0)
+				continue;	/* R_*_NONE: no relocation */
+			if (!is_address_reloc(L->eh.e_machine, (unsigned)GELF_R_TYPE(ra.r_info)))
+				return err_set(L->e, "%s: %s+0x%" PRIx64 ": relocation type %u is not a "
+				    "64-bit address relocation of ELF machine %u", L->name,
+				    section_name(L, target), (uint64_t)ra.r_offset,
+				    (unsigned)GELF_R_TYPE(ra.r_info), (unsigned)L->eh.e_machine);
+			r.off = ra.r_offset;
+			r.addend = ra.r_addend;
+			r.sym = GELF_R_SYM(ra.r_info) == 0 ? "" :
+			    symbol_name(L, sh.sh_link, GELF_R_SYM(ra.r_info), NULL);
+			if (r.sym == NULL)
+				r.sym = "?";
+			if (relset_add(L, rs, &r) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* 0: not an address relocation; 1: base-relative (addend); 2: symbol + addend. */
+static int
+dynamic_reloc_kind(unsigned machine, unsigned type)
+{
+	const usdt_arch_t *a = arch_for_machine(machine);
+
+	if (a == NULL)
+		return 0;
+	if (type == a->reloc_relative)
+		return 1;
+	if (type == a->reloc_abs64 || type == a->reloc_glob_dat)
+		return 2;
+	return 0;
+}
+
+/*
+ * In an executable or shared library, write into buf (a copy of the
+ * section at sh) the link-time value of every dynamic relocation that
+ * lands in it.
+ */
+static int
+apply_dynamic_relocs(finder_t *L, const GElf_Shdr *dof, uint8_t *buf)
+{
+	if (L->eh.e_ident[EI_CLASS] != ELFCLASS64 || dof->sh_size < 8)
+		return 0;
+	for (size_t k = 0; k < L->nrelsecs; k++) {
+		Elf_Scn *scn = elf_getscn(L->elf, L->relsecs[k]);
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getshdr");
+		if (sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+		    (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			uint64_t v;
+			int kind;
+
+			if (gelf_getrela(d, (int)i, &r) == NULL)
+				return err_libelf(L->e, L->name, "gelf_getrela");
+			if (r.r_offset < dof->sh_addr || r.r_offset - dof->sh_addr > dof->sh_size - 8)
+				continue;
+			kind = dynamic_reloc_kind(L->eh.e_machine, GELF_R_TYPE(r.r_info));
+			if (kind == 0)
+				continue;
+			v = (uint64_t)r.r_addend;
+			if (kind == 2) {
+				if (symbol_name(L, sh.sh_link, GELF_R_SYM(r.r_info), &sym) == NULL ||
+				    sym.st_shndx == SHN_UNDEF)
+					continue;
+				v += sym.st_value;
+			}
+			memcpy(buf + (r.r_offset - dof->sh_addr), &v, sizeof(v));
+		}
+	}
+	return 0;
+}
+
+/* ---- DOF: finding and walking ---------------------------------------- */
+
+/* The consumer's base rule, on records with a SETX relocation. */
+static void
+apply_base(dof_decoded_t *d, uint64_t base)
+{
+	if (base == 0)
+		return;
+	for (size_t i = 0; i < d->nproviders; i++)
+		for (size_t j = 0; j < d->providers[i].nprobes; j++) {
+			dofd_probe_t *r = &d->providers[i].probes[j];
+
+			if (r->reloc != NULL && r->raw.dofpr_addr <= base)
+				r->raw.dofpr_addr += base;
+		}
+}
+
+/* macOS: every probe's base is the address of its DOF (dofhp_addr). */
+static void
+set_record_bases(dof_decoded_t *d, uint64_t dof_addr)
+{
+	for (size_t i = 0; i < d->nproviders; i++)
+		for (size_t j = 0; j < d->providers[i].nprobes; j++)
+			d->providers[i].probes[j].raw.dofpr_addr = dof_addr;
+}
+
+static bool
+all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Decode every DOF of section sec: images at 8-aligned offsets, zero
+ * padding between them.  raw: a captured image may stop at dofh_loadsz.
+ */
+static int
+walk_dofs(finder_t *L, const pf_section_t *sec, bool raw)
+{
+	const uint8_t *buf = sec->bytes;
+	size_t len = sec->len;
+	const char *where = sec->where;
+	size_t off = 0;
+
+	while (off < len) {
+		size_t chunk = len - off < 8 ? len - off : 8;
+		dof_decoded_t d;
+		dof_hdr_t h;
+		unsigned flags = 0;
+		err_t de;
+
+		if (all_zero(buf + off, chunk)) {
+			off += chunk;
+			continue;
+		}
+		if (raw && len - off >= sizeof(h)) {
+			memcpy(&h, buf + off, sizeof(h));
+			if (h.dofh_filesz > len - off)
+				flags = DOF_DECODE_LOADSZ;
+		}
+		if (dof_decode_ex(buf + off, len - off, flags, &d, &de) != 0)
+			return err_set(L->e, "%s: %s+0x%zx: %s", L->name, where, off, de.msg);
+		apply_base(&d, L->base);
+		if (L->macho && L->eh.e_type != ET_REL)
+			set_record_bases(&d, L->dof_addr + off);
+		if (add_dof(L, &d, sec, off) != 0) {
+			dof_decoded_free(&d);
+			return -1;
+		}
+		if (flags & DOF_DECODE_LOADSZ)
+			off = len;
+		else
+			off += (d.hdr.dofh_filesz + 7) & ~(uint64_t)7;
+	}
+	return 0;
+}
+
+static int
+find_dof_section(finder_t *L, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	Elf_Data *d;
+	pf_section_t *sec;
+
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+		return 0;
+	if ((d = elf_getdata(scn, NULL)) == NULL)
+		return err_libelf(L->e, L->name, "elf_getdata");
+	if (d->d_size == 0 || d->d_buf == NULL)
+		return 0;
+	if ((sec = add_section(L, name, d->d_buf, d->d_size)) == NULL)
+		return -1;
+	if ((L->eh.e_type == ET_REL ? collect_relocs(L, elf_ndxscn(scn), &sec->rels) :
+	    apply_dynamic_relocs(L, sh, sec->bytes)) != 0)
+		return -1;
+	return walk_dofs(L, sec, false);
+}
+
+/* ---- stapsdt notes --------------------------------------------------- */
+
+static int
+collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
+{
+	unsigned asz = L->eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	pf_rels_t rels = { NULL, 0 };
+	stapsdt_notes_t ns;
+	Elf_Data *d;
+	pf_note_t *v;
+	err_t de;
+	int rc = -1;
+
+	if ((d = elf_getdata(scn, NULL)) == NULL)
+		return err_libelf(L->e, L->name, "elf_getdata");
+	if (d->d_buf == NULL || d->d_size == 0)
+		return 0;
+	if (stapsdt_decode(d->d_buf, d->d_size, asz, &ns, &de) != 0)
+		return err_set(L->e, "%s: %s (section %zu): %s", L->name, name,
+		    elf_ndxscn(scn), de.msg);
+	if (L->eh.e_type == ET_REL && collect_relocs(L, elf_ndxscn(scn), &rels) != 0)
+		goto out;
+	if ((v = realloc(L->out->notes, (L->out->nnotes + ns.n + 1) * sizeof(*v))) == NULL) {
+		err_set(L->e, "%s: out of memory reading notes", L->name);
+		goto out;
+	}
+	L->out->notes = v;
+	for (size_t i = 0; i < ns.n; i++) {
+		pf_note_t *nr = &L->out->notes[L->out->nnotes++];
+		const pf_rel_t *r;
+		uint64_t at = ns.notes[i].desc_offset;
+
+		memset(nr, 0, sizeof(*nr));
+		nr->n = ns.notes[i];
+		if ((r = pf_rels_find(&rels, at)) != NULL)
+			nr->pc = *r;
+		if ((r = pf_rels_find(&rels, at + STAPSDT_BASE * asz)) != NULL)
+			nr->base = *r;
+		if ((r = pf_rels_find(&rels, at + STAPSDT_SEMAPHORE * asz)) != NULL)
+			nr->sem = *r;
+	}
+	rc = 0;
+out:
+	free(rels.v);
+	stapsdt_notes_free(&ns);
+	return rc;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static bool
+is_dof_section(const GElf_Shdr *sh, const char *name)
+{
+	return sh->sh_type == SHT_SUNW_dof || strcmp(name, DOF_ELF_SECTION) == 0;
+}
+
+static bool
+is_note_section(const GElf_Shdr *sh, const char *name)
+{
+	return sh->sh_type == SHT_NOTE && strcmp(name, STAPSDT_NOTE_SECTION) == 0;
+}
+
+/* Pass over the sections: DOF first, then notes. */
+static int
+find_elf_sections(finder_t *L, bool notes)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(L->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getshdr");
+		if ((name = elf_strptr(L->elf, L->shstrndx, sh.sh_name)) == NULL)
+			return err_libelf(L->e, L->name, "elf_strptr");
+		if (!notes && is_dof_section(&sh, name) &&
+		    find_dof_section(L, scn, &sh, name) != 0)
+			return -1;
+		if (notes && is_note_section(&sh, name) &&
+		    collect_notes(L, scn, name) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+find_elf(finder_t *L)
+{
+	if (elf_kind(L->elf) == ELF_K_AR)
+		return err_set(L->e, "%s: is an archive; list its members instead", L->name);
+	if (elf_kind(L->elf) != ELF_K_ELF)
+		return err_set(L->e, "%s: not an ELF file", L->name);
+	if (gelf_getehdr(L->elf, &L->eh) == NULL)
+		return err_libelf(L->e, L->name, "gelf_getehdr");
+	if (elf_getshdrstrndx(L->elf, &L->shstrndx) != 0)
+		return err_libelf(L->e, L->name, "elf_getshdrstrndx");
+	if (find_reloc_sections(L) != 0 || find_elf_sections(L, false) != 0)
+		return -1;
+	return find_elf_sections(L, true);
+}
+
+/* ---- Mach-O files ---------------------------------------------------- */
+
+/* The relocation pairs of DOF section i of an object, as one relent per record. */
+static int
+macho_dof_relset(finder_t *L, const macho_file_t *mf, size_t i, pf_rels_t *rs)
+{
+	macho_dof_rel_t *v;
+	size_t n;
+	err_t me;
+	int rc = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	if (macho_dof_relocs(mf, i, &v, &n, &me) != 0)
+		return err_set(L->e, "%s: %s", L->name, me.msg);
+	for (size_t k = 0; k < n && rc == 0; k++)
+		rc = relset_add(L, rs, &(pf_rel_t){ v[k].addr_offset, v[k].function, 0,
+		    v[k].dof });
+	free(v);
+	return rc;
+}
+
+static int
+find_macho_dof(finder_t *L, const macho_file_t *mf, size_t i)
+{
+	const macho_section_t *s = &mf->sects[i];
+	pf_section_t *sec;
+	char where[40];
+
+	if (s->data == NULL || s->size == 0)
+		return 0;
+	snprintf(where, sizeof(where), "%s,%s", s->segname, s->sectname);
+	if ((sec = add_section(L, where, s->data, (size_t)s->size)) == NULL)
+		return -1;
+	L->dof_addr = s->addr;
+	if (L->eh.e_type == ET_REL && macho_dof_relset(L, mf, i, &sec->rels) != 0)
+		return -1;
+	return walk_dofs(L, sec, false);
+}
+
+static int
+find_macho(finder_t *L, const uint8_t *buf, size_t len)
+{
+	macho_file_t mf;
+	err_t me;
+	int rc = 0;
+
+	if (macho_read(buf, len, &mf, &me) != 0)
+		return err_set(L->e, "%s: %s", L->name, me.msg);
+	L->macho = true;
+	L->eh.e_type = mf.filetype == MH_OBJECT ? ET_REL : ET_DYN;
+	L->out->kind = PF_MACHO;
+	L->out->cputype = mf.cputype;
+	for (size_t i = 0; i < mf.nsects && rc == 0; i++)
+		if (macho_is_dof_section(&mf.sects[i]))
+			rc = find_macho_dof(L, &mf, i);
+	macho_file_free(&mf);
+	return rc;
+}
+
+/* ---- the entry points -------------------------------------------------- */
+
+void
+pf_found_free(pf_found_t *f)
+{
+	pf_section_t *s, *next;
+
+	for (size_t i = 0; i < f->ndofs; i++)
+		dof_decoded_free(&f->dofs[i].d);
+	free(f->dofs);
+	free(f->notes);
+	if (f->keep != NULL) {
+		for (s = f->keep->sections; s != NULL; s = next) {
+			next = s->next;
+			free(s->where);
+			free(s->bytes);
+			free(s->rels.v);
+			free(s);
+		}
+		if (f->keep->elf != NULL)
+			elf_end(f->keep->elf);
+		free(f->keep->image);
+		free(f->keep);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+/* The image (a copy libelf may write to) by its kind. */
+static int
+find_image(finder_t *L, uint8_t *buf, size_t len)
+{
+	pf_section_t *sec;
+
+	switch (file_magic(buf, len)) {
+	case MAGIC_DOF:
+		L->out->kind = PF_DOF;
+		L->eh.e_type = ET_NONE;
+		if ((sec = add_section(L, "DOF file", buf, len)) == NULL)
+			return -1;
+		return walk_dofs(L, sec, true);
+	case MAGIC_MACHO:
+		return find_macho(L, buf, len);
+	case MAGIC_ELF:
+		break;
+	default:
+		return err_set(L->e, "%s: neither an ELF file, a Mach-O file nor a DOF image",
+		    L->name);
+	}
+	L->out->kind = PF_ELF;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return err_set(L->e, "%s: elf_version: libelf is out of date: %s",
+		    L->name, elf_errmsg(-1));
+	if ((L->elf = L->out->keep->elf = elf_memory((char *)buf, len)) == NULL)
+		return err_libelf(L->e, L->name, "elf_memory");
+	return find_elf(L);
+}
+
+int
+pf_find(const void *buf, size_t len, const char *name, uint64_t base,
+    pf_found_t *out, err_t *e)
+{
+	finder_t L;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&L, 0, sizeof(L));
+	L.out = out;
+	L.base = base;
+	L.name = name;
+	L.e = e;
+	if ((out->keep = calloc(1, sizeof(*out->keep))) == NULL ||
+	    (out->keep->image = malloc(len ? len : 1)) == NULL) {
+		pf_found_free(out);
+		return err_set(e, "%s: out of memory", name);
+	}
+	memcpy(out->keep->image, buf, len);
+	rc = find_image(&L, out->keep->image, len);
+	out->object = L.eh.e_type == ET_REL;
+	free(L.relsecs);
+	if (rc != 0)
+		pf_found_free(out);
+	return rc;
+}
+
+int
+pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (file_read_regular(path, &buf, &len, NULL, e) != 0)
+		return -1;
+	rc = pf_find(buf, len, path, base, out, e);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/*
+ * probefind.h - the probes a file carries, found and decoded: the reader
+ * behind `usdtc --list` and `--dump` (list.c prints what it returns).
+ *
+ * Any ELF object, executable or shared library (ours or one built with
+ * sys/sdt.h), a 64-bit Mach-O object or image (its S_DTRACE_DOF sections,
+ * macho_read.h), or a raw DOF image (starting with \177DOF, e.g. what
+ * drti_lite handed to the helper device): every DOF in it, decoded by the
+ * strict decoder (decode.h), and every stapsdt note (stapsdt.h), with the
+ * relocations an object's fields carry.  probefind.c says how.
+ */
+#ifndef USDTC_PROBEFIND_H
+#define USDTC_PROBEFIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "err.h"
+#include "stapsdt.h"
+
+/* A relocation of a relocatable object: at off (in its section), sym+addend. */
+typedef struct pf_rel {
+	uint64_t off;
+	const char *sym;	/* NULL: none */
+	int64_t addend;
+	const char *minus;	/* Mach-O: the symbol subtracted (the DOF's start) */
+} pf_rel_t;
+
+typedef struct pf_rels {
+	pf_rel_t *v;
+	size_t n;
+} pf_rels_t;
+
+/* The relocation at offset off, or NULL. */
+const pf_rel_t *pf_rels_find(const pf_rels_t *rs, uint64_t off);
+
+/* One DOF found: where, decoded, and its section's relocations. */
+typedef struct pf_dof {
+	dof_decoded_t d;
+	const char *where;	/* ".SUNW_dof", "__TEXT,__dof_p", "DOF file" */
+	uint64_t secoff;	/* where the DOF starts in that section */
+	const pf_rels_t *rels;	/* an object's relocations of the section */
+} pf_dof_t;
+
+/* A stapsdt note and, in a relocatable object, what its fields relocate to. */
+typedef struct pf_note {
+	stapsdt_note_t n;
+	pf_rel_t pc, base, sem;
+} pf_note_t;
+
+enum pf_kind { PF_ELF, PF_MACHO, PF_DOF };
+
+typedef struct pf_found {
+	enum pf_kind kind;
+	bool object;		/* a relocatable object (ELF ET_REL, MH_OBJECT) */
+	uint32_t cputype;	/* Mach-O */
+	pf_dof_t *dofs;		/* in file order */
+	size_t ndofs;
+	pf_note_t *notes;	/* ELF only */
+	size_t nnotes;
+	struct pf_keep *keep;	/* what the results point into */
+} pf_found_t;
+
+/*
+ * Find every DOF and note of the file image buf (name is for messages).
+ * base: the load base a consumer would be given (dofhp_addr): a probe
+ * record whose address has a DOF SETX relocation and is <= base gets base
+ * added, as Oracle Linux's DOF parser does; 0: none.  Returns 0, or -1
+ * with e set (name in it) and out empty.
+ */
+int pf_find(const void *buf, size_t len, const char *name, uint64_t base,
+    pf_found_t *out, err_t *e);
+
+/* The same for the regular file at path. */
+int pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e);
+
+void pf_found_free(pf_found_t *f);
+
+#endif
