@@ -33,9 +33,13 @@
  * is guarded the same way, as <sys/sdt.h> guards it, so our probes and
  * <sys/sdt.h> probes can share a translation unit.
  *
- * PROV_PROBE_ENABLED() reads the probe's semaphore (bumped by Linux tracers)
- * into a flag and passes the flag's address to the is-enabled function,
- * where DTrace stores 1 (DOF version 3); on FreeBSD and illumos (DOF
+ * PROV_PROBE_ENABLED() on Linux is, when nothing traces, what <sys/sdt.h>'s
+ * is: one load of the probe's semaphore and one branch, expected not taken.
+ * Past it, a Linux tracer's count (bpftrace, perf) says yes at once; only
+ * the DTrace bit, which drti_lite sets once a DTrace helper took the DOF
+ * (stapsdt.h), leads to the is-enabled function, given the address of a
+ * flag where DTrace stores 1 (DOF version 3).  A program built from the
+ * header alone has no drti_lite and never gets that far.  On FreeBSD and illumos (DOF
  * version 2, no semaphores) it is a plain call of the is-enabled function,
  * which returns an int as their dtrace's header declares it, and the stub
  * clears the result before its tracepoint.  Everything GNU C is spelled so
@@ -612,9 +616,15 @@ put_probe_macros(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 		sb_printf(out, "\t%s()\n", n->c_enabled);
 		return;
 	}
-	sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = %s; "
-	    "%s(&__usdt_e); __usdt_e != 0; }))\n",
-	    t->stapsdt ? n->c_semaphore : "0", n->c_enabled);
+	if (!t->stapsdt) {
+		sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = 0; "
+		    "%s(&__usdt_e); __usdt_e != 0; }))\n", n->c_enabled);
+		return;
+	}
+	sb_printf(out, "\t(__extension__ ({ unsigned short __usdt_s = %s; "
+	    "__builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x%x) != 0 || \\\n"
+	    "\t__extension__ ({ uint32_t __usdt_e = 0; %s(&__usdt_e); __usdt_e != 0; })); }))\n",
+	    n->c_semaphore, STAPSDT_SEMAPHORE_COUNT, n->c_enabled);
 }
 
 static void

@@ -25,7 +25,10 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite.c); and drti_lite (runtime/drti_lite.c, embedded in
+ * this object too (rewrite.c); the table of the object's semaphores, whose
+ * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
+ * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
+ * (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
  * whose constructor registers that DOF.
  *
@@ -83,6 +86,7 @@
 #include "fileio.h"
 #include "objgen.h"
 #include "rewrite.h"
+#include "stapsdt.h"
 #include "subproc.h"
 #include "strbuf.h"
 #include "units.h"
@@ -564,6 +568,8 @@ build_object(units_t *b, const objgen_opts_t *o, const rewrite_sites_t *s,
 		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), e)) < 0)
 			return -1;
 		add_anchors(b, dofsec, s);
+		if (!o->lazyload && units_add_semaphore_table(b) != 0 && !elfw_failed(b->w, e))
+			return err_errno(e, ENOMEM, "the semaphore table");
 	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
@@ -787,6 +793,8 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 	close(fd);
 	if (rc == 0)
 		rc = elfw_localize_symbol(out, DOF_ELF_SYMBOL, e);
+	if (rc == 0)
+		rc = elfw_localize_symbol(out, STAPSDT_SEMAPHORE_TABLE_SYMBOL, e);
 	return rc;
 }
 
@@ -803,7 +811,9 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 		    "register ___SUNW_dof yourself", t->name, o->drti_missing);
 	if (elfw_merge_rel(w, o->drti, o->drti_size, "drti_lite.o", e) != 0)
 		return -1;
-	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0) {
+	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0 ||
+	    elfw_set_symbol_bind(w, elfw_find_symbol(w, STAPSDT_SEMAPHORE_TABLE_SYMBOL),
+	    STB_LOCAL) != 0) {
 		elfw_failed(w, e);
 		return -1;
 	}

@@ -51,11 +51,13 @@ __asm__(
 #define MYPROV_OP_START(arg0, arg1, arg2) \
 	__dtrace_myprov___op__start(arg0, (uintptr_t)(arg1), arg2)
 #define MYPROV_OP_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = myprov_op__start_semaphore; __dtraceenabled_myprov___op__start(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = myprov_op__start_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_myprov___op__start(&__usdt_e); __usdt_e != 0; })); }))
 #define MYPROV_OP_DONE(arg0) \
 	__dtrace_myprov___op__done(arg0)
 #define MYPROV_OP_DONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = myprov_op__done_semaphore; __dtraceenabled_myprov___op__done(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = myprov_op__done_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_myprov___op__done(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -51,7 +51,8 @@ __asm__(
 #define CLAUSES_TICK(arg0) \
 	__dtrace_clauses___tick(arg0)
 #define CLAUSES_TICK_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = clauses_tick_semaphore; __dtraceenabled_clauses___tick(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = clauses_tick_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_clauses___tick(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

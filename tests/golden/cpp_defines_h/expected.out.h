@@ -51,15 +51,18 @@ __asm__(
 #define DEFS_LINUX_NAMES() \
 	__dtrace_defs___linux__names()
 #define DEFS_LINUX_NAMES_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_linux__names_semaphore; __dtraceenabled_defs___linux__names(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = defs_linux__names_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___linux__names(&__usdt_e); __usdt_e != 0; })); }))
 #define DEFS_SUNW_D() \
 	__dtrace_defs___sunw__d()
 #define DEFS_SUNW_D_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_sunw__d_semaphore; __dtraceenabled_defs___sunw__d(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = defs_sunw__d_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___sunw__d(&__usdt_e); __usdt_e != 0; })); }))
 #define DEFS_NO_GNUC() \
 	__dtrace_defs___no__gnuc()
 #define DEFS_NO_GNUC_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_no__gnuc_semaphore; __dtraceenabled_defs___no__gnuc(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = defs_no__gnuc_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___no__gnuc(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

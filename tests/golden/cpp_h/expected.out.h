@@ -51,15 +51,18 @@ __asm__(
 #define CPP_REQUEST(arg0, arg1) \
 	__dtrace_cpp___request(arg0, (uintptr_t)(arg1))
 #define CPP_REQUEST_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_request_semaphore; __dtraceenabled_cpp___request(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = cpp_request_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___request(&__usdt_e); __usdt_e != 0; })); }))
 #define CPP_EXTRA(arg0) \
 	__dtrace_cpp___extra(arg0)
 #define CPP_EXTRA_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_extra_semaphore; __dtraceenabled_cpp___extra(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = cpp_extra_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___extra(&__usdt_e); __usdt_e != 0; })); }))
 #define CPP_SIZED(arg0) \
 	__dtrace_cpp___sized((uintptr_t)(arg0))
 #define CPP_SIZED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_sized_semaphore; __dtraceenabled_cpp___sized(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = cpp_sized_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___sized(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -51,11 +51,13 @@ __asm__(
 #define HASHES_ACCEPT(arg0, arg1) \
 	__dtrace_hashes___accept(arg0, (uintptr_t)(arg1))
 #define HASHES_ACCEPT_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = hashes_accept_semaphore; __dtraceenabled_hashes___accept(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = hashes_accept_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_hashes___accept(&__usdt_e); __usdt_e != 0; })); }))
 #define HASHES_CLOSE(arg0) \
 	__dtrace_hashes___close(arg0)
 #define HASHES_CLOSE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = hashes_close_semaphore; __dtraceenabled_hashes___close(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = hashes_close_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_hashes___close(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -54,27 +54,33 @@ __asm__(
 #define PTRS_STRINGS(arg0, arg1, arg2) \
 	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #define PTRS_STRINGS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_strings_semaphore; __dtraceenabled_ptrs___strings(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_strings_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___strings(&__usdt_e); __usdt_e != 0; })); }))
 #define PTRS_STARS(arg0, arg1, arg2) \
 	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #define PTRS_STARS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_stars_semaphore; __dtraceenabled_ptrs___stars(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_stars_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___stars(&__usdt_e); __usdt_e != 0; })); }))
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
 #define PTRS_SPACING_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_spacing_semaphore; __dtraceenabled_ptrs___spacing(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_spacing_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___spacing(&__usdt_e); __usdt_e != 0; })); }))
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
 #define PTRS_NAMED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_named_semaphore; __dtraceenabled_ptrs___named(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_named_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___named(&__usdt_e); __usdt_e != 0; })); }))
 #define PTRS_TAGGED(arg0, arg1) \
 	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
 #define PTRS_TAGGED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_tagged_semaphore; __dtraceenabled_ptrs___tagged(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_tagged_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___tagged(&__usdt_e); __usdt_e != 0; })); }))
 #define PTRS_MIXED(arg0, arg1, arg2) \
 	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)
 #define PTRS_MIXED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_mixed_semaphore; __dtraceenabled_ptrs___mixed(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = ptrs_mixed_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_ptrs___mixed(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -51,31 +51,38 @@ __asm__(
 #define NAMES_REQUEST_START() \
 	__dtrace_names___request__start()
 #define NAMES_REQUEST_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_request__start_semaphore; __dtraceenabled_names___request__start(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_request__start_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___request__start(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_PLAIN_NAME() \
 	__dtrace_names___plain_name()
 #define NAMES_PLAIN_NAME_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_plain_name_semaphore; __dtraceenabled_names___plain_name(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_plain_name_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___plain_name(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_NEW(arg0) \
 	__dtrace_names___new(arg0)
 #define NAMES_NEW_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_new_semaphore; __dtraceenabled_names___new(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_new_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___new(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_FREE(arg0) \
 	__dtrace_names___free((uintptr_t)(arg0))
 #define NAMES_FREE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_free_semaphore; __dtraceenabled_names___free(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_free_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___free(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_DELETE(arg0) \
 	__dtrace_names___delete((uintptr_t)(arg0))
 #define NAMES_DELETE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_delete_semaphore; __dtraceenabled_names___delete(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_delete_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___delete(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_A_B_C_D(arg0) \
 	__dtrace_names___a__b__c__d(arg0)
 #define NAMES_A_B_C_D_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_a__b__c__d_semaphore; __dtraceenabled_names___a__b__c__d(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_a__b__c__d_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___a__b__c__d(&__usdt_e); __usdt_e != 0; })); }))
 #define NAMES_UPPER_LOWER(arg0) \
 	__dtrace_names___UPPER__lower(arg0)
 #define NAMES_UPPER_LOWER_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_UPPER__lower_semaphore; __dtraceenabled_names___UPPER__lower(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = names_UPPER__lower_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___UPPER__lower(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -53,11 +53,13 @@ __asm__(
 #define MIXEDCASE_START(arg0) \
 	__dtrace_MixedCase___Start(arg0)
 #define MIXEDCASE_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = MixedCase_Start_semaphore; __dtraceenabled_MixedCase___Start(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = MixedCase_Start_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_MixedCase___Start(&__usdt_e); __usdt_e != 0; })); }))
 #define MIXEDCASE_STOP(arg0) \
 	__dtrace_MixedCase___Stop(arg0)
 #define MIXEDCASE_STOP_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = MixedCase_Stop_semaphore; __dtraceenabled_MixedCase___Stop(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = MixedCase_Stop_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_MixedCase___Stop(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -54,15 +54,18 @@ __asm__(
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
 	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
 #define SYS_IO_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_io_semaphore; __dtraceenabled_sys___io(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = sys_io_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_sys___io(&__usdt_e); __usdt_e != 0; })); }))
 #define SYS_NET(arg0, arg1, arg2, arg3) \
 	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))
 #define SYS_NET_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_net_semaphore; __dtraceenabled_sys___net(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = sys_net_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_sys___net(&__usdt_e); __usdt_e != 0; })); }))
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
 	__dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5)
 #define SYS_WIDTHS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_widths_semaphore; __dtraceenabled_sys___widths(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = sys_widths_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_sys___widths(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -51,23 +51,28 @@ __asm__(
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
 	__dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7)
 #define ARM_INTS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_ints_semaphore; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = arm_ints_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; })); }))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
 	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10))
 #define ARM_STACK_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_stack_semaphore; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = arm_stack_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; })); }))
 #define ARM_FLOATS(arg0, arg1, arg2) \
 	__dtrace_arm___floats(arg0, arg1, arg2)
 #define ARM_FLOATS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_floats_semaphore; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = arm_floats_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; })); }))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
 	__dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3)
 #define ARM_STRUCTS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_structs_semaphore; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = arm_structs_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; })); }))
 #define ARM_NONE() \
 	__dtrace_arm___none()
 #define ARM_NONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_none_semaphore; __dtraceenabled_arm___none(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = arm_none_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___none(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

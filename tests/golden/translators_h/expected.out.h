@@ -51,11 +51,13 @@ __asm__(
 #define HTTP_REQUEST_START(arg0) \
 	__dtrace_http___request__start((uintptr_t)(arg0))
 #define HTTP_REQUEST_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = http_request__start_semaphore; __dtraceenabled_http___request__start(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = http_request__start_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_http___request__start(&__usdt_e); __usdt_e != 0; })); }))
 #define HTTP_REQUEST_DONE(arg0) \
 	__dtrace_http___request__done((uintptr_t)(arg0))
 #define HTTP_REQUEST_DONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = http_request__done_semaphore; __dtraceenabled_http___request__done(&__usdt_e); __usdt_e != 0; }))
+	(__extension__ ({ unsigned short __usdt_s = http_request__done_semaphore; __builtin_expect(__usdt_s != 0, 0) && ((__usdt_s & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_http___request__done(&__usdt_e); __usdt_e != 0; })); }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
