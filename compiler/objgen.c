@@ -499,7 +499,7 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	for (size_t i = 0; b->t->stapsdt && i < s->n; i++) {
 		const rewrite_site_t *x = &s->sites[i];
 
-		if (!x->is_enabled)
+		if (!x->is_enabled && !x->marked)	/* a marked site has its own */
 			notes[n++] = (units_site_t){ x->provider, x->probe, x->symbol,
 			    x->offset, !x->tail };
 	}

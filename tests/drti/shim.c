@@ -11,7 +11,8 @@
  *    DOF from dofhp_dof into USDTC_SHIM_DIR/dof.PID.GEN, and checks, in the
  *    running process, that every probe and is-enabled offset lands on a
  *    tracepoint (0f 1f 44 00 00; c3 0f 1f 40 00 where -G rewrote a tail
- *    call into ret + nop) after the consumer's rule (a dofpr_addr
+ *    call into ret + nop; the 1-byte nop 90 of the header's inline probe
+ *    sites) after the consumer's rule (a dofpr_addr
  *    below dofhp_addr is relative and gets dofhp_addr added); it returns a
  *    generation number;
  *    with USDTC_SHIM_ENABLE set, it then enables every is-enabled site as
@@ -132,8 +133,9 @@ check_site(int gen, const char *prov, const char *func, const char *name,
 	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	static const unsigned char ret_nop4[5] = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 };
 	unsigned char code[5];
-	int ok = peek(addr, code, sizeof(code)) == 0 &&
-	    (memcmp(code, nop5, 5) == 0 || memcmp(code, ret_nop4, 5) == 0);
+	int ok = (peek(addr, code, sizeof(code)) == 0 &&
+	    (memcmp(code, nop5, 5) == 0 || memcmp(code, ret_nop4, 5) == 0)) ||
+	    (peek(addr, code, 1) == 0 && code[0] == 0x90 && strcmp(kind, "probe") == 0);
 
 	shim_log("SITE pid=%d gen=%d %s:%s:%s %s 0x%llx %s", (int)getpid(), gen, prov,
 	    func, name, kind, (unsigned long long)addr, ok ? "ok" : "BAD");
