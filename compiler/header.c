@@ -734,6 +734,46 @@ put_inline_site(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
 	sb_puts(out, "); } }))\n");
 }
 
+/*
+ * x86_64: DTrace's is-enabled site as an asm statement, not a C call, so
+ * that the slow path of _ENABLED() clobbers no register and the compiler
+ * keeps its values in registers across the check, as it does across
+ * <sys/sdt.h>'s.  The call in it is an ordinary call of the is-enabled
+ * function (-G rewrites it and records the site, as any), with the flag's
+ * address in %rdi, where DTrace writes 1 (DOF version 3); the unit's stub
+ * clobbers nothing.  The stack pointer steps over the 128-byte red zone
+ * around it: the compiler does not know of this call, and a leaf function
+ * may keep data below %rsp, which the call's return address, or the call
+ * the kernel makes of a traced 5-byte nop, would overwrite.
+ */
+static void
+put_enabled_site_asm(strbuf_t *out, const probe_names_t *n)
+{
+	strbuf_t call, line;
+
+	sb_init(&call);
+	sb_init(&line);
+	sb_puts(&line, "\tlea -128(%%rsp),%%rsp");
+	put_c_asm_line(&call, &line);
+	line.len = 0;
+	sb_puts(&line, "\tcall ");
+	put_asm_symbol(&line, n->enabled);
+	put_c_asm_line(&call, &line);
+	line.len = 0;
+	sb_puts(&line, "\tlea 128(%%rsp),%%rsp");
+	put_c_asm_line(&call, &line);
+	for (size_t i = 0; i < call.len; i++)
+		if (call.data[i] == '\n' && i > 0 && call.data[i - 1] == '"')
+			call.data[i] = ' ';
+	sb_puts(out, "__asm__ __volatile__(");
+	sb_append(out, call.data, call.len > 0 ? call.len - 1 : 0);
+	sb_puts(out, " : \"+m\"(__usdt_e) : \"D\"(&__usdt_e));");
+	if (call.failed || line.failed)
+		out->failed = true;
+	sb_free(&call);
+	sb_free(&line);
+}
+
 static void
 put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
     const mdl_probe_t *pr, const probe_names_t *n)
@@ -772,8 +812,13 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	 * compiler cannot keep the first read in a register for it.
 	 */
 	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ((*(volatile unsigned short *)&%s & 0x%x) != 0 || \\\n"
-	    "\t__extension__ ({ uint32_t __usdt_e = 0; %s(&__usdt_e); __usdt_e != 0; })))\n",
-	    n->c_semaphore, n->c_semaphore, STAPSDT_SEMAPHORE_COUNT, n->c_enabled);
+	    "\t__extension__ ({ uint32_t __usdt_e = 0; ",
+	    n->c_semaphore, n->c_semaphore, STAPSDT_SEMAPHORE_COUNT);
+	if (t->arch->elf_machine == EM_X86_64)
+		put_enabled_site_asm(out, n);
+	else
+		sb_printf(out, "%s(&__usdt_e);", n->c_enabled);
+	sb_puts(out, " __usdt_e != 0; })))\n");
 }
 
 static void

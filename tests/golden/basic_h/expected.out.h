@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define MYPROV_OP_START_ENABLED() \
 	(__builtin_expect(myprov_op__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&myprov_op__start_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_myprov___op__start(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_myprov___op__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define MYPROV_OP_DONE(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_myprov___op__done : : "r"(__usdt_r0)); } }))
@@ -67,7 +67,7 @@ __asm__(
 #endif
 #define MYPROV_OP_DONE_ENABLED() \
 	(__builtin_expect(myprov_op__done_semaphore != 0, 0) && ((*(volatile unsigned short *)&myprov_op__done_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_myprov___op__done(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_myprov___op__done\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define CLAUSES_TICK_ENABLED() \
 	(__builtin_expect(clauses_tick_semaphore != 0, 0) && ((*(volatile unsigned short *)&clauses_tick_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_clauses___tick(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_clauses___tick\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define DEFS_LINUX_NAMES_ENABLED() \
 	(__builtin_expect(defs_linux__names_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_linux__names_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___linux__names(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___linux__names\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_SUNW_D() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___sunw__d : :); } }))
@@ -67,7 +67,7 @@ __asm__(
 #endif
 #define DEFS_SUNW_D_ENABLED() \
 	(__builtin_expect(defs_sunw__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_sunw__d_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___sunw__d(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___sunw__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_NO_GNUC() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___no__gnuc : :); } }))
@@ -77,7 +77,7 @@ __asm__(
 #endif
 #define DEFS_NO_GNUC_ENABLED() \
 	(__builtin_expect(defs_no__gnuc_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_no__gnuc_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_defs___no__gnuc(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___no__gnuc\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

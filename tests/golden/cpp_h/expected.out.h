@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define CPP_REQUEST_ENABLED() \
 	(__builtin_expect(cpp_request_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_request_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___request(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___request\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define CPP_EXTRA(arg0) \
 	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___extra : : "r"(__usdt_r0)); } }))
@@ -67,7 +67,7 @@ __asm__(
 #endif
 #define CPP_EXTRA_ENABLED() \
 	(__builtin_expect(cpp_extra_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_extra_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___extra(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___extra\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define CPP_SIZED(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___sized : : "r"(__usdt_r0)); } }))
@@ -77,7 +77,7 @@ __asm__(
 #endif
 #define CPP_SIZED_ENABLED() \
 	(__builtin_expect(cpp_sized_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_sized_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_cpp___sized(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___sized\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

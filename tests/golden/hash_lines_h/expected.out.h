@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define HASHES_ACCEPT_ENABLED() \
 	(__builtin_expect(hashes_accept_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_accept_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_hashes___accept(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___accept\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define HASHES_CLOSE(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_hashes___close : : "r"(__usdt_r0)); } }))
@@ -67,7 +67,7 @@ __asm__(
 #endif
 #define HASHES_CLOSE_ENABLED() \
 	(__builtin_expect(hashes_close_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_close_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_hashes___close(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___close\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -57,7 +57,7 @@ __asm__(
 #endif
 #define NAMES_REQUEST_START_ENABLED() \
 	(__builtin_expect(names_request__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_request__start_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___request__start(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___request__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_PLAIN_NAME() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___plain_name : :); } }))
@@ -67,7 +67,7 @@ __asm__(
 #endif
 #define NAMES_PLAIN_NAME_ENABLED() \
 	(__builtin_expect(names_plain_name_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_plain_name_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___plain_name(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___plain_name\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_NEW(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___new : : "r"(__usdt_r0)); } }))
@@ -77,7 +77,7 @@ __asm__(
 #endif
 #define NAMES_NEW_ENABLED() \
 	(__builtin_expect(names_new_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_new_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___new(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___new\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_FREE(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "r"(__usdt_r0)); } }))
@@ -87,7 +87,7 @@ __asm__(
 #endif
 #define NAMES_FREE_ENABLED() \
 	(__builtin_expect(names_free_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_free_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___free(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___free\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_DELETE(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "r"(__usdt_r0)); } }))
@@ -97,7 +97,7 @@ __asm__(
 #endif
 #define NAMES_DELETE_ENABLED() \
 	(__builtin_expect(names_delete_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_delete_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___delete(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___delete\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_A_B_C_D(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___a__b__c__d : : "r"(__usdt_r0)); } }))
@@ -107,7 +107,7 @@ __asm__(
 #endif
 #define NAMES_A_B_C_D_ENABLED() \
 	(__builtin_expect(names_a__b__c__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_a__b__c__d_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___a__b__c__d(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___a__b__c__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_UPPER_LOWER(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___UPPER__lower : : "r"(__usdt_r0)); } }))
@@ -117,7 +117,7 @@ __asm__(
 #endif
 #define NAMES_UPPER_LOWER_ENABLED() \
 	(__builtin_expect(names_UPPER__lower_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_UPPER__lower_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_names___UPPER__lower(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___UPPER__lower\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

@@ -59,7 +59,7 @@ __asm__(
 #endif
 #define MIXEDCASE_START_ENABLED() \
 	(__builtin_expect(MixedCase_Start_semaphore != 0, 0) && ((*(volatile unsigned short *)&MixedCase_Start_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_MixedCase___Start(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_MixedCase___Start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 #ifndef _USDT_PROBE_CALLS
 #define MIXEDCASE_STOP(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_MixedCase___Stop : : "r"(__usdt_r0)); } }))
@@ -69,7 +69,7 @@ __asm__(
 #endif
 #define MIXEDCASE_STOP_ENABLED() \
 	(__builtin_expect(MixedCase_Stop_semaphore != 0, 0) && ((*(volatile unsigned short *)&MixedCase_Stop_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_MixedCase___Stop(&__usdt_e); __usdt_e != 0; })))
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_MixedCase___Stop\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
