@@ -12,8 +12,9 @@
  *	-DV_SDT		<sys/sdt.h> DTRACE_PROBE2
  *	-DV_SDT_SEM	<sys/sdt.h> DTRACE_PROBE2 behind its semaphore, spelled as
  *			SystemTap's `dtrace -h` spells BENCH_P_ENABLED()
- *	-DV_USDTC	the usdtc header's BENCH_P() (a stub call, or the
- *			rewritten site when the object was given to -G)
+ *	-DV_USDTC	the usdtc header's BENCH_P(): the inline site, or with
+ *			-D_USDT_PROBE_CALLS the call form (a stub call, or the
+ *			rewritten call when the object was given to -G)
  *	-DV_USDTC_EN	BENCH_P() behind BENCH_P_ENABLED()
  */
 #include <stdio.h>

@@ -15,6 +15,20 @@
  * __dtrace_prov___probe(int, char *);`), and an `#else` branch of macros
  * that do nothing.
  *
+ * On x86_64 Linux a probe whose arguments are at most six integers or
+ * pointers is not a call but an inline site, as <sys/sdt.h>'s is: each
+ * argument is evaluated, then moved into the register a call would pass it
+ * in (where DTrace on Linux reads a probe's arguments, and where the note
+ * says they are), and an asm statement that clobbers nothing holds the
+ * tracepoint, a 1-byte nop, and its stapsdt note (put_site_template says
+ * how -G finds it).  A disabled probe then costs the nop and those moves,
+ * and the compiler keeps every other value in its register across it.
+ * Other probes (floating or by-value arguments, more than six; aarch64,
+ * FreeBSD, illumos) keep the call, which -G turns into a tracepoint where
+ * it is given the objects; so does every probe under -D_USDT_PROBE_CALLS,
+ * for builds that run -G without the objects and still want DTrace to see
+ * each probe (it sees an inline site only when -G is given its object).
+ *
  * Unlike dtrace's header, ours also carries each probe's code.  For every
  * probe a top-level __asm__ statement emits the probe unit of target.h in
  * COMDAT groups signed by the probe function's name: the stub (a tracepoint
@@ -33,9 +47,13 @@
  * is guarded the same way, as <sys/sdt.h> guards it, so our probes and
  * <sys/sdt.h> probes can share a translation unit.
  *
- * PROV_PROBE_ENABLED() reads the probe's semaphore (bumped by Linux tracers)
- * into a flag and passes the flag's address to the is-enabled function,
- * where DTrace stores 1 (DOF version 3); on FreeBSD and illumos (DOF
+ * PROV_PROBE_ENABLED() on Linux is, when nothing traces, what <sys/sdt.h>'s
+ * is: one load of the probe's semaphore and one branch, expected not taken.
+ * Past it, a Linux tracer's count (bpftrace, perf) says yes at once; only
+ * the DTrace bit, which drti_lite sets once a DTrace helper took the DOF
+ * (stapsdt.h), leads to the is-enabled function, given the address of a
+ * flag where DTrace stores 1 (DOF version 3).  A program built from the
+ * header alone has no drti_lite and never gets that far.  On FreeBSD and illumos (DOF
  * version 2, no semaphores) it is a plain call of the is-enabled function,
  * which returns an int as their dtrace's header declares it, and the stub
  * clears the result before its tracepoint.  Everything GNU C is spelled so
@@ -478,6 +496,65 @@ put_overlength_pop(strbuf_t *out)
 	sb_puts(out, "#pragma GCC diagnostic pop\n");
 }
 
+/*
+ * `#define _USDT_SITE_<func>`: the template of the probe's inline asm
+ * site, in the manner of <sys/sdt.h>: the tracepoint, a 1-byte nop (which
+ * uprobes emulate after a trap and never turn into a call, so no site can
+ * reach below %rsp into a leaf function's red zone); a relocation of type
+ * NONE against the probe function at it, which changes no byte and which
+ * -G reads as the mark of a site to record in the DOF (rewrite.c); and the
+ * site's stapsdt note, in the group of the code around it ("?", for
+ * inline functions of C++), with the arguments where the macro put them.
+ * Operands follow, so `%` is written `%%`.
+ */
+static void
+put_site_template(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
+{
+	strbuf_t text, args, doubled;
+	asm_writer_t w;
+	strbuf_t *l;
+
+	sb_init(&text);
+	sb_init(&args);
+	sb_init(&doubled);
+	asm_writer_init(&w, &text, t);
+	t->arch->note_args_call(m, pr, &args);
+	for (size_t i = 0; i < args.len; i++)
+		sb_puts(&doubled, args.data[i] == '%' ? "%%" : (char[2]){ args.data[i], 0 });
+	asm_plain(&w, "990:\tnop");
+	l = asm_begin(&w);
+	sb_puts(l, "\t.reloc 990b,R_X86_64_NONE,");
+	put_asm_symbol(l, n->func);
+	asm_end(&w);
+	asm_plain(&w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",@note");
+	asm_plain(&w, "\t.balign 4");
+	asm_plain(&w, "\t.4byte 992f-991f,994f-993f," STAPSDT_NOTE_TYPE_STR);
+	asm_plain(&w, "991:\t.asciz \"" STAPSDT_NOTE_NAME "\"");
+	asm_plain(&w, "992:\t.balign 4");
+	asm_plain(&w, "993:\t.8byte 990b");
+	asm_address(&w, "", STAPSDT_BASE_SYMBOL, 0);
+	asm_address(&w, "", n->semaphore, 0);
+	asm_asciz(&w, prov->name);
+	asm_asciz(&w, pr->name);
+	asm_asciz(&w, doubled.data != NULL ? doubled.data : "");
+	asm_plain(&w, "994:\t.balign 4");
+	asm_plain(&w, "\t.popsection");
+	if (args.failed || doubled.failed || text.failed)
+		out->failed = true;
+	sb_printf(out, "#define _USDT_SITE_%s \\\n", n->c_func);
+	for (size_t i = 0; i < text.len; i++) {
+		if (text.data[i] == '\n' && i + 1 < text.len)
+			sb_puts(out, " \\\n");
+		else
+			sb_putc(out, text.data[i]);
+	}
+	sb_free(&text);
+	sb_free(&args);
+	sb_free(&doubled);
+	sb_free(&w.line);
+}
+
 /* One probe's unit: stub, and on Linux note and semaphore. */
 static void
 put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
@@ -597,24 +674,151 @@ put_call_args(strbuf_t *out, const mdl_probe_t *pr)
 	sb_putc(out, ')');
 }
 
-static void
-put_probe_macros(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
-    const probe_names_t *n)
+/*
+ * Whether the probe is an inline site (see the top of the file): x86_64
+ * with stapsdt notes, at most six arguments, each a pointer or of an
+ * integer type (a name the model cannot resolve is taken, as everywhere,
+ * for 8 unsigned bytes: D_TYPE_UNKNOWN says so, and says no more, since a
+ * warning never changes the output), spelled as a type a declarator can
+ * follow.  The others (floating, by-value, stack arguments; aarch64;
+ * FreeBSD and illumos) keep the call.
+ */
+static bool
+is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *pr)
 {
+	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt || pr->nargc > 6)
+		return false;
+	for (size_t i = 0; i < pr->nargc; i++) {
+		mdl_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
+
+		if (is_pointer_type(pr->nargs[i].type))
+			continue;
+		if (ti.tclass != USDT_TC_INTEGER || ti.size > 8 ||
+		    strpbrk(usdt_c_type(pr->nargs[i].type), "([") != NULL)
+			return false;
+	}
+	return true;
+}
+
+/* An argument's type in the probe's prototype and inline site. */
+static const char *
+arg_c_type(const mdl_probe_t *pr, size_t i)
+{
+	return is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
+	    usdt_c_type(pr->nargs[i].type);
+}
+
+/*
+ * The inline site: each argument evaluated into a temporary of its
+ * prototype type (so that no argument's evaluation runs after another is
+ * in its register), then moved into the register a call would pass it in
+ * (rdi, rsi, rdx, rcx, r8, r9: where DTrace and the note read it), then the
+ * site's asm statement, which uses them and clobbers nothing.
+ */
+static void
+put_inline_site(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
+{
+	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+
+	sb_puts(out, " \\\n\t(__extension__ ({ ");
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, "%s __usdt_v%zu = (%s)(arg%zu); ", arg_c_type(pr, i), i,
+		    arg_c_type(pr, i), i);
+	sb_puts(out, "{ ");
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, "register %s __usdt_r%zu __asm__(\"%s\") = __usdt_v%zu; ",
+		    arg_c_type(pr, i), i, regs[i], i);
+	sb_printf(out, "__asm__ __volatile__(_USDT_SITE_%s : :", n->c_func);
+	for (size_t i = 0; i < pr->nargc; i++)
+		sb_printf(out, "%s \"r\"(__usdt_r%zu)", i > 0 ? "," : "", i);
+	sb_puts(out, "); } }))\n");
+}
+
+/*
+ * x86_64: DTrace's is-enabled site as an asm statement, not a C call, so
+ * that the slow path of _ENABLED() clobbers no register and the compiler
+ * keeps its values in registers across the check, as it does across
+ * <sys/sdt.h>'s.  The call in it is an ordinary call of the is-enabled
+ * function (-G rewrites it and records the site, as any), with the flag's
+ * address in %rdi, where DTrace writes 1 (DOF version 3); the unit's stub
+ * clobbers nothing.  The stack pointer steps over the 128-byte red zone
+ * around it: the compiler does not know of this call, and a leaf function
+ * may keep data below %rsp, which the call's return address, or the call
+ * the kernel makes of a traced 5-byte nop, would overwrite.
+ */
+static void
+put_enabled_site_asm(strbuf_t *out, const probe_names_t *n)
+{
+	strbuf_t call, line;
+
+	sb_init(&call);
+	sb_init(&line);
+	sb_puts(&line, "\tlea -128(%%rsp),%%rsp");
+	put_c_asm_line(&call, &line);
+	line.len = 0;
+	sb_puts(&line, "\tcall ");
+	put_asm_symbol(&line, n->enabled);
+	put_c_asm_line(&call, &line);
+	line.len = 0;
+	sb_puts(&line, "\tlea 128(%%rsp),%%rsp");
+	put_c_asm_line(&call, &line);
+	for (size_t i = 0; i < call.len; i++)
+		if (call.data[i] == '\n' && i > 0 && call.data[i - 1] == '"')
+			call.data[i] = ' ';
+	sb_puts(out, "__asm__ __volatile__(");
+	sb_append(out, call.data, call.len > 0 ? call.len - 1 : 0);
+	sb_puts(out, " : \"+m\"(__usdt_e) : \"D\"(&__usdt_e));");
+	if (call.failed || line.failed)
+		out->failed = true;
+	sb_free(&call);
+	sb_free(&line);
+}
+
+static void
+put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n)
+{
+	bool inline_site = is_inline_site(m, t, pr);
+
+	if (inline_site) {
+		sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
+		sb_printf(out, "#define %s", n->macro);
+		header_put_macro_params(out, pr);
+		put_inline_site(out, pr, n);
+		sb_puts(out, "#else\n");
+	}
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
 	sb_printf(out, " \\\n\t%s", n->c_func);
 	put_call_args(out, pr);
 	sb_putc(out, '\n');
+	if (inline_site)
+		sb_puts(out, "#endif\n");
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
 	if (enabled_returns_int(t)) {
 		sb_printf(out, "\t%s()\n", n->c_enabled);
 		return;
 	}
-	sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = %s; "
-	    "%s(&__usdt_e); __usdt_e != 0; }))\n",
-	    t->stapsdt ? n->c_semaphore : "0", n->c_enabled);
+	if (!t->stapsdt) {
+		sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = 0; "
+		    "%s(&__usdt_e); __usdt_e != 0; }))\n", n->c_enabled);
+		return;
+	}
+	/*
+	 * The fast path reads the semaphore as <sys/sdt.h>'s does, so that it
+	 * is one compare with memory and one branch (cmpw $0,sem; jne); the
+	 * slow path reads it again through a volatile lvalue, so that the
+	 * compiler cannot keep the first read in a register for it.
+	 */
+	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ((*(volatile unsigned short *)&%s & 0x%x) != 0 || \\\n"
+	    "\t__extension__ ({ uint32_t __usdt_e = 0; ",
+	    n->c_semaphore, n->c_semaphore, STAPSDT_SEMAPHORE_COUNT);
+	if (t->arch->elf_machine == EM_X86_64)
+		put_enabled_site_asm(out, n);
+	else
+		sb_printf(out, "%s(&__usdt_e);", n->c_enabled);
+	sb_puts(out, " __usdt_e != 0; })))\n");
 }
 
 static void
@@ -662,9 +866,7 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 	if (pr->nargc == 0)
 		sb_puts(out, "void");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s%s", i > 0 ? ", " : "",
-		    is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
-		    usdt_c_type(pr->nargs[i].type));
+		sb_printf(out, "%s%s", i > 0 ? ", " : "", arg_c_type(pr, i));
 	sb_putc(out, ')');
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
@@ -677,7 +879,13 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 	sb_puts(out, ";\n");
 
 	if (t->stapsdt) {
-		sb_printf(out, "extern volatile unsigned short %s", n->c_semaphore);
+		/*
+		 * Not volatile, as SystemTap's header declares it: gcc then tests
+		 * it in memory (cmpw $0,sem; jne), where a volatile one is loaded,
+		 * then tested.  As with <sys/sdt.h>, a loop that calls nothing
+		 * may read it once.
+		 */
+		sb_printf(out, "extern unsigned short %s", n->c_semaphore);
 		put_asm_label(out, n->c_semaphore, n->semaphore);
 		sb_puts(out, ";\n");
 	}
@@ -732,13 +940,15 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	}
 	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__)\n\n");
 	for (size_t i = 0; i < prov->nprobes; i++)
-		put_probe_macros(out, t, prov->probes[i], &names[i]);
+		put_probe_macros(out, m, t, prov->probes[i], &names[i]);
 	sb_puts(out, "\n#pragma GCC visibility push(hidden)\n");
 	put_overlength_push(out);
 	for (size_t i = 0; i < prov->nprobes; i++) {
 		sb_printf(out, "\n#ifndef _USDT_UNIT_%s\n", names[i].c_func);
 		sb_printf(out, "#define _USDT_UNIT_%s 1\n", names[i].c_func);
 		put_probe_decls(out, t, prov->probes[i], &names[i]);
+		if (is_inline_site(m, t, prov->probes[i]))
+			put_site_template(out, m, t, prov, prov->probes[i], &names[i]);
 		put_probe_unit(out, m, t, prov, prov->probes[i], &names[i]);
 		sb_puts(out, "#endif\n");
 	}

@@ -25,7 +25,10 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite.c); and drti_lite (runtime/drti_lite.c, embedded in
+ * this object too (rewrite.c); the table of the object's semaphores, whose
+ * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
+ * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
+ * (runtime/drti_lite.c, embedded in
  * usdtc by usdtc/drti_blob.S and handed in by the program in objgen_opts_t),
  * whose constructor registers that DOF.
  *
@@ -86,6 +89,7 @@
 #include "objin.h"
 #include "rewrite.h"
 #include "sites.h"
+#include "stapsdt.h"
 #include "subproc.h"
 #include "strbuf.h"
 #include "units.h"
@@ -519,7 +523,7 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 	for (size_t i = 0; b->t->stapsdt && i < s->n; i++) {
 		const rewrite_site_t *x = &s->sites[i];
 
-		if (!x->is_enabled)
+		if (!x->is_enabled && !x->marked)	/* a marked site has its own */
 			notes[n++] = (units_site_t){ x->provider, x->probe, x->symbol,
 			    x->offset, !x->tail };
 	}
@@ -587,6 +591,8 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), &g->sites, e)) < 0)
 			return -1;
 		add_anchors(b, dofsec, &g->rewritten);
+		if (!o->lazyload && units_add_semaphore_table(b) != 0 && !elfw_failed(b->w, e))
+			return err_errno(e, ENOMEM, "the semaphore table");
 	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;
@@ -810,6 +816,8 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 	close(fd);
 	if (rc == 0)
 		rc = elfw_localize_symbol(out, DOF_ELF_SYMBOL, e);
+	if (rc == 0)
+		rc = elfw_localize_symbol(out, STAPSDT_SEMAPHORE_TABLE_SYMBOL, e);
 	return rc;
 }
 
@@ -826,7 +834,9 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 		    "register ___SUNW_dof yourself", t->name, o->drti_missing);
 	if (elfw_merge_rel(w, o->drti, o->drti_size, "drti_lite.o", e) != 0)
 		return -1;
-	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0) {
+	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0 ||
+	    elfw_set_symbol_bind(w, elfw_find_symbol(w, STAPSDT_SEMAPHORE_TABLE_SYMBOL),
+	    STB_LOCAL) != 0) {
 		elfw_failed(w, e);
 		return -1;
 	}

@@ -38,6 +38,16 @@
  * tracer sets %rax to 1: that offset is what the DOF records (and what
  * the probe unit's is-enabled slot holds, arch_x86_64.c).
  *
+ * Marked sites.  On x86_64 Linux the header's probe macro is no call but
+ * an inline asm site, as <sys/sdt.h>'s: a 1-byte nop with its own stapsdt
+ * note, the arguments moved into the registers a call would use
+ * (header.c).  The asm also puts a relocation of type NONE against the
+ * probe function at the nop, which changes no byte and which linkers
+ * ignore: the mark of a site.  Such a site needs no rewriting, only
+ * recording: it becomes a site of the DOF like a rewritten call (alias,
+ * anchor, record of kind `nop`), its mark is removed like a call's
+ * relocation, and objgen.c writes no note for it, since the object has one.
+ *
  * Whatever is not such a call keeps calling the stub, which still works,
  * and -v says why: an address taken (lea), a conditional jump, a REL
  * relocation, a reference from data, code in a COMDAT section (the linker
@@ -73,7 +83,7 @@
  * (SHT_PROGBITS, SHF_EXCLUDE: `ld -r` keeps it, final links drop it), one
  * line per site:
  *
- *	call|tail <TAB> probe function <TAB> symbol <TAB> function <TAB> offset
+ *	call|tail|nop <TAB> probe function <TAB> symbol <TAB> function <TAB> offset
  *
  * where symbol is the relocation symbol (the alias, or the function), kept
  * in the object's symbol table, so the record stays true after `ld -r`
@@ -169,6 +179,10 @@ typedef struct call_isa {
 	uint8_t enabled[SITE_MAX];
 	uint8_t enabled_tail[SITE_MAX];
 	uint32_t enabled_skip;
+	/* The header's marked sites: a mark_reloc relocation at a mark_byte. */
+	bool has_mark;
+	unsigned mark_reloc;
+	uint8_t mark_byte;
 } call_isa_t;
 
 static const call_isa_t call_isas[] = {
@@ -186,6 +200,9 @@ static const call_isa_t call_isas[] = {
 		.enabled = { X86_XOR_RAX, X86_NOP, X86_NOP },	/* 0; tracepoint at +3 */
 		.enabled_tail = { X86_XOR_RAX, X86_RET, X86_NOP },
 		.enabled_skip = 3,
+		.has_mark = true,
+		.mark_reloc = R_X86_64_NONE,
+		.mark_byte = X86_NOP,
 	},
 	{
 		.machine = EM_AARCH64,
@@ -474,10 +491,10 @@ add_anchor(rewrite_sites_t *out, const char *name)
 
 static int
 add_site(rewrite_sites_t *out, const probe_ref_t *r, const char *func,
-    const char *symbol, uint32_t offset, bool tail)
+    const char *symbol, uint32_t offset, bool tail, bool marked)
 {
 	rewrite_site_t s = { r->prov, r->probe, strdup(func), strdup(symbol),
-	    offset, r->is_enabled, tail }, *grown;
+	    offset, r->is_enabled, tail, marked }, *grown;
 
 	if (s.func == NULL || s.symbol == NULL ||
 	    (grown = realloc(out->sites, (out->n + 1) * sizeof(*grown))) == NULL) {
@@ -703,7 +720,7 @@ index_symbols(object_t *ob, err_t *e)
  * covers the site (a size-0 symbol, from assembly, covers up to the next).
  */
 static const func_sym_t *
-enclosing_function(const object_t *ob, size_t shndx, uint64_t at)
+enclosing_function(const object_t *ob, size_t shndx, uint64_t at, unsigned size)
 {
 	size_t lo = 0, hi = ob->nfuncs;
 	const func_sym_t *f;
@@ -726,7 +743,7 @@ enclosing_function(const object_t *ob, size_t shndx, uint64_t at)
 	while (lo - 1 > 0 && ob->funcs[lo - 2].shndx == shndx &&
 	    ob->funcs[lo - 2].value == f->value)
 		f = &ob->funcs[--lo - 1];	/* the preferred one sorts first */
-	if (f->size > 0 && at + ob->isa->site_size > f->value + f->size)
+	if (f->size > 0 && at + size > f->value + f->size)
 		return NULL;
 	return f;
 }
@@ -884,6 +901,7 @@ typedef struct planned {
 	const func_sym_t *func;
 	const probe_ref_t *ref;
 	bool tail;
+	bool marked;		/* a marked inline site: nothing to patch */
 } planned_t;
 
 typedef struct plan {
@@ -922,8 +940,43 @@ keeps_stub(const probe_ref_t *r)
 }
 
 /*
+ * Whether a mark (relocation rela, of type mark_reloc) is a site we can
+ * record: on the mark byte, in code of no COMDAT group, inside a function,
+ * of a probe (the header marks no is-enabled check).  Fills c.
+ */
+static bool
+is_recordable_mark(const object_t *ob, const Elf_Data *bytes, const GElf_Rela *rela,
+    planned_t *c)
+{
+	const char *where = section_name(ob, c->textsec);
+
+	c->at = rela->r_offset;
+	c->marked = true;
+	if (bytes == NULL || bytes->d_buf == NULL || rela->r_offset >= bytes->d_size ||
+	    ((const uint8_t *)bytes->d_buf)[rela->r_offset] != ob->isa->mark_byte ||
+	    c->ref->is_enabled) {
+		note(ob, "%s+0x%llx: a mark of %s on no inline site: it is not recorded",
+		    where, (unsigned long long)rela->r_offset, c->ref->name);
+		return false;
+	}
+	if (ob->grouped[c->textsec]) {
+		note(ob, "%s+0x%llx: inline site of %s in a COMDAT section (the linker may keep "
+		    "another object's copy of the function): DTrace does not see it", where,
+		    (unsigned long long)c->at, c->ref->name);
+		return false;
+	}
+	if ((c->func = enclosing_function(ob, c->textsec, c->at, 1)) == NULL) {
+		note(ob, "%s+0x%llx: inline site of %s outside any function symbol: DTrace "
+		    "does not see it", where, (unsigned long long)c->at, c->ref->name);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Whether relocation rela of a code section (header text) is a call or
- * tail call we can rewrite; if not, a note says why.  Fills c.
+ * tail call we can rewrite, or a marked site to record; if not, a note
+ * says why.  Fills c.
  */
 static bool
 is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *bytes,
@@ -933,6 +986,9 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
 	const usdt_arch_t *arch = arch_for_machine(ob->isa->machine);
 	uint32_t op;
+
+	if (ob->isa->has_mark && type == ob->isa->mark_reloc)
+		return is_recordable_mark(ob, bytes, rela, c);
 
 	/* The relocations a call or jump to a function may carry. */
 	if (type != arch->reloc_branch[0] && type != arch->reloc_branch[1]) {
@@ -969,7 +1025,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 		    "it keeps the stub", where, (unsigned long long)c->at);
 		return false;
 	}
-	if ((c->func = enclosing_function(ob, c->textsec, c->at)) == NULL) {
+	if ((c->func = enclosing_function(ob, c->textsec, c->at, ob->isa->site_size)) == NULL) {
 		note(ob, "%s+0x%llx: %s outside any function symbol: it keeps the stub",
 		    where, (unsigned long long)c->at, probe_desc(c->ref));
 		return false;
@@ -999,7 +1055,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 		GElf_Rel rel;
 		GElf_Sym sym;
 		size_t shndx;
-		planned_t c = { relsec, i, sh->sh_info, 0, NULL, NULL, false };
+		planned_t c = { relsec, i, sh->sh_info, 0, NULL, NULL, false, false };
 
 		if (sh->sh_type == SHT_RELA ? gelf_getrela(rels, (int)i, &rela) == NULL
 		    : gelf_getrel(rels, (int)i, &rel) == NULL)
@@ -1058,15 +1114,17 @@ sites_section(const object_t *ob)
 
 /* Whether the code at (shndx, at) holds what a rewrite of this kind leaves. */
 static bool
-holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool is_enabled, bool tail)
+holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool is_enabled, bool tail,
+    bool marked)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(ob, shndx, &sh);
-	unsigned n = ob->isa->site_size;
+	unsigned n = marked ? 1 : ob->isa->site_size;
 
 	return d != NULL && d->d_buf != NULL && at + n <= d->d_size &&
+	    (marked ? ob->isa->has_mark && ((const uint8_t *)d->d_buf)[at] == ob->isa->mark_byte :
 	    memcmp((const uint8_t *)d->d_buf + at,
-	    replacement(ob->isa, ob->t, is_enabled, tail), n) == 0;
+	    replacement(ob->isa, ob->t, is_enabled, tail), n) == 0);
 }
 
 /* Split a record line into its five tab-separated fields; false if malformed. */
@@ -1084,7 +1142,7 @@ split_record(char *line, char *field[5])
 	return *field[0] != '\0';
 }
 
-/* One record: "call|tail PROBEFUNC SYMBOL FUNC OFFSET". */
+/* One record: "call|tail|nop PROBEFUNC SYMBOL FUNC OFFSET". */
 static int
 recover_record(const object_t *ob, const probe_index_t *px, char *line,
     rewrite_sites_t *out, err_t *e)
@@ -1094,13 +1152,15 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 	unsigned long off;
 	size_t idx, shndx;
 	GElf_Sym sym;
-	bool tail;
+	bool tail, marked;
 
-	if (!split_record(line, f) || (strcmp(f[0], "call") != 0 && strcmp(f[0], "tail") != 0)) {
+	if (!split_record(line, f) || (strcmp(f[0], "call") != 0 && strcmp(f[0], "tail") != 0 &&
+	    strcmp(f[0], "nop") != 0)) {
 		note(ob, SITES_SECTION ": a malformed record is ignored");
 		return 0;
 	}
 	tail = strcmp(f[0], "tail") == 0;
+	marked = strcmp(f[0], "nop") == 0;
 	errno = 0;
 	off = strtoul(f[4], &end, 10);
 	if (*end != '\0' || errno != 0 || off > UINT32_MAX - SITE_MAX) {
@@ -1113,13 +1173,14 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 		    "source", ob->path, f[1]);
 	if ((idx = map_get(&ob->defined, f[2])) == (size_t)-1 ||
 	    !get_sym(ob, idx, &sym, &shndx) ||
-	    !holds_rewrite(ob, shndx, sym.st_value + off, r->is_enabled, tail)) {
+	    !holds_rewrite(ob, shndx, sym.st_value + off, r->is_enabled, tail, marked)) {
 		note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
 		    "it is left out", f[1], f[3], off);
 		return 0;
 	}
-	off += tracepoint_skip(ob->isa, ob->t, r->is_enabled);
-	if (add_site(out, r, f[3], f[2], (uint32_t)off, tail) != 0)
+	if (!marked)
+		off += tracepoint_skip(ob->isa, ob->t, r->is_enabled);
+	if (add_site(out, r, f[3], f[2], (uint32_t)off, tail, marked) != 0)
 		return err_errno(e, ENOMEM, "%s", ob->path);
 	return 0;
 }
@@ -1312,7 +1373,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		const char *func;
 		char *symbol;
 		uint64_t off = c->at - c->func->value;
-		uint32_t skip = tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
+		uint32_t skip = c->marked ? 0 : tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
 		int rc;
 
 		if (!get_sym(ob, c->func->index, &fsym, &shndx))
@@ -1328,9 +1389,11 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		}
 		if ((symbol = site_symbol(ob, c->func, ed)) == NULL)
 			return err_errno(e, ENOMEM, "%s", ob->path);
-		sb_printf(&ed->records, "%s\t%s\t%s\t%s\t%llu\n", c->tail ? "tail" : "call",
+		sb_printf(&ed->records, "%s\t%s\t%s\t%s\t%llu\n",
+		    c->marked ? "nop" : c->tail ? "tail" : "call",
 		    c->ref->name, symbol, func, (unsigned long long)off);
-		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)(off + skip), c->tail);
+		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)(off + skip), c->tail,
+		    c->marked);
 		free(symbol);
 		if (rc != 0 || ed->records.failed)
 			return err_errno(e, ENOMEM, "%s", ob->path);
@@ -1419,10 +1482,12 @@ patch_calls(writer_t *w, const plan_t *p)
 		if (c->ref == NULL)
 			continue;
 		if ((d = section_data(w->ob, c->textsec, &sh)) == NULL ||
-		    c->at + isa->site_size > d->d_size)
+		    c->at + (c->marked ? 1 : isa->site_size) > d->d_size)
 			return err_libelf(w->e, w->ob->path, "elf_getdata (code)");
 		code = (uint8_t *)d->d_buf + c->at;
-		if (opcode_at(isa, code) != (c->tail ? isa->jump_op : isa->call_op))
+		if (c->marked && code[0] == isa->mark_byte)
+			continue;	/* already the tracepoint */
+		if (c->marked || opcode_at(isa, code) != (c->tail ? isa->jump_op : isa->call_op))
 			return err_set(w->e, "%s: changed while -G read it", w->ob->path);
 		memcpy(code, replacement(isa, w->ob->t, c->ref->is_enabled, c->tail),
 		    isa->site_size);

@@ -61,4 +61,30 @@ enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS 
 #define STAPSDT_SEMAPHORE_PAGE_X86_64	4096
 #define STAPSDT_SEMAPHORE_PAGE_AARCH64	65536	/* kernels with 64 KiB pages */
 
+/*
+ * The DTrace bias.  A probe's _ENABLED() is one load and one branch when
+ * nothing traces: `semaphore != 0`, as <sys/sdt.h>'s.  DTrace's is-enabled
+ * probes are not semaphores but a site the tracer patches, so the header
+ * only asks that site when the semaphore says DTrace may be there: once a
+ * DTrace helper has accepted the DOF, drti_lite.c ORs this bit into every
+ * semaphore of its object (the -G object lists them at
+ * STAPSDT_SEMAPHORE_TABLE_SYMBOL).  The bits below it stay the count of
+ * Linux tracers (bpftrace, perf, SystemTap add and take away 1 each), and
+ * the value stays positive as a short: the kernel's uprobe ref_ctr refuses
+ * to move a counter that it reads as negative.  So _ENABLED() is
+ *
+ *	s != 0 && ((s & STAPSDT_SEMAPHORE_COUNT) != 0 || <DTrace's site>)
+ */
+#define STAPSDT_SEMAPHORE_DTRACE_BIAS	0x4000
+#define STAPSDT_SEMAPHORE_COUNT		0x3fff
+
+/*
+ * The -G object's table of its semaphores, for drti_lite.c: one address
+ * per probe, then a zero address, in a writable section of its own (the
+ * addresses are relocated at load time), under a symbol made local as
+ * __SUNW_dof is, so that each drti_lite copy sees its own object's table.
+ */
+#define STAPSDT_SEMAPHORE_TABLE_SECTION	".data.usdt_semaphores"
+#define STAPSDT_SEMAPHORE_TABLE_SYMBOL	"__usdt_semaphores"
+
 #endif

@@ -21,7 +21,8 @@
  * another segment maps (stapsdt.h); and .SUNW_dof, the DOF of the whole
  * model (dofgen.c), or one DOF per provider ended by 8 zero bytes
  * (units_add_dof says when), whose probe addresses
- * are relocations against the probe functions.  A -G object given the
+ * are relocations against the probe functions; and for drti_lite the
+ * table of the object's semaphores (units_add_semaphore_table).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
  * site rewrite.c turned into a tracepoint (units_add_site_notes).
  *
@@ -336,4 +337,38 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
 	if (sec < 0 && !elfw_failed(u->w, e))
 		return err_set(e, "cannot add the DOF section");
 	return sec;
+}
+
+int
+units_add_semaphore_table(units_t *u)
+{
+	unsigned asz = address_size(u->t);
+	size_t n = 0, k = 0;
+	uint8_t *zeros;
+	int sec, rc = 0;
+
+	for (size_t i = 0; u->t->stapsdt && i < u->m->nproviders; i++)
+		n += u->m->providers[i]->nprobes;
+	if ((zeros = calloc(n + 1, asz)) == NULL)
+		return -1;
+	elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_TABLE_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_WRITE, asz, 0, zeros, (n + 1) * asz, 0 };
+	sec = elfw_add_section(u->w, &sd);
+	free(zeros);
+	elfw_symbol_desc_t sym = { STAPSDT_SEMAPHORE_TABLE_SYMBOL, sec, 0, (n + 1) * asz,
+	    STB_GLOBAL, STT_OBJECT, STV_HIDDEN };
+	elfw_add_symbol(u->w, &sym);
+	for (size_t i = 0; n > 0 && rc == 0 && i < u->m->nproviders; i++) {
+		const mdl_provider_t *p = u->m->providers[i];
+
+		for (size_t j = 0; rc == 0 && j < p->nprobes; j++) {
+			char *name = usdt_semaphore_name(p->name, p->probes[j]->name);
+
+			if (name == NULL || elfw_add_reloc(u->w, sec, k++ * asz,
+			    u->t->arch->reloc_abs64, elfw_symbol_ref(u->w, name), 0) < 0)
+				rc = -1;
+			free(name);
+		}
+	}
+	return sec < 0 ? -1 : rc;
 }

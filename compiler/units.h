@@ -87,4 +87,13 @@ int units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e);
 int units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e);
 
+/*
+ * The table of the object's semaphores drti_lite biases once DTrace has
+ * accepted the DOF (stapsdt.h): STAPSDT_SEMAPHORE_TABLE_SYMBOL (global
+ * hidden, for the caller to make local) at the address of each probe's
+ * semaphore, then a zero address.  Only the end when the target has no
+ * semaphores.  Returns 0, or -1 as units_add_probe_group.
+ */
+int units_add_semaphore_table(units_t *u);
+
 #endif

@@ -29,6 +29,16 @@
  * sections together.  At most DRTI_MAX_DOFS are registered (one .d file's
  * providers); the rest are said so under DTRACE_DOF_INIT_DEBUG.
  *
+ * Once a DOF is registered, the constructor ORs STAPSDT_SEMAPHORE_DTRACE_BIAS
+ * into each semaphore the -G object lists at __usdt_semaphores (local like
+ * __SUNW_dof; stapsdt.h says why): the header's _ENABLED() then leaves its
+ * one-load fast path and asks DTrace's is-enabled site, which it skips
+ * while no helper took the DOF.  An OR, not an add: two -G objects of one
+ * program may share a probe's semaphore.  The bias stays to the end: the
+ * semaphores go with the object, and a fork child inherits its parent's
+ * helper state (it registers again; if that fails its checks only ask a
+ * site that says no).
+ *
  * No DTrace is the normal case on Linux: then the constructor costs one
  * failed open() and says nothing.  DTRACE_DOF_INIT_DISABLE skips even that;
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
@@ -50,9 +60,13 @@
 
 #include "dof.h"
 #include "drti_proto.h"
+#include "stapsdt.h"
 
 /* The DOF of the -G object this file is linked into. */
 extern const char __SUNW_dof[] __attribute__((visibility("hidden")));
+/* Its semaphores, zero-ended (weak: an older -G object has none). */
+extern volatile unsigned short *const __usdt_semaphores[]
+    __attribute__((weak, visibility("hidden")));
 
 #define DRTI_MAX_DOFS 256
 
@@ -186,6 +200,17 @@ drti_reregister_child(void)
 		drti_register_all();
 }
 
+/* DTrace took a DOF: _ENABLED() asks its sites from now on. */
+static void
+drti_bias_semaphores(void)
+{
+	if (__usdt_semaphores == NULL)
+		return;
+	for (size_t i = 0; __usdt_semaphores[i] != NULL; i++)
+		__atomic_fetch_or(__usdt_semaphores[i],
+		    (unsigned short)STAPSDT_SEMAPHORE_DTRACE_BIAS, __ATOMIC_RELAXED);
+}
+
 static void __attribute__((constructor))
 drti_init(void)
 {
@@ -199,8 +224,10 @@ drti_init(void)
 		return;
 	}
 	drti_find_dofs();
-	if (drti_register_all() && !drti_atfork_set &&
-	    pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
+	if (!drti_register_all())
+		return;
+	drti_bias_semaphores();
+	if (!drti_atfork_set && pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
 		drti_atfork_set = 1;
 }
 

@@ -5,6 +5,8 @@
  *   prog quiet      fire the probes, print nothing
  *   prog fork       print, then fork; the child exits (running its
  *                   destructors), the parent waits
+ *   prog enabled    print "sem=0xS enabled=E": the semaphore of
+ *                   drtitest:stop-now and what DRTITEST_STOP_NOW_ENABLED() says
  *   prog dlopen LIB print, dlopen LIB, run its lib_run() (which prints its
  *                   own probes), dlclose it, then open the shim's mark
  *                   path "dlclosed" so the log shows where dlclose ended
@@ -69,6 +71,11 @@ main(int argc, char **argv)
 #endif
 	if (strcmp(mode, "quiet") == 0)
 		return 0;
+	if (strcmp(mode, "enabled") == 0) {
+		printf("sem=0x%x enabled=%d\n", (unsigned)drtitest_stop__now_semaphore,
+		    DRTITEST_STOP_NOW_ENABLED() != 0);
+		return 0;
+	}
 	print_probes();
 	if (strcmp(mode, "fork") == 0) {
 		pid_t pid = fork();

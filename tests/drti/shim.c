@@ -11,9 +11,15 @@
  *    DOF from dofhp_dof into USDTC_SHIM_DIR/dof.PID.GEN, and checks, in the
  *    running process, that every probe and is-enabled offset lands on a
  *    tracepoint (0f 1f 44 00 00; c3 0f 1f 40 00 where -G rewrote a tail
- *    call into ret + nop) after the consumer's rule (a dofpr_addr
+ *    call into ret + nop; the 1-byte nop 90 of the header's inline probe
+ *    sites) after the consumer's rule (a dofpr_addr
  *    below dofhp_addr is relative and gets dofhp_addr added); it returns a
  *    generation number;
+ *    with USDTC_SHIM_ENABLE set, it then enables every is-enabled site as
+ *    DTrace on Linux does (DOF version 3: the site is reached with a
+ *    pointer to a flag in %rdi, and the tracer makes it store 1 there):
+ *    it writes `movb $1,(%rdi); xchg %ax,%ax` (c6 07 01 66 90) over the nop
+ *    through /proc/self/mem, as a debugger writes text;
  *  - ioctl REMOVE logs the generation it was given (by value).
  *  - open of "/usdtc-shim-mark/WORD" logs "MARK WORD", so a test program
  *    can put its own events (dlclose done) in order with drti_lite's;
@@ -105,6 +111,20 @@ strtab_at(const char *dof, const dof_sec_t *strtab, uint32_t off)
 	return dof + strtab->dofs_offset + off;
 }
 
+/* DTrace's is-enabled site, switched on: store 1 through %rdi. */
+static void
+enable_site(uint64_t addr)
+{
+	static const unsigned char store1[5] = { 0xc6, 0x07, 0x01, 0x66, 0x90 };
+	int fd = real_open()("/proc/self/mem", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || pwrite(fd, store1, sizeof(store1), (off_t)addr) != (ssize_t)sizeof(store1))
+		shim_log("ERROR pid=%d cannot enable the site at 0x%llx", (int)getpid(),
+		    (unsigned long long)addr);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Log and check one probe or is-enabled site. */
 static void
 check_site(int gen, const char *prov, const char *func, const char *name,
@@ -113,11 +133,14 @@ check_site(int gen, const char *prov, const char *func, const char *name,
 	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	static const unsigned char ret_nop4[5] = { 0xc3, 0x0f, 0x1f, 0x40, 0x00 };
 	unsigned char code[5];
-	int ok = peek(addr, code, sizeof(code)) == 0 &&
-	    (memcmp(code, nop5, 5) == 0 || memcmp(code, ret_nop4, 5) == 0);
+	int ok = (peek(addr, code, sizeof(code)) == 0 &&
+	    (memcmp(code, nop5, 5) == 0 || memcmp(code, ret_nop4, 5) == 0)) ||
+	    (peek(addr, code, 1) == 0 && code[0] == 0x90 && strcmp(kind, "probe") == 0);
 
 	shim_log("SITE pid=%d gen=%d %s:%s:%s %s 0x%llx %s", (int)getpid(), gen, prov,
 	    func, name, kind, (unsigned long long)addr, ok ? "ok" : "BAD");
+	if (ok && strcmp(kind, "enabled") == 0 && getenv("USDTC_SHIM_ENABLE") != NULL)
+		enable_site(addr);
 }
 
 /* Walk every provider's probes the way a consumer would. */

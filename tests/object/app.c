@@ -6,6 +6,12 @@
  */
 #include <stdio.h>
 
+/*
+ * The call form of the probe macros: this suite checks what -G writes for
+ * rewritten calls (notes included); the x86_64 header otherwise makes
+ * inline sites, whose notes are the object's own (tests/e2e, tests/header).
+ */
+#define _USDT_PROBE_CALLS 1
 #include "prov.h"
 
 #ifdef APP_LIBRARY

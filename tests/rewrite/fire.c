@@ -12,6 +12,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/*
+ * The call form of the probe macros, which -G rewrites (the x86_64 header
+ * otherwise makes inline sites, which -G only records: tests/e2e, tests/drti).
+ */
+#define _USDT_PROBE_CALLS 1
 #include "prov.h"
 
 int rw_fire_loop(const char *marker);

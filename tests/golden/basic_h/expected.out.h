@@ -48,14 +48,26 @@ __asm__(
 /* provider myprov */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define MYPROV_OP_START(arg0, arg1, arg2) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uint64_t __usdt_v2 = (uint64_t)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uint64_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_myprov___op__start : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+#else
 #define MYPROV_OP_START(arg0, arg1, arg2) \
 	__dtrace_myprov___op__start(arg0, (uintptr_t)(arg1), arg2)
+#endif
 #define MYPROV_OP_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = myprov_op__start_semaphore; __dtraceenabled_myprov___op__start(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(myprov_op__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&myprov_op__start_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_myprov___op__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define MYPROV_OP_DONE(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_myprov___op__done : : "r"(__usdt_r0)); } }))
+#else
 #define MYPROV_OP_DONE(arg0) \
 	__dtrace_myprov___op__done(arg0)
+#endif
 #define MYPROV_OP_DONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = myprov_op__done_semaphore; __dtraceenabled_myprov___op__done(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(myprov_op__done_semaphore != 0, 0) && ((*(volatile unsigned short *)&myprov_op__done_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_myprov___op__done\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -65,7 +77,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_myprov___op__start 1
 __extension__ extern void __dtrace_myprov___op__start(int, uintptr_t, uint64_t);
 extern void __dtraceenabled_myprov___op__start(uint32_t *);
-extern volatile unsigned short myprov_op__start_semaphore;
+extern unsigned short myprov_op__start_semaphore;
+#define _USDT_SITE___dtrace_myprov___op__start \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_myprov___op__start\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte myprov_op__start_semaphore\n" \
+"\t.asciz \"myprov\"\n" \
+"\t.asciz \"op__start\"\n" \
+"\t.asciz \"-4@%%edi 8@%%rsi 8@%%rdx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_myprov___op__start\n"
 "\t.pushsection .text.__dtrace_myprov___op__start,\"axG\",@progbits,__dtrace_myprov___op__start,comdat\n"
@@ -113,7 +141,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_myprov___op__done 1
 __extension__ extern void __dtrace_myprov___op__done(int);
 extern void __dtraceenabled_myprov___op__done(uint32_t *);
-extern volatile unsigned short myprov_op__done_semaphore;
+extern unsigned short myprov_op__done_semaphore;
+#define _USDT_SITE___dtrace_myprov___op__done \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_myprov___op__done\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte myprov_op__done_semaphore\n" \
+"\t.asciz \"myprov\"\n" \
+"\t.asciz \"op__done\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_myprov___op__done\n"
 "\t.pushsection .text.__dtrace_myprov___op__done,\"axG\",@progbits,__dtrace_myprov___op__done,comdat\n"

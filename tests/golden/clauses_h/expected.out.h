@@ -48,10 +48,16 @@ __asm__(
 /* provider clauses */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define CLAUSES_TICK(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_clauses___tick : : "r"(__usdt_r0)); } }))
+#else
 #define CLAUSES_TICK(arg0) \
 	__dtrace_clauses___tick(arg0)
+#endif
 #define CLAUSES_TICK_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = clauses_tick_semaphore; __dtraceenabled_clauses___tick(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(clauses_tick_semaphore != 0, 0) && ((*(volatile unsigned short *)&clauses_tick_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_clauses___tick\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -61,7 +67,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_clauses___tick 1
 __extension__ extern void __dtrace_clauses___tick(int);
 extern void __dtraceenabled_clauses___tick(uint32_t *);
-extern volatile unsigned short clauses_tick_semaphore;
+extern unsigned short clauses_tick_semaphore;
+#define _USDT_SITE___dtrace_clauses___tick \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_clauses___tick\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte clauses_tick_semaphore\n" \
+"\t.asciz \"clauses\"\n" \
+"\t.asciz \"tick\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_clauses___tick\n"
 "\t.pushsection .text.__dtrace_clauses___tick,\"axG\",@progbits,__dtrace_clauses___tick,comdat\n"

@@ -48,18 +48,36 @@ __asm__(
 /* provider defs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define DEFS_LINUX_NAMES() \
+	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___linux__names : :); } }))
+#else
 #define DEFS_LINUX_NAMES() \
 	__dtrace_defs___linux__names()
+#endif
 #define DEFS_LINUX_NAMES_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_linux__names_semaphore; __dtraceenabled_defs___linux__names(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(defs_linux__names_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_linux__names_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___linux__names\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define DEFS_SUNW_D() \
+	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___sunw__d : :); } }))
+#else
 #define DEFS_SUNW_D() \
 	__dtrace_defs___sunw__d()
+#endif
 #define DEFS_SUNW_D_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_sunw__d_semaphore; __dtraceenabled_defs___sunw__d(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(defs_sunw__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_sunw__d_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___sunw__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define DEFS_NO_GNUC() \
+	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___no__gnuc : :); } }))
+#else
 #define DEFS_NO_GNUC() \
 	__dtrace_defs___no__gnuc()
+#endif
 #define DEFS_NO_GNUC_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = defs_no__gnuc_semaphore; __dtraceenabled_defs___no__gnuc(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(defs_no__gnuc_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_no__gnuc_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___no__gnuc\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -69,7 +87,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_defs___linux__names 1
 __extension__ extern void __dtrace_defs___linux__names(void);
 extern void __dtraceenabled_defs___linux__names(uint32_t *);
-extern volatile unsigned short defs_linux__names_semaphore;
+extern unsigned short defs_linux__names_semaphore;
+#define _USDT_SITE___dtrace_defs___linux__names \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___linux__names\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte defs_linux__names_semaphore\n" \
+"\t.asciz \"defs\"\n" \
+"\t.asciz \"linux__names\"\n" \
+"\t.asciz \"\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_defs___linux__names\n"
 "\t.pushsection .text.__dtrace_defs___linux__names,\"axG\",@progbits,__dtrace_defs___linux__names,comdat\n"
@@ -117,7 +151,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_defs___sunw__d 1
 __extension__ extern void __dtrace_defs___sunw__d(void);
 extern void __dtraceenabled_defs___sunw__d(uint32_t *);
-extern volatile unsigned short defs_sunw__d_semaphore;
+extern unsigned short defs_sunw__d_semaphore;
+#define _USDT_SITE___dtrace_defs___sunw__d \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___sunw__d\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte defs_sunw__d_semaphore\n" \
+"\t.asciz \"defs\"\n" \
+"\t.asciz \"sunw__d\"\n" \
+"\t.asciz \"\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_defs___sunw__d\n"
 "\t.pushsection .text.__dtrace_defs___sunw__d,\"axG\",@progbits,__dtrace_defs___sunw__d,comdat\n"
@@ -165,7 +215,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_defs___no__gnuc 1
 __extension__ extern void __dtrace_defs___no__gnuc(void);
 extern void __dtraceenabled_defs___no__gnuc(uint32_t *);
-extern volatile unsigned short defs_no__gnuc_semaphore;
+extern unsigned short defs_no__gnuc_semaphore;
+#define _USDT_SITE___dtrace_defs___no__gnuc \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___no__gnuc\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte defs_no__gnuc_semaphore\n" \
+"\t.asciz \"defs\"\n" \
+"\t.asciz \"no__gnuc\"\n" \
+"\t.asciz \"\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_defs___no__gnuc\n"
 "\t.pushsection .text.__dtrace_defs___no__gnuc,\"axG\",@progbits,__dtrace_defs___no__gnuc,comdat\n"

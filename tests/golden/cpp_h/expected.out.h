@@ -48,18 +48,36 @@ __asm__(
 /* provider cpp */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define CPP_REQUEST(arg0, arg1) \
+	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___request : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
+#else
 #define CPP_REQUEST(arg0, arg1) \
 	__dtrace_cpp___request(arg0, (uintptr_t)(arg1))
+#endif
 #define CPP_REQUEST_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_request_semaphore; __dtraceenabled_cpp___request(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(cpp_request_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_request_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___request\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define CPP_EXTRA(arg0) \
+	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___extra : : "r"(__usdt_r0)); } }))
+#else
 #define CPP_EXTRA(arg0) \
 	__dtrace_cpp___extra(arg0)
+#endif
 #define CPP_EXTRA_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_extra_semaphore; __dtraceenabled_cpp___extra(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(cpp_extra_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_extra_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___extra\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define CPP_SIZED(arg0) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___sized : : "r"(__usdt_r0)); } }))
+#else
 #define CPP_SIZED(arg0) \
 	__dtrace_cpp___sized((uintptr_t)(arg0))
+#endif
 #define CPP_SIZED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = cpp_sized_semaphore; __dtraceenabled_cpp___sized(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(cpp_sized_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_sized_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___sized\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -69,7 +87,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_cpp___request 1
 __extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
 extern void __dtraceenabled_cpp___request(uint32_t *);
-extern volatile unsigned short cpp_request_semaphore;
+extern unsigned short cpp_request_semaphore;
+#define _USDT_SITE___dtrace_cpp___request \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_cpp___request\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte cpp_request_semaphore\n" \
+"\t.asciz \"cpp\"\n" \
+"\t.asciz \"request\"\n" \
+"\t.asciz \"4@%%edi 8@%%rsi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_cpp___request\n"
 "\t.pushsection .text.__dtrace_cpp___request,\"axG\",@progbits,__dtrace_cpp___request,comdat\n"
@@ -117,7 +151,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_cpp___extra 1
 __extension__ extern void __dtrace_cpp___extra(request_id_t);
 extern void __dtraceenabled_cpp___extra(uint32_t *);
-extern volatile unsigned short cpp_extra_semaphore;
+extern unsigned short cpp_extra_semaphore;
+#define _USDT_SITE___dtrace_cpp___extra \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_cpp___extra\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte cpp_extra_semaphore\n" \
+"\t.asciz \"cpp\"\n" \
+"\t.asciz \"extra\"\n" \
+"\t.asciz \"4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_cpp___extra\n"
 "\t.pushsection .text.__dtrace_cpp___extra,\"axG\",@progbits,__dtrace_cpp___extra,comdat\n"
@@ -165,7 +215,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_cpp___sized 1
 __extension__ extern void __dtrace_cpp___sized(uintptr_t);
 extern void __dtraceenabled_cpp___sized(uint32_t *);
-extern volatile unsigned short cpp_sized_semaphore;
+extern unsigned short cpp_sized_semaphore;
+#define _USDT_SITE___dtrace_cpp___sized \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_cpp___sized\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte cpp_sized_semaphore\n" \
+"\t.asciz \"cpp\"\n" \
+"\t.asciz \"sized\"\n" \
+"\t.asciz \"8@%%rdi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_cpp___sized\n"
 "\t.pushsection .text.__dtrace_cpp___sized,\"axG\",@progbits,__dtrace_cpp___sized,comdat\n"

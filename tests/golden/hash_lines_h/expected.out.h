@@ -48,14 +48,26 @@ __asm__(
 /* provider hashes */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define HASHES_ACCEPT(arg0, arg1) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_hashes___accept : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
+#else
 #define HASHES_ACCEPT(arg0, arg1) \
 	__dtrace_hashes___accept(arg0, (uintptr_t)(arg1))
+#endif
 #define HASHES_ACCEPT_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = hashes_accept_semaphore; __dtraceenabled_hashes___accept(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(hashes_accept_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_accept_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___accept\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define HASHES_CLOSE(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_hashes___close : : "r"(__usdt_r0)); } }))
+#else
 #define HASHES_CLOSE(arg0) \
 	__dtrace_hashes___close(arg0)
+#endif
 #define HASHES_CLOSE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = hashes_close_semaphore; __dtraceenabled_hashes___close(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(hashes_close_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_close_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___close\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -65,7 +77,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_hashes___accept 1
 __extension__ extern void __dtrace_hashes___accept(int, uintptr_t);
 extern void __dtraceenabled_hashes___accept(uint32_t *);
-extern volatile unsigned short hashes_accept_semaphore;
+extern unsigned short hashes_accept_semaphore;
+#define _USDT_SITE___dtrace_hashes___accept \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_hashes___accept\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte hashes_accept_semaphore\n" \
+"\t.asciz \"hashes\"\n" \
+"\t.asciz \"accept\"\n" \
+"\t.asciz \"-4@%%edi 8@%%rsi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_hashes___accept\n"
 "\t.pushsection .text.__dtrace_hashes___accept,\"axG\",@progbits,__dtrace_hashes___accept,comdat\n"
@@ -113,7 +141,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_hashes___close 1
 __extension__ extern void __dtrace_hashes___close(int);
 extern void __dtraceenabled_hashes___close(uint32_t *);
-extern volatile unsigned short hashes_close_semaphore;
+extern unsigned short hashes_close_semaphore;
+#define _USDT_SITE___dtrace_hashes___close \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_hashes___close\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte hashes_close_semaphore\n" \
+"\t.asciz \"hashes\"\n" \
+"\t.asciz \"close\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_hashes___close\n"
 "\t.pushsection .text.__dtrace_hashes___close,\"axG\",@progbits,__dtrace_hashes___close,comdat\n"

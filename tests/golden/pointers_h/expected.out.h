@@ -51,30 +51,66 @@ __asm__(
 /* provider ptrs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_STRINGS(arg0, arg1, arg2) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___strings : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+#else
 #define PTRS_STRINGS(arg0, arg1, arg2) \
 	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
+#endif
 #define PTRS_STRINGS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_strings_semaphore; __dtraceenabled_ptrs___strings(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_strings_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_strings_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___strings\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_STARS(arg0, arg1, arg2) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___stars : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+#else
 #define PTRS_STARS(arg0, arg1, arg2) \
 	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
+#endif
 #define PTRS_STARS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_stars_semaphore; __dtraceenabled_ptrs___stars(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_stars_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_stars_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___stars\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_SPACING(arg0, arg1, arg2, arg3) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___spacing : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+#else
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
+#endif
 #define PTRS_SPACING_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_spacing_semaphore; __dtraceenabled_ptrs___spacing(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_spacing_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_spacing_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_NAMED(arg0, arg1, arg2, arg3) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register p_t __usdt_r1 __asm__("rsi") = __usdt_v1; register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+#else
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
+#endif
 #define PTRS_NAMED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_named_semaphore; __dtraceenabled_ptrs___named(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_named_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_named_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___named\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_TAGGED(arg0, arg1) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___tagged : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
+#else
 #define PTRS_TAGGED(arg0, arg1) \
 	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
+#endif
 #define PTRS_TAGGED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_tagged_semaphore; __dtraceenabled_ptrs___tagged(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_tagged_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_tagged_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___tagged\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define PTRS_MIXED(arg0, arg1, arg2) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); long __usdt_v2 = (long)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register long __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___mixed : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+#else
 #define PTRS_MIXED(arg0, arg1, arg2) \
 	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)
+#endif
 #define PTRS_MIXED_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = ptrs_mixed_semaphore; __dtraceenabled_ptrs___mixed(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(ptrs_mixed_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_mixed_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___mixed\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -84,7 +120,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___strings 1
 __extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___strings(uint32_t *);
-extern volatile unsigned short ptrs_strings_semaphore;
+extern unsigned short ptrs_strings_semaphore;
+#define _USDT_SITE___dtrace_ptrs___strings \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___strings\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_strings_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"strings\"\n" \
+"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___strings\n"
 "\t.pushsection .text.__dtrace_ptrs___strings,\"axG\",@progbits,__dtrace_ptrs___strings,comdat\n"
@@ -132,7 +184,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___stars 1
 __extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___stars(uint32_t *);
-extern volatile unsigned short ptrs_stars_semaphore;
+extern unsigned short ptrs_stars_semaphore;
+#define _USDT_SITE___dtrace_ptrs___stars \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___stars\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_stars_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"stars\"\n" \
+"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___stars\n"
 "\t.pushsection .text.__dtrace_ptrs___stars,\"axG\",@progbits,__dtrace_ptrs___stars,comdat\n"
@@ -180,7 +248,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___spacing 1
 __extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___spacing(uint32_t *);
-extern volatile unsigned short ptrs_spacing_semaphore;
+extern unsigned short ptrs_spacing_semaphore;
+#define _USDT_SITE___dtrace_ptrs___spacing \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___spacing\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_spacing_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"spacing\"\n" \
+"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___spacing\n"
 "\t.pushsection .text.__dtrace_ptrs___spacing,\"axG\",@progbits,__dtrace_ptrs___spacing,comdat\n"
@@ -228,7 +312,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___named 1
 __extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
 extern void __dtraceenabled_ptrs___named(uint32_t *);
-extern volatile unsigned short ptrs_named_semaphore;
+extern unsigned short ptrs_named_semaphore;
+#define _USDT_SITE___dtrace_ptrs___named \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___named\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_named_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"named\"\n" \
+"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___named\n"
 "\t.pushsection .text.__dtrace_ptrs___named,\"axG\",@progbits,__dtrace_ptrs___named,comdat\n"
@@ -276,7 +376,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___tagged 1
 __extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___tagged(uint32_t *);
-extern volatile unsigned short ptrs_tagged_semaphore;
+extern unsigned short ptrs_tagged_semaphore;
+#define _USDT_SITE___dtrace_ptrs___tagged \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___tagged\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_tagged_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"tagged\"\n" \
+"\t.asciz \"8@%%rdi 8@%%rsi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___tagged\n"
 "\t.pushsection .text.__dtrace_ptrs___tagged,\"axG\",@progbits,__dtrace_ptrs___tagged,comdat\n"
@@ -324,7 +440,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_ptrs___mixed 1
 __extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
 extern void __dtraceenabled_ptrs___mixed(uint32_t *);
-extern volatile unsigned short ptrs_mixed_semaphore;
+extern unsigned short ptrs_mixed_semaphore;
+#define _USDT_SITE___dtrace_ptrs___mixed \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___mixed\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte ptrs_mixed_semaphore\n" \
+"\t.asciz \"ptrs\"\n" \
+"\t.asciz \"mixed\"\n" \
+"\t.asciz \"-4@%%edi 8@%%rsi -8@%%rdx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_ptrs___mixed\n"
 "\t.pushsection .text.__dtrace_ptrs___mixed,\"axG\",@progbits,__dtrace_ptrs___mixed,comdat\n"

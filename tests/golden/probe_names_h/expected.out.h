@@ -48,34 +48,76 @@ __asm__(
 /* provider names */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_REQUEST_START() \
+	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___request__start : :); } }))
+#else
 #define NAMES_REQUEST_START() \
 	__dtrace_names___request__start()
+#endif
 #define NAMES_REQUEST_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_request__start_semaphore; __dtraceenabled_names___request__start(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_request__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_request__start_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___request__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_PLAIN_NAME() \
+	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___plain_name : :); } }))
+#else
 #define NAMES_PLAIN_NAME() \
 	__dtrace_names___plain_name()
+#endif
 #define NAMES_PLAIN_NAME_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_plain_name_semaphore; __dtraceenabled_names___plain_name(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_plain_name_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_plain_name_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___plain_name\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_NEW(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___new : : "r"(__usdt_r0)); } }))
+#else
 #define NAMES_NEW(arg0) \
 	__dtrace_names___new(arg0)
+#endif
 #define NAMES_NEW_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_new_semaphore; __dtraceenabled_names___new(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_new_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_new_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___new\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_FREE(arg0) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "r"(__usdt_r0)); } }))
+#else
 #define NAMES_FREE(arg0) \
 	__dtrace_names___free((uintptr_t)(arg0))
+#endif
 #define NAMES_FREE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_free_semaphore; __dtraceenabled_names___free(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_free_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_free_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___free\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_DELETE(arg0) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "r"(__usdt_r0)); } }))
+#else
 #define NAMES_DELETE(arg0) \
 	__dtrace_names___delete((uintptr_t)(arg0))
+#endif
 #define NAMES_DELETE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_delete_semaphore; __dtraceenabled_names___delete(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_delete_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_delete_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___delete\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_A_B_C_D(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___a__b__c__d : : "r"(__usdt_r0)); } }))
+#else
 #define NAMES_A_B_C_D(arg0) \
 	__dtrace_names___a__b__c__d(arg0)
+#endif
 #define NAMES_A_B_C_D_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_a__b__c__d_semaphore; __dtraceenabled_names___a__b__c__d(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_a__b__c__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_a__b__c__d_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___a__b__c__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define NAMES_UPPER_LOWER(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___UPPER__lower : : "r"(__usdt_r0)); } }))
+#else
 #define NAMES_UPPER_LOWER(arg0) \
 	__dtrace_names___UPPER__lower(arg0)
+#endif
 #define NAMES_UPPER_LOWER_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = names_UPPER__lower_semaphore; __dtraceenabled_names___UPPER__lower(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(names_UPPER__lower_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_UPPER__lower_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___UPPER__lower\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -85,7 +127,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___request__start 1
 __extension__ extern void __dtrace_names___request__start(void);
 extern void __dtraceenabled_names___request__start(uint32_t *);
-extern volatile unsigned short names_request__start_semaphore;
+extern unsigned short names_request__start_semaphore;
+#define _USDT_SITE___dtrace_names___request__start \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___request__start\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_request__start_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"request__start\"\n" \
+"\t.asciz \"\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___request__start\n"
 "\t.pushsection .text.__dtrace_names___request__start,\"axG\",@progbits,__dtrace_names___request__start,comdat\n"
@@ -133,7 +191,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___plain_name 1
 __extension__ extern void __dtrace_names___plain_name(void);
 extern void __dtraceenabled_names___plain_name(uint32_t *);
-extern volatile unsigned short names_plain_name_semaphore;
+extern unsigned short names_plain_name_semaphore;
+#define _USDT_SITE___dtrace_names___plain_name \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___plain_name\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_plain_name_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"plain_name\"\n" \
+"\t.asciz \"\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___plain_name\n"
 "\t.pushsection .text.__dtrace_names___plain_name,\"axG\",@progbits,__dtrace_names___plain_name,comdat\n"
@@ -181,7 +255,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___new 1
 __extension__ extern void __dtrace_names___new(int);
 extern void __dtraceenabled_names___new(uint32_t *);
-extern volatile unsigned short names_new_semaphore;
+extern unsigned short names_new_semaphore;
+#define _USDT_SITE___dtrace_names___new \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___new\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_new_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"new\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___new\n"
 "\t.pushsection .text.__dtrace_names___new,\"axG\",@progbits,__dtrace_names___new,comdat\n"
@@ -229,7 +319,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___free 1
 __extension__ extern void __dtrace_names___free(uintptr_t);
 extern void __dtraceenabled_names___free(uint32_t *);
-extern volatile unsigned short names_free_semaphore;
+extern unsigned short names_free_semaphore;
+#define _USDT_SITE___dtrace_names___free \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___free\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_free_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"free\"\n" \
+"\t.asciz \"8@%%rdi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___free\n"
 "\t.pushsection .text.__dtrace_names___free,\"axG\",@progbits,__dtrace_names___free,comdat\n"
@@ -277,7 +383,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___delete 1
 __extension__ extern void __dtrace_names___delete(uintptr_t);
 extern void __dtraceenabled_names___delete(uint32_t *);
-extern volatile unsigned short names_delete_semaphore;
+extern unsigned short names_delete_semaphore;
+#define _USDT_SITE___dtrace_names___delete \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___delete\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_delete_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"delete\"\n" \
+"\t.asciz \"8@%%rdi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___delete\n"
 "\t.pushsection .text.__dtrace_names___delete,\"axG\",@progbits,__dtrace_names___delete,comdat\n"
@@ -325,7 +447,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___a__b__c__d 1
 __extension__ extern void __dtrace_names___a__b__c__d(int);
 extern void __dtraceenabled_names___a__b__c__d(uint32_t *);
-extern volatile unsigned short names_a__b__c__d_semaphore;
+extern unsigned short names_a__b__c__d_semaphore;
+#define _USDT_SITE___dtrace_names___a__b__c__d \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___a__b__c__d\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_a__b__c__d_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"a__b__c__d\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___a__b__c__d\n"
 "\t.pushsection .text.__dtrace_names___a__b__c__d,\"axG\",@progbits,__dtrace_names___a__b__c__d,comdat\n"
@@ -373,7 +511,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_names___UPPER__lower 1
 __extension__ extern void __dtrace_names___UPPER__lower(int);
 extern void __dtraceenabled_names___UPPER__lower(uint32_t *);
-extern volatile unsigned short names_UPPER__lower_semaphore;
+extern unsigned short names_UPPER__lower_semaphore;
+#define _USDT_SITE___dtrace_names___UPPER__lower \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___UPPER__lower\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte names_UPPER__lower_semaphore\n" \
+"\t.asciz \"names\"\n" \
+"\t.asciz \"UPPER__lower\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_names___UPPER__lower\n"
 "\t.pushsection .text.__dtrace_names___UPPER__lower,\"axG\",@progbits,__dtrace_names___UPPER__lower,comdat\n"

@@ -50,14 +50,26 @@ __asm__(
 /* provider MixedCase */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define MIXEDCASE_START(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_MixedCase___Start : : "r"(__usdt_r0)); } }))
+#else
 #define MIXEDCASE_START(arg0) \
 	__dtrace_MixedCase___Start(arg0)
+#endif
 #define MIXEDCASE_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = MixedCase_Start_semaphore; __dtraceenabled_MixedCase___Start(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(MixedCase_Start_semaphore != 0, 0) && ((*(volatile unsigned short *)&MixedCase_Start_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_MixedCase___Start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define MIXEDCASE_STOP(arg0) \
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_MixedCase___Stop : : "r"(__usdt_r0)); } }))
+#else
 #define MIXEDCASE_STOP(arg0) \
 	__dtrace_MixedCase___Stop(arg0)
+#endif
 #define MIXEDCASE_STOP_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = MixedCase_Stop_semaphore; __dtraceenabled_MixedCase___Stop(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(MixedCase_Stop_semaphore != 0, 0) && ((*(volatile unsigned short *)&MixedCase_Stop_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_MixedCase___Stop\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -67,7 +79,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_MixedCase___Start 1
 __extension__ extern void __dtrace_MixedCase___Start(int);
 extern void __dtraceenabled_MixedCase___Start(uint32_t *);
-extern volatile unsigned short MixedCase_Start_semaphore;
+extern unsigned short MixedCase_Start_semaphore;
+#define _USDT_SITE___dtrace_MixedCase___Start \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_MixedCase___Start\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte MixedCase_Start_semaphore\n" \
+"\t.asciz \"MixedCase\"\n" \
+"\t.asciz \"Start\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_MixedCase___Start\n"
 "\t.pushsection .text.__dtrace_MixedCase___Start,\"axG\",@progbits,__dtrace_MixedCase___Start,comdat\n"
@@ -115,7 +143,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_MixedCase___Stop 1
 __extension__ extern void __dtrace_MixedCase___Stop(int);
 extern void __dtraceenabled_MixedCase___Stop(uint32_t *);
-extern volatile unsigned short MixedCase_Stop_semaphore;
+extern unsigned short MixedCase_Stop_semaphore;
+#define _USDT_SITE___dtrace_MixedCase___Stop \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_MixedCase___Stop\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte MixedCase_Stop_semaphore\n" \
+"\t.asciz \"MixedCase\"\n" \
+"\t.asciz \"Stop\"\n" \
+"\t.asciz \"-4@%%edi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_MixedCase___Stop\n"
 "\t.pushsection .text.__dtrace_MixedCase___Stop,\"axG\",@progbits,__dtrace_MixedCase___Stop,comdat\n"

@@ -51,18 +51,36 @@ __asm__(
 /* provider sys */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
+	(__extension__ ({ pid_t __usdt_v0 = (pid_t)(arg0); ssize_t __usdt_v1 = (ssize_t)(arg1); size_t __usdt_v2 = (size_t)(arg2); off_t __usdt_v3 = (off_t)(arg3); uintptr_t __usdt_v4 = (uintptr_t)(arg4); { register pid_t __usdt_r0 __asm__("rdi") = __usdt_v0; register ssize_t __usdt_r1 __asm__("rsi") = __usdt_v1; register size_t __usdt_r2 __asm__("rdx") = __usdt_v2; register off_t __usdt_r3 __asm__("rcx") = __usdt_v3; register uintptr_t __usdt_r4 __asm__("r8") = __usdt_v4; __asm__ __volatile__(_USDT_SITE___dtrace_sys___io : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4)); } }))
+#else
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
 	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
+#endif
 #define SYS_IO_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_io_semaphore; __dtraceenabled_sys___io(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(sys_io_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_io_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___io\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define SYS_NET(arg0, arg1, arg2, arg3) \
+	(__extension__ ({ socklen_t __usdt_v0 = (socklen_t)(arg0); sa_family_t __usdt_v1 = (sa_family_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register socklen_t __usdt_r0 __asm__("rdi") = __usdt_v0; register sa_family_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_sys___net : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+#else
 #define SYS_NET(arg0, arg1, arg2, arg3) \
 	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))
+#endif
 #define SYS_NET_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_net_semaphore; __dtraceenabled_sys___net(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(sys_net_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_net_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___net\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
+	(__extension__ ({ int8_t __usdt_v0 = (int8_t)(arg0); uint16_t __usdt_v1 = (uint16_t)(arg1); int32_t __usdt_v2 = (int32_t)(arg2); uint64_t __usdt_v3 = (uint64_t)(arg3); intptr_t __usdt_v4 = (intptr_t)(arg4); uid_t __usdt_v5 = (uid_t)(arg5); { register int8_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uint16_t __usdt_r1 __asm__("rsi") = __usdt_v1; register int32_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uint64_t __usdt_r3 __asm__("rcx") = __usdt_v3; register intptr_t __usdt_r4 __asm__("r8") = __usdt_v4; register uid_t __usdt_r5 __asm__("r9") = __usdt_v5; __asm__ __volatile__(_USDT_SITE___dtrace_sys___widths : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4), "r"(__usdt_r5)); } }))
+#else
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
 	__dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5)
+#endif
 #define SYS_WIDTHS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = sys_widths_semaphore; __dtraceenabled_sys___widths(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(sys_widths_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_widths_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___widths\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -72,7 +90,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_sys___io 1
 __extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
 extern void __dtraceenabled_sys___io(uint32_t *);
-extern volatile unsigned short sys_io_semaphore;
+extern unsigned short sys_io_semaphore;
+#define _USDT_SITE___dtrace_sys___io \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___io\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte sys_io_semaphore\n" \
+"\t.asciz \"sys\"\n" \
+"\t.asciz \"io\"\n" \
+"\t.asciz \"-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_sys___io\n"
 "\t.pushsection .text.__dtrace_sys___io,\"axG\",@progbits,__dtrace_sys___io,comdat\n"
@@ -120,7 +154,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_sys___net 1
 __extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_sys___net(uint32_t *);
-extern volatile unsigned short sys_net_semaphore;
+extern unsigned short sys_net_semaphore;
+#define _USDT_SITE___dtrace_sys___net \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___net\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte sys_net_semaphore\n" \
+"\t.asciz \"sys\"\n" \
+"\t.asciz \"net\"\n" \
+"\t.asciz \"4@%%edi 2@%%si 8@%%rdx 8@%%rcx\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_sys___net\n"
 "\t.pushsection .text.__dtrace_sys___net,\"axG\",@progbits,__dtrace_sys___net,comdat\n"
@@ -168,7 +218,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_sys___widths 1
 __extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
 extern void __dtraceenabled_sys___widths(uint32_t *);
-extern volatile unsigned short sys_widths_semaphore;
+extern unsigned short sys_widths_semaphore;
+#define _USDT_SITE___dtrace_sys___widths \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___widths\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte sys_widths_semaphore\n" \
+"\t.asciz \"sys\"\n" \
+"\t.asciz \"widths\"\n" \
+"\t.asciz \"-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_sys___widths\n"
 "\t.pushsection .text.__dtrace_sys___widths,\"axG\",@progbits,__dtrace_sys___widths,comdat\n"

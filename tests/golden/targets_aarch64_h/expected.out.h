@@ -51,23 +51,28 @@ __asm__(
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
 	__dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7)
 #define ARM_INTS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_ints_semaphore; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(arm_ints_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_ints_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; })))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
 	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10))
 #define ARM_STACK_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_stack_semaphore; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(arm_stack_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_stack_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; })))
 #define ARM_FLOATS(arg0, arg1, arg2) \
 	__dtrace_arm___floats(arg0, arg1, arg2)
 #define ARM_FLOATS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_floats_semaphore; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(arm_floats_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_floats_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; })))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
 	__dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3)
 #define ARM_STRUCTS_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_structs_semaphore; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(arm_structs_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_structs_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; })))
 #define ARM_NONE() \
 	__dtrace_arm___none()
 #define ARM_NONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = arm_none_semaphore; __dtraceenabled_arm___none(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(arm_none_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_none_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___none(&__usdt_e); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -77,7 +82,7 @@ __asm__(
 #define _USDT_UNIT___dtrace_arm___ints 1
 __extension__ extern void __dtrace_arm___ints(char, signed char, unsigned char, short, int, long, long long, unsigned long);
 extern void __dtraceenabled_arm___ints(uint32_t *);
-extern volatile unsigned short arm_ints_semaphore;
+extern unsigned short arm_ints_semaphore;
 __asm__(
 "\t.ifndef __dtrace_arm___ints\n"
 "\t.pushsection .text.__dtrace_arm___ints,\"axG\",%progbits,__dtrace_arm___ints,comdat\n"
@@ -127,7 +132,7 @@ __asm__(
 #define _USDT_UNIT___dtrace_arm___stack 1
 __extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, uintptr_t);
 extern void __dtraceenabled_arm___stack(uint32_t *);
-extern volatile unsigned short arm_stack_semaphore;
+extern unsigned short arm_stack_semaphore;
 __asm__(
 "\t.ifndef __dtrace_arm___stack\n"
 "\t.pushsection .text.__dtrace_arm___stack,\"axG\",%progbits,__dtrace_arm___stack,comdat\n"
@@ -177,7 +182,7 @@ __asm__(
 #define _USDT_UNIT___dtrace_arm___floats 1
 __extension__ extern void __dtrace_arm___floats(float, double, int);
 extern void __dtraceenabled_arm___floats(uint32_t *);
-extern volatile unsigned short arm_floats_semaphore;
+extern unsigned short arm_floats_semaphore;
 __asm__(
 "\t.ifndef __dtrace_arm___floats\n"
 "\t.pushsection .text.__dtrace_arm___floats,\"axG\",%progbits,__dtrace_arm___floats,comdat\n"
@@ -227,7 +232,7 @@ __asm__(
 #define _USDT_UNIT___dtrace_arm___structs 1
 __extension__ extern void __dtrace_arm___structs(s4_t, uintptr_t, uintptr_t, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
-extern volatile unsigned short arm_structs_semaphore;
+extern unsigned short arm_structs_semaphore;
 __asm__(
 "\t.ifndef __dtrace_arm___structs\n"
 "\t.pushsection .text.__dtrace_arm___structs,\"axG\",%progbits,__dtrace_arm___structs,comdat\n"
@@ -277,7 +282,7 @@ __asm__(
 #define _USDT_UNIT___dtrace_arm___none 1
 __extension__ extern void __dtrace_arm___none(void);
 extern void __dtraceenabled_arm___none(uint32_t *);
-extern volatile unsigned short arm_none_semaphore;
+extern unsigned short arm_none_semaphore;
 __asm__(
 "\t.ifndef __dtrace_arm___none\n"
 "\t.pushsection .text.__dtrace_arm___none,\"axG\",%progbits,__dtrace_arm___none,comdat\n"

@@ -48,14 +48,26 @@ __asm__(
 /* provider http */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
+#ifndef _USDT_PROBE_CALLS
+#define HTTP_REQUEST_START(arg0) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_http___request__start : : "r"(__usdt_r0)); } }))
+#else
 #define HTTP_REQUEST_START(arg0) \
 	__dtrace_http___request__start((uintptr_t)(arg0))
+#endif
 #define HTTP_REQUEST_START_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = http_request__start_semaphore; __dtraceenabled_http___request__start(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(http_request__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&http_request__start_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_http___request__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+#ifndef _USDT_PROBE_CALLS
+#define HTTP_REQUEST_DONE(arg0) \
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_http___request__done : : "r"(__usdt_r0)); } }))
+#else
 #define HTTP_REQUEST_DONE(arg0) \
 	__dtrace_http___request__done((uintptr_t)(arg0))
+#endif
 #define HTTP_REQUEST_DONE_ENABLED() \
-	(__extension__ ({ uint32_t __usdt_e = http_request__done_semaphore; __dtraceenabled_http___request__done(&__usdt_e); __usdt_e != 0; }))
+	(__builtin_expect(http_request__done_semaphore != 0, 0) && ((*(volatile unsigned short *)&http_request__done_semaphore & 0x3fff) != 0 || \
+	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_http___request__done\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
@@ -65,7 +77,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_http___request__start 1
 __extension__ extern void __dtrace_http___request__start(uintptr_t);
 extern void __dtraceenabled_http___request__start(uint32_t *);
-extern volatile unsigned short http_request__start_semaphore;
+extern unsigned short http_request__start_semaphore;
+#define _USDT_SITE___dtrace_http___request__start \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_http___request__start\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte http_request__start_semaphore\n" \
+"\t.asciz \"http\"\n" \
+"\t.asciz \"request__start\"\n" \
+"\t.asciz \"8@%%rdi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_http___request__start\n"
 "\t.pushsection .text.__dtrace_http___request__start,\"axG\",@progbits,__dtrace_http___request__start,comdat\n"
@@ -113,7 +141,23 @@ __asm__(
 #define _USDT_UNIT___dtrace_http___request__done 1
 __extension__ extern void __dtrace_http___request__done(uintptr_t);
 extern void __dtraceenabled_http___request__done(uint32_t *);
-extern volatile unsigned short http_request__done_semaphore;
+extern unsigned short http_request__done_semaphore;
+#define _USDT_SITE___dtrace_http___request__done \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_http___request__done\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte 990b\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte http_request__done_semaphore\n" \
+"\t.asciz \"http\"\n" \
+"\t.asciz \"request__done\"\n" \
+"\t.asciz \"8@%%rdi\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
 __asm__(
 "\t.ifndef __dtrace_http___request__done\n"
 "\t.pushsection .text.__dtrace_http___request__done,\"axG\",@progbits,__dtrace_http___request__done,comdat\n"
