@@ -51,6 +51,7 @@ CORE_SRCS = \
 	compiler/header_macos.c \
 	compiler/dofgen.c \
 	compiler/elfwrite.c \
+	compiler/elfdyn.c \
 	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \

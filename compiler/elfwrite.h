@@ -5,7 +5,7 @@
  * on its file layout: sections with their bytes, COMDAT groups, symbols and
  * relocations, all named by small integer handles.  A writer then lays the
  * description out as a file.  Today there is one writer, elfw_write_rel
- * (ET_REL, what -G produces); the run-time library will add one for ET_DYN
+ * (ET_REL, what -G produces, elfwrite.c); the run-time library has one for ET_DYN
  * from the same description (program headers and dynamic tables are a
  * property of the writer, not of the builder): elfw_write_dyn.  Both ELF classes go through
  * GElf, so there is one copy of every routine.
@@ -140,7 +140,7 @@ typedef struct elfw_dyn_opts {
  * PT_DYNAMIC, a non-executable PT_GNU_STACK, and a dynamic symbol table
  * with every global and weak symbol.  Relocations are resolved to
  * link-time addresses (no dynamic relocations); each must be of type
- * abs_reloc against a defined symbol.  Groups are ignored.  elfwrite.c
+ * abs_reloc against a defined symbol.  Groups are ignored.  elfdyn.c
  * describes the layout.  Returns 0, or -1 with e set.
  */
 int elfw_write_dyn(elfw_t *w, int fd, const elfw_dyn_opts_t *o, err_t *e);

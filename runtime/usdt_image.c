@@ -4,7 +4,7 @@
  * A run-time provider is the compiler run in-process: the provider becomes
  * a model (model.h), exactly as a .d file would, and the pieces a -G
  * object carries are built by the same code (units.c), then laid out as a
- * shared object instead of a relocatable one (elfwrite.c's ET_DYN
+ * shared object instead of a relocatable one (elfdyn.c's ET_DYN
  * writer), ready for dlopen:
  *
  *	.text		one probe unit per probe (target.h): the tracepoint
