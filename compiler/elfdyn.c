@@ -14,7 +14,8 @@
  *    and program headers, .hash, .dynsym, .dynstr and the read-only
  *    sections), read+execute (the code), read+write (writable data and
  *    .dynamic), so no page is ever writable and executable; then
- *    a PT_NOTE for each allocated note section (a build-id), PT_DYNAMIC,
+ *    a PT_NOTE for each allocated note section (a build-id), and
+ *    PT_GNU_PROPERTY for .note.gnu.property if there is one, PT_DYNAMIC,
  *    and PT_GNU_STACK without execute permission, without which the
  *    loader would make the thread stacks executable;
  *  - file offset equals address, so the object's link-time addresses are
@@ -272,14 +273,26 @@ dyn_nnotes(const dyn_t *d)
 	return n;
 }
 
+/* The .note.gnu.property section, which also gets PT_GNU_PROPERTY; or NULL. */
+static const dyn_sec_t *
+dyn_property(const dyn_t *d)
+{
+	for (size_t k = 0; k < d->nouts; k++)
+		if (d->outs[k].type == SHT_NOTE && d->outs[k].seg != SEG_NONE &&
+		    strcmp(d->outs[k].name, ".note.gnu.property") == 0)
+			return &d->outs[k];
+	return NULL;
+}
+
 /*
  * Number of program headers: the non-empty PT_LOADs, one PT_NOTE per
- * allocated note section, DYNAMIC, GNU_STACK.
+ * allocated note section, PT_GNU_PROPERTY for the property note (the
+ * loader reads control-flow protection bits there), DYNAMIC, GNU_STACK.
  */
 static size_t
 dyn_nphdrs(const dyn_t *d)
 {
-	size_t n = 2 + dyn_nnotes(d);
+	size_t n = 2 + dyn_nnotes(d) + (dyn_property(d) != NULL);
 
 	for (int s = SEG_R; s <= SEG_W; s++)
 		n += d->seg_hi[s] > d->seg_lo[s] || s == SEG_R;
@@ -294,7 +307,8 @@ static int
 dyn_layout(dyn_t *d, err_t *e)
 {
 	dyn_sec_t *shstr = &d->outs[d->nouts - 1];
-	size_t nph = 5 + dyn_nnotes(d);	/* at most; the unused tail is never written */
+	/* At most: 3 PT_LOADs, the notes, PROPERTY, DYNAMIC, GNU_STACK; the unused tail is never written. */
+	size_t nph = 6 + dyn_nnotes(d);
 	uint64_t off = dyn_fsize(d->w, ELF_T_EHDR) + nph * dyn_fsize(d->w, ELF_T_PHDR);
 	int seg = SEG_R;
 
@@ -334,21 +348,51 @@ dyn_symbol_value(const elfw_t *w, const elfw_sym_t *s)
 	return w->secs[s->section - 1].addr + s->value;
 }
 
+/*
+ * An output section made of exactly one input section with bytes is
+ * written from the builder's own copy (relocations are then resolved in
+ * it), not copied into a buffer of its own: the run-time provider's .text,
+ * notes and DOF are one input each, and for large providers copying them
+ * cost as much as building them.  -1 on ENOMEM.
+ */
+static int
+dyn_borrow_inputs(dyn_t *d)
+{
+	size_t *inputs = calloc(d->nouts + 1, sizeof(size_t));
+
+	if (inputs == NULL)
+		return -1;
+	for (size_t i = 0; i < d->w->nsecs; i++)
+		inputs[d->in_out[i] - 1]++;
+	for (size_t i = 0; i < d->w->nsecs; i++) {
+		elfw_sec_t *s = &d->w->secs[i];
+		dyn_sec_t *o = &d->outs[d->in_out[i] - 1];
+
+		if (inputs[d->in_out[i] - 1] == 1 && s->data != NULL && s->size == o->size)
+			o->data = s->data;
+	}
+	free(inputs);
+	return 0;
+}
+
 /* Copy every input section into its output and resolve its relocations. */
 static int
 dyn_fill_inputs(dyn_t *d, err_t *e)
 {
 	unsigned width = d->w->elf_class == ELFCLASS64 ? 8 : 4;
 
+	if (dyn_borrow_inputs(d) != 0)
+		return err_errno(e, ENOMEM, "ELF writer");
 	for (size_t k = 0; k < d->nouts; k++)
-		if ((d->outs[k].data = elfw_layout_buffer(&d->l, d->outs[k].size)) == NULL)
+		if (d->outs[k].data == NULL &&
+		    (d->outs[k].data = elfw_layout_buffer(&d->l, d->outs[k].size)) == NULL)
 			return err_errno(e, ENOMEM, "ELF writer");
 	for (size_t i = 0; i < d->w->nsecs; i++) {
 		elfw_sec_t *s = &d->w->secs[i];
 		dyn_sec_t *o = &d->outs[d->in_out[i] - 1];
 
 		s->addr = o->seg == SEG_NONE ? 0 : o->offset + d->in_off[i];
-		if (s->data != NULL)
+		if (s->data != NULL && o->data != s->data)
 			memcpy((char *)o->data + d->in_off[i], s->data, s->size);
 	}
 	for (size_t i = 0; i < d->w->nsecs; i++) {
@@ -440,7 +484,7 @@ static int
 dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 {
 	static const unsigned flags[3] = { PF_R, PF_R | PF_X, PF_R | PF_W };
-	const dyn_sec_t *dynamic = &d->outs[d->dynamic - 1];
+	const dyn_sec_t *dynamic = &d->outs[d->dynamic - 1], *prop;
 	size_t n = 0, nph = dyn_nphdrs(d);
 	GElf_Phdr ph;
 
@@ -462,6 +506,12 @@ dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 			continue;
 		ph = (GElf_Phdr){ PT_NOTE, PF_R, o->offset, o->offset, o->offset,
 		    o->size, o->size, o->align };
+		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
+			return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+	}
+	if ((prop = dyn_property(d)) != NULL) {
+		ph = (GElf_Phdr){ PT_GNU_PROPERTY, PF_R, prop->offset, prop->offset,
+		    prop->offset, prop->size, prop->size, prop->align };
 		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
 			return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
 	}

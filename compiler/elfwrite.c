@@ -191,27 +191,38 @@ elfw_set_group_signature(elfw_t *w, int group, int symbol)
 	return 0;
 }
 
-int
-elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
+/* A section whose bytes are d->data's copy, or `owned` (malloc'd, taken). */
+static int
+add_section(elfw_t *w, const elfw_section_desc_t *d, void *owned)
 {
 	elfw_sec_t s = { 0 };
 
-	if (w->failed)
+	if (w->failed) {
+		free(owned);
 		return -1;
+	}
 	if (d->name == NULL || (d->group != 0 &&
-	    (d->group < 0 || (size_t)d->group > w->ngroups)))
+	    (d->group < 0 || (size_t)d->group > w->ngroups))) {
+		free(owned);
 		return fail(w, "section without a name, or in an unknown group");
-	if (d->align > 1 && (d->align & (d->align - 1)) != 0)
+	}
+	if (d->align > 1 && (d->align & (d->align - 1)) != 0) {
+		free(owned);
 		return fail(w, "section alignment is not a power of two");
+	}
 	s.type = d->type;
 	s.flags = d->flags;
 	s.align = d->align ? d->align : 1;
 	s.entsize = d->entsize;
 	s.size = d->size;
 	s.group = d->group;
-	if ((s.name = strdup(d->name)) == NULL)
+	if ((s.name = strdup(d->name)) == NULL) {
+		free(owned);
 		return fail(w, "out of memory");
-	if (d->size > 0 && d->type != SHT_NOBITS) {
+	}
+	if (owned != NULL)
+		s.data = owned;
+	else if (d->size > 0 && d->type != SHT_NOBITS) {
 		if ((s.data = calloc(1, d->size)) == NULL) {
 			free(s.name);
 			return fail(w, "out of memory");
@@ -226,6 +237,20 @@ elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
 	}
 	w->secs[w->nsecs] = s;
 	return (int)++w->nsecs;
+}
+
+int
+elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
+{
+	return add_section(w, d, NULL);
+}
+
+int
+elfw_adopt_section(elfw_t *w, const elfw_section_desc_t *d, void *data)
+{
+	if (data == NULL)
+		return fail(w, "out of memory");
+	return add_section(w, d, data);
 }
 
 /* Symbol names are short and many differ only at the end (hash.h). */
