@@ -553,7 +553,11 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 
 /*
  * The DOF in the loaded object must be the one in our file: a stale object
- * of the same /proc path (its descriptor number reused) would not be.
+ * of the same /proc path (its descriptor number reused) would not be.  The
+ * loader matches an object it has loaded by the name it was given, so
+ * only a memfd's /proc path can meet a stale one; a named image's path is
+ * new to the process (usdt_file.c), and for it the magic is checked, not
+ * the whole DOF (reading it back faulted in a page per 4 KiB of DOF).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
@@ -565,6 +569,8 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 
 	if (!drti_dof_magic_ok(h))
 		return err_set(e, "the loaded object has no DOF where it was written");
+	if (l->file.path != NULL)
+		return 0;
 	size = h->dofh_loadsz;
 	/* One read for the whole DOF (a few pages a hundred probes), not a page each. */
 	if ((buf = malloc(size ? (size_t)size : 1)) == NULL)
