@@ -51,6 +51,7 @@ CORE_SRCS = \
 	compiler/header_macos.c \
 	compiler/dofgen.c \
 	compiler/elfwrite.c \
+	compiler/elfdyn.c \
 	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \
@@ -219,8 +220,18 @@ LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 # Under SAN=1 libusdt (and the core copy it links) is instrumented too, and
 # so is every program the tests build against it (the uninstalled .pc
 # carries the flags).
+# On x86_64 libusdt's code is built for IBT and SHSTK, as its stubs say of
+# theirs (runtime/stubs_x86_64.S).  The C library's crti.o and crtn.o
+# carry no property note on Debian 12, so the linker would drop both bits;
+# -z shstk states the one that holds for them too (_init and _fini return
+# where they were called), so a process with a shadow stack keeps it when
+# it loads libusdt.so.  IBT it cannot claim: _init is entered indirectly
+# and has no endbr64.  tests/libusdt checks the note.
+LIBUSDT_CET = $(if $(filter x86_64-%,$(HOST_MACHINE)),-fcf-protection=full)
+LIBUSDT_SHSTK = -Wl,-z,shstk
+LIBUSDT_CET_LD = $(if $(filter x86_64-%,$(HOST_MACHINE)),$(LIBUSDT_SHSTK))
 PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	-Icompiler -I$(B) -D_GNU_SOURCE
+	$(LIBUSDT_CET) -Icompiler -I$(B) -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
 
@@ -242,7 +253,7 @@ $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S $(B)/.flags
 $(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) $(PIC_CORE_LIB) runtime/libusdt.map
 	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
 		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
-		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined \
+		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined $(LIBUSDT_CET_LD) \
 		-o $@ $(LIBUSDT_OBJS) $(PIC_CORE_LIB) -lelf -ldl -lpthread
 
 $(B)/libusdt.so: $(B)/$(LIBUSDT_SONAME)

@@ -27,6 +27,9 @@
  * ELFCLASS64.  Every libelf failure is reported with the call's name and
  * elf_errmsg(-1); elf_end runs on every path.
  *
+ * The ET_DYN writer libusdt uses reads the same description and lives in
+ * elfdyn.c; the structures both writers share are in elfw_int.h.
+ *
  * elfw_localize_symbol is the one routine that edits an existing file: the
  * -G stage uses it after `ld -r`, when asked to run one (-x ldpath=),
  * because GNU ld ignores version scripts under -r and so cannot make
@@ -44,64 +47,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfw_int.h"
 #include "elfwrite.h"
 #include "fileio.h"
 #include "hash.h"
 #include "strbuf.h"
-
-typedef struct elfw_rel {
-	uint64_t offset;
-	unsigned type;
-	int symbol;		/* handle, 0 = none */
-	int64_t addend;
-} elfw_rel_t;
-
-typedef struct elfw_sec {
-	char *name;
-	uint32_t type;
-	uint64_t flags;
-	uint64_t align;
-	uint64_t entsize;
-	void *data;		/* our copy; NULL when empty or NOBITS */
-	size_t size;
-	int group;
-	elfw_rel_t *rels;
-	size_t nrels, relcap;
-	int symbol;		/* its STT_SECTION symbol, 0 until asked for */
-	size_t index;		/* output index, set by the writer */
-	size_t rel_index;	/* output index of its RELA section, 0 if none */
-	uint64_t addr;		/* its address, set by elfw_write_dyn */
-} elfw_sec_t;
-
-typedef struct elfw_sym {
-	char *name;
-	int section;
-	uint64_t value;
-	uint64_t size;
-	unsigned char info;	/* GELF_ST_INFO(bind, type) */
-	unsigned char other;	/* visibility */
-	size_t index;		/* output index, set by the writer */
-} elfw_sym_t;
-
-typedef struct elfw_group {
-	int signature;		/* symbol handle, 0 until set */
-	size_t index;		/* output index, set by the writer */
-} elfw_group_t;
-
-struct elfw {
-	unsigned elf_class;
-	unsigned machine;
-	elfw_sec_t *secs;	/* handle h is secs[h - 1] */
-	size_t nsecs, seccap;
-	elfw_sym_t *syms;	/* handle h is syms[h - 1] */
-	size_t nsyms, symcap;
-	elfw_group_t *groups;	/* handle h is groups[h - 1] */
-	size_t ngroups, groupcap;
-	int *names;		/* open-addressed hash: symbol name -> handle */
-	size_t namecap;		/* a power of two, or 0 */
-	bool failed;
-	err_t err;
-};
 
 /* ---- errors and growth -------------------------------------------------- */
 
@@ -116,15 +66,15 @@ fail(elfw_t *w, const char *what)
 	return -1;
 }
 
-static int
-fail_libelf(err_t *e, const char *call, const char *subject)
+int
+elfw_fail_libelf(err_t *e, const char *call, const char *subject)
 {
 	return err_set(e, "%s: %s failed: %s", subject, call, elf_errmsg(-1));
 }
 
 /* Make room for one more element in *arrayp; false on allocation failure. */
-static bool
-grow(void *arrayp, size_t n, size_t *capp, size_t elem)
+bool
+elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem)
 {
 	void **ap = arrayp;
 	size_t cap = *capp ? *capp * 2 : 16;
@@ -212,8 +162,8 @@ valid_section(const elfw_t *w, int h)
 	return h > 0 && (size_t)h <= w->nsecs;
 }
 
-static bool
-valid_symbol(const elfw_t *w, int h)
+bool
+elfw_valid_symbol(const elfw_t *w, int h)
 {
 	return h > 0 && (size_t)h <= w->nsyms;
 }
@@ -223,7 +173,7 @@ elfw_add_group(elfw_t *w)
 {
 	if (w->failed)
 		return -1;
-	if (!grow(&w->groups, w->ngroups, &w->groupcap, sizeof(*w->groups)))
+	if (!elfw_grow(&w->groups, w->ngroups, &w->groupcap, sizeof(*w->groups)))
 		return fail(w, "out of memory");
 	w->groups[w->ngroups].signature = 0;
 	w->groups[w->ngroups].index = 0;
@@ -235,33 +185,44 @@ elfw_set_group_signature(elfw_t *w, int group, int symbol)
 {
 	if (w->failed)
 		return -1;
-	if (group <= 0 || (size_t)group > w->ngroups || !valid_symbol(w, symbol))
+	if (group <= 0 || (size_t)group > w->ngroups || !elfw_valid_symbol(w, symbol))
 		return fail(w, "group signature names no group or no symbol");
 	w->groups[group - 1].signature = symbol;
 	return 0;
 }
 
-int
-elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
+/* A section whose bytes are d->data's copy, or `owned` (malloc'd, taken). */
+static int
+add_section(elfw_t *w, const elfw_section_desc_t *d, void *owned)
 {
 	elfw_sec_t s = { 0 };
 
-	if (w->failed)
+	if (w->failed) {
+		free(owned);
 		return -1;
+	}
 	if (d->name == NULL || (d->group != 0 &&
-	    (d->group < 0 || (size_t)d->group > w->ngroups)))
+	    (d->group < 0 || (size_t)d->group > w->ngroups))) {
+		free(owned);
 		return fail(w, "section without a name, or in an unknown group");
-	if (d->align > 1 && (d->align & (d->align - 1)) != 0)
+	}
+	if (d->align > 1 && (d->align & (d->align - 1)) != 0) {
+		free(owned);
 		return fail(w, "section alignment is not a power of two");
+	}
 	s.type = d->type;
 	s.flags = d->flags;
 	s.align = d->align ? d->align : 1;
 	s.entsize = d->entsize;
 	s.size = d->size;
 	s.group = d->group;
-	if ((s.name = strdup(d->name)) == NULL)
+	if ((s.name = strdup(d->name)) == NULL) {
+		free(owned);
 		return fail(w, "out of memory");
-	if (d->size > 0 && d->type != SHT_NOBITS) {
+	}
+	if (owned != NULL)
+		s.data = owned;
+	else if (d->size > 0 && d->type != SHT_NOBITS) {
 		if ((s.data = calloc(1, d->size)) == NULL) {
 			free(s.name);
 			return fail(w, "out of memory");
@@ -269,13 +230,27 @@ elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
 		if (d->data != NULL)
 			memcpy(s.data, d->data, d->size);
 	}
-	if (!grow(&w->secs, w->nsecs, &w->seccap, sizeof(*w->secs))) {
+	if (!elfw_grow(&w->secs, w->nsecs, &w->seccap, sizeof(*w->secs))) {
 		free(s.name);
 		free(s.data);
 		return fail(w, "out of memory");
 	}
 	w->secs[w->nsecs] = s;
 	return (int)++w->nsecs;
+}
+
+int
+elfw_add_section(elfw_t *w, const elfw_section_desc_t *d)
+{
+	return add_section(w, d, NULL);
+}
+
+int
+elfw_adopt_section(elfw_t *w, const elfw_section_desc_t *d, void *data)
+{
+	if (data == NULL)
+		return fail(w, "out of memory");
+	return add_section(w, d, data);
 }
 
 /* Symbol names are short and many differ only at the end (hash.h). */
@@ -348,7 +323,7 @@ elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
 	s.other = (unsigned char)GELF_ST_VISIBILITY(d->visibility);
 	if ((s.name = strdup(d->name != NULL ? d->name : "")) == NULL)
 		return fail(w, "out of memory");
-	if (!grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms))) {
+	if (!elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms))) {
 		free(s.name);
 		return fail(w, "out of memory");
 	}
@@ -402,7 +377,7 @@ elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d)
 {
 	const elfw_sym_t *s;
 
-	if (!valid_symbol(w, symbol))
+	if (!elfw_valid_symbol(w, symbol))
 		return -1;
 	s = &w->syms[symbol - 1];
 	d->name = s->name;
@@ -422,7 +397,7 @@ elfw_set_symbol_bind(elfw_t *w, int symbol, unsigned bind)
 
 	if (w->failed)
 		return -1;
-	if (!valid_symbol(w, symbol))
+	if (!elfw_valid_symbol(w, symbol))
 		return fail(w, "binding of an unknown symbol");
 	s = &w->syms[symbol - 1];
 	s->info = (unsigned char)GELF_ST_INFO(bind, GELF_ST_TYPE(s->info));
@@ -437,10 +412,10 @@ elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
 
 	if (w->failed)
 		return -1;
-	if (!valid_section(w, section) || (symbol != 0 && !valid_symbol(w, symbol)))
+	if (!valid_section(w, section) || (symbol != 0 && !elfw_valid_symbol(w, symbol)))
 		return fail(w, "relocation in an unknown section or against an unknown symbol");
 	s = &w->secs[section - 1];
-	if (!grow(&s->rels, s->nrels, &s->relcap, sizeof(*s->rels)))
+	if (!elfw_grow(&s->rels, s->nrels, &s->relcap, sizeof(*s->rels)))
 		return fail(w, "out of memory");
 	s->rels[s->nrels++] = (elfw_rel_t){ offset, type, symbol, addend };
 	return 0;
@@ -448,27 +423,16 @@ elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
 
 /* ---- string tables ------------------------------------------------------ */
 
-/*
- * A string table that stores each string once: a strbuf of the bytes and
- * an open-addressed set of offsets hashed by content.
- */
-typedef struct strtab {
-	strbuf_t bytes;
-	size_t *slots;		/* offset + 1 of a stored string, 0 = empty */
-	size_t cap, count;	/* cap is a power of two, or 0 */
-	bool failed;
-} strtab_t;
-
-static void
-strtab_init(strtab_t *t)
+void
+elfw_strtab_init(strtab_t *t)
 {
 	memset(t, 0, sizeof(*t));
 	sb_init(&t->bytes);
 	sb_u8(&t->bytes, 0);	/* offset 0 is the empty string */
 }
 
-static void
-strtab_free(strtab_t *t)
+void
+elfw_strtab_free(strtab_t *t)
 {
 	sb_free(&t->bytes);
 	free(t->slots);
@@ -503,8 +467,8 @@ strtab_grow(strtab_t *t)
 }
 
 /* Offset of s in the table, adding it if new; 0 after a failure. */
-static size_t
-strtab_add(strtab_t *t, const char *s)
+size_t
+elfw_strtab_add(strtab_t *t, const char *s)
 {
 	size_t i, off;
 
@@ -530,41 +494,26 @@ strtab_add(strtab_t *t, const char *s)
 
 /* ---- the ET_REL writer -------------------------------------------------- */
 
-/* What one write needs besides the builder; released by layout_free. */
-typedef struct layout {
-	size_t symtab, strtab, shstrtab;	/* output section indices */
-	size_t symtab_shndx;	/* SHT_SYMTAB_SHNDX's index, 0 if not needed */
-	size_t nsections;			/* including the null section */
-	size_t *members;	/* section positions (0-based), grouped by group */
-	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
-	int *order;		/* symbol handles in output order (from index 1) */
-	size_t nlocals;		/* output index of the first non-local symbol */
-	strtab_t strs;		/* .strtab */
-	strtab_t shstrs;	/* .shstrtab */
-	void **buffers;		/* data handed to libelf, freed after elf_end */
-	size_t nbuffers, buffercap;
-} layout_t;
-
-static void
-layout_free(layout_t *l)
+void
+elfw_layout_free(layout_t *l)
 {
 	free(l->members);
 	free(l->group_start);
 	free(l->order);
-	strtab_free(&l->strs);
-	strtab_free(&l->shstrs);
+	elfw_strtab_free(&l->strs);
+	elfw_strtab_free(&l->shstrs);
 	for (size_t i = 0; i < l->nbuffers; i++)
 		free(l->buffers[i]);
 	free(l->buffers);
 }
 
 /* A zeroed buffer that lives until the write ends; NULL on failure. */
-static void *
-layout_buffer(layout_t *l, size_t size)
+void *
+elfw_layout_buffer(layout_t *l, size_t size)
 {
 	void *p;
 
-	if (!grow(&l->buffers, l->nbuffers, &l->buffercap, sizeof(void *)))
+	if (!elfw_grow(&l->buffers, l->nbuffers, &l->buffercap, sizeof(void *)))
 		return NULL;
 	if ((p = calloc(1, size ? size : 1)) == NULL)
 		return NULL;
@@ -697,11 +646,11 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 	GElf_Shdr cur;
 
 	if (scn == NULL) {
-		fail_libelf(e, "elf_newscn", "ELF writer");
+		elfw_fail_libelf(e, "elf_newscn", "ELF writer");
 		return NULL;
 	}
 	if ((data = elf_newdata(scn)) == NULL) {
-		fail_libelf(e, "elf_newdata", "ELF writer");
+		elfw_fail_libelf(e, "elf_newdata", "ELF writer");
 		return NULL;
 	}
 	data->d_buf = buf;
@@ -711,13 +660,13 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 	data->d_off = 0;
 	data->d_version = EV_CURRENT;
 	if (gelf_getshdr(scn, &cur) == NULL) {
-		fail_libelf(e, "gelf_getshdr", "ELF writer");
+		elfw_fail_libelf(e, "gelf_getshdr", "ELF writer");
 		return NULL;
 	}
 	cur = *sh;
 	cur.sh_size = size;
 	if (gelf_update_shdr(scn, &cur) == 0) {
-		fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		elfw_fail_libelf(e, "gelf_update_shdr", "ELF writer");
 		return NULL;
 	}
 	return scn;
@@ -729,7 +678,7 @@ shdr(strtab_t *names, const char *name, uint32_t type, uint64_t flags,
 {
 	GElf_Shdr sh = { 0 };
 
-	sh.sh_name = (GElf_Word)strtab_add(names, name);
+	sh.sh_name = (GElf_Word)elfw_strtab_add(names, name);
 	sh.sh_type = type;
 	sh.sh_flags = flags;
 	sh.sh_addralign = align;
@@ -748,7 +697,7 @@ emit_group(elfw_t *w, layout_t *l, Elf *elf, size_t g, err_t *e)
 
 	for (size_t k = l->group_start[g]; k < l->group_start[g + 1]; k++)
 		n += w->secs[l->members[k]].rel_index ? 2 : 1;
-	if ((words = layout_buffer(l, n * sizeof(uint32_t))) == NULL)
+	if ((words = elfw_layout_buffer(l, n * sizeof(uint32_t))) == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	n = 0;
 	words[n++] = GRP_COMDAT;
@@ -770,8 +719,8 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 	size_t entsize = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
 	uint64_t flags = SHF_INFO_LINK | (s->group ? SHF_GROUP : 0);
 	size_t namelen = strlen(s->name) + sizeof(".rela");
-	char *name = layout_buffer(l, namelen);
-	void *buf = layout_buffer(l, s->nrels * entsize);
+	char *name = elfw_layout_buffer(l, namelen);
+	void *buf = elfw_layout_buffer(l, s->nrels * entsize);
 	Elf_Scn *scn;
 	Elf_Data *data;
 	GElf_Shdr sh;
@@ -792,7 +741,7 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 		GElf_Rela rela = { r->offset, GELF_R_INFO(sym, r->type), r->addend };
 
 		if (gelf_update_rela(data, (int)i, &rela) == 0)
-			return fail_libelf(e, "gelf_update_rela", "ELF writer");
+			return elfw_fail_libelf(e, "gelf_update_rela", "ELF writer");
 	}
 	return 0;
 }
@@ -818,7 +767,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 {
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	size_t n = w->nsyms + 1;
-	void *buf = layout_buffer(l, n * entsize);
+	void *buf = elfw_layout_buffer(l, n * entsize);
 	uint32_t *xwords = NULL;
 	Elf_Scn *scn;
 	Elf_Data *data;
@@ -832,21 +781,21 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 	if ((scn = emit_section(elf, &sh, buf, n * entsize, ELF_T_SYM, e)) == NULL)
 		return -1;
 	data = elf_getdata(scn, NULL);
-	if (l->symtab_shndx != 0 && (xwords = layout_buffer(l, n * sizeof(uint32_t))) == NULL)
+	if (l->symtab_shndx != 0 && (xwords = elfw_layout_buffer(l, n * sizeof(uint32_t))) == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	for (size_t i = 1; i < n; i++) {
 		const elfw_sym_t *s = &w->syms[l->order[i] - 1];
 		uint32_t shndx = symbol_shndx(w, s->section);
 		GElf_Sym sym = { 0 };
 
-		sym.st_name = (GElf_Word)strtab_add(&l->strs, s->name);
+		sym.st_name = (GElf_Word)elfw_strtab_add(&l->strs, s->name);
 		sym.st_info = s->info;
 		sym.st_other = s->other;
 		sym.st_shndx = symbol_st_shndx(s->section, shndx);
 		sym.st_value = s->value;
 		sym.st_size = s->size;
 		if (gelf_update_sym(data, (int)i, &sym) == 0)
-			return fail_libelf(e, "gelf_update_sym", "ELF writer");
+			return elfw_fail_libelf(e, "gelf_update_sym", "ELF writer");
 		if (sym.st_shndx == SHN_XINDEX && xwords == NULL)
 			return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
 		if (sym.st_shndx == SHN_XINDEX)
@@ -877,9 +826,9 @@ emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
 	GElf_Ehdr eh;
 
 	if (gelf_newehdr(elf, (int)w->elf_class) == NULL)
-		return fail_libelf(e, "gelf_newehdr", "ELF writer");
+		return elfw_fail_libelf(e, "gelf_newehdr", "ELF writer");
 	if (gelf_getehdr(elf, &eh) == NULL)
-		return fail_libelf(e, "gelf_getehdr", "ELF writer");
+		return elfw_fail_libelf(e, "gelf_getehdr", "ELF writer");
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh.e_type = ET_REL;
@@ -888,7 +837,7 @@ emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
 	/* Past 16 bits the index lives in section 0's sh_link (set_shstrndx). */
 	eh.e_shstrndx = (GElf_Half)(l->shstrtab >= SHN_LORESERVE ? SHN_XINDEX : l->shstrtab);
 	if (gelf_update_ehdr(elf, &eh) == 0)
-		return fail_libelf(e, "gelf_update_ehdr", "ELF writer");
+		return elfw_fail_libelf(e, "gelf_update_ehdr", "ELF writer");
 	return 0;
 }
 
@@ -906,10 +855,10 @@ set_shstrndx(const layout_t *l, Elf *elf, err_t *e)
 	if (l->shstrtab < SHN_LORESERVE)
 		return 0;
 	if ((scn0 = elf_getscn(elf, 0)) == NULL || gelf_getshdr(scn0, &sh) == NULL)
-		return fail_libelf(e, "elf_getscn", "ELF writer");
+		return elfw_fail_libelf(e, "elf_getscn", "ELF writer");
 	sh.sh_link = (GElf_Word)l->shstrtab;
 	if (gelf_update_shdr(scn0, &sh) == 0)
-		return fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		return elfw_fail_libelf(e, "gelf_update_shdr", "ELF writer");
 	return 0;
 }
 
@@ -921,7 +870,7 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	int rc = -1;
 
 	if (elf == NULL)
-		return fail_libelf(e, "elf_begin", "ELF writer");
+		return elfw_fail_libelf(e, "elf_begin", "ELF writer");
 	if (emit_header(w, l, elf, e) != 0)
 		goto out;
 	for (size_t g = 0; g < w->ngroups; g++)
@@ -931,12 +880,12 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	    emit_strtab(l, elf, &l->strs, ".strtab", e) != 0)
 		goto out;
 	/* Name .shstrtab before handing its bytes over: they must be final. */
-	strtab_add(&l->shstrs, ".shstrtab");
+	elfw_strtab_add(&l->shstrs, ".shstrtab");
 	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
 	    set_shstrndx(l, elf, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		fail_libelf(e, "elf_update", "ELF writer");
+		elfw_fail_libelf(e, "elf_update", "ELF writer");
 		goto out;
 	}
 	rc = 0;
@@ -994,12 +943,12 @@ elfw_write_rel(elfw_t *w, int fd, err_t *e)
 
 	if (elfw_failed(w, e))
 		return -1;
-	strtab_init(&l.strs);
-	strtab_init(&l.shstrs);
+	elfw_strtab_init(&l.strs);
+	elfw_strtab_init(&l.shstrs);
 	if (assign_indices(w, &l, e) == 0 && order_symbols(w, &l, e) == 0 &&
 	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0)
 		rc = emit_staged(w, &l, fd, e);
-	layout_free(&l);
+	elfw_layout_free(&l);
 	return rc;
 }
 
@@ -1050,26 +999,26 @@ renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 
 	if (data == NULL)
-		return fail_libelf(e, "elf_getdata", path);
+		return elfw_fail_libelf(e, "elf_getdata", path);
 	for (size_t i = 0; i < n; i++) {
 		if (sh->sh_type == SHT_RELA) {
 			GElf_Rela r;
 
 			if (gelf_getrela(data, (int)i, &r) == NULL)
-				return fail_libelf(e, "gelf_getrela", path);
+				return elfw_fail_libelf(e, "gelf_getrela", path);
 			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
 			    GELF_R_TYPE(r.r_info));
 			if (gelf_update_rela(data, (int)i, &r) == 0)
-				return fail_libelf(e, "gelf_update_rela", path);
+				return elfw_fail_libelf(e, "gelf_update_rela", path);
 		} else {
 			GElf_Rel r;
 
 			if (gelf_getrel(data, (int)i, &r) == NULL)
-				return fail_libelf(e, "gelf_getrel", path);
+				return elfw_fail_libelf(e, "gelf_getrel", path);
 			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
 			    GELF_R_TYPE(r.r_info));
 			if (gelf_update_rel(data, (int)i, &r) == 0)
-				return fail_libelf(e, "gelf_update_rel", path);
+				return elfw_fail_libelf(e, "gelf_update_rel", path);
 		}
 	}
 	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
@@ -1083,7 +1032,7 @@ swap_shndx_words(Elf_Scn *scn, size_t a, size_t b, const char *path, err_t *e)
 	uint32_t *words, t;
 
 	if (data == NULL)
-		return fail_libelf(e, "elf_getdata", path);
+		return elfw_fail_libelf(e, "elf_getdata", path);
 	words = data->d_buf;
 	if ((a + 1) * 4 > data->d_size || (b + 1) * 4 > data->d_size)
 		return err_set(e, "%s: SHT_SYMTAB_SHNDX is shorter than the symbol table", path);
@@ -1104,7 +1053,7 @@ renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
-			return fail_libelf(e, "gelf_getshdr", path);
+			return elfw_fail_libelf(e, "gelf_getshdr", path);
 		if (sh.sh_link != symtab)
 			continue;
 		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
@@ -1113,7 +1062,7 @@ renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
 		} else if (sh.sh_type == SHT_GROUP) {
 			sh.sh_info = (GElf_Word)swapped(sh.sh_info, a, b);
 			if (gelf_update_shdr(scn, &sh) == 0)
-				return fail_libelf(e, "gelf_update_shdr", path);
+				return elfw_fail_libelf(e, "gelf_update_shdr", path);
 		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
 			if (swap_shndx_words(scn, a, b, path, e) != 0)
 				return -1;
@@ -1138,7 +1087,7 @@ localize_in(Elf *elf, const char *path, const char *name, err_t *e)
 	if (scn == NULL)
 		return err_set(e, "%s: no symbol table", path);
 	if ((syms = elf_getdata(scn, NULL)) == NULL)
-		return fail_libelf(e, "elf_getdata", path);
+		return elfw_fail_libelf(e, "elf_getdata", path);
 	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
 	first = sh.sh_info;
 	if (find_named(elf, syms, &sh, name, 1, first < n ? first : n) != 0)
@@ -1147,15 +1096,15 @@ localize_in(Elf *elf, const char *path, const char *name, err_t *e)
 		return err_set(e, "%s: no global symbol %s to make local", path, name);
 	if (gelf_getsym(syms, (int)k, &sk) == NULL ||
 	    gelf_getsym(syms, (int)first, &sf) == NULL)
-		return fail_libelf(e, "gelf_getsym", path);
+		return elfw_fail_libelf(e, "gelf_getsym", path);
 	sk.st_info = GELF_ST_INFO(STB_LOCAL, GELF_ST_TYPE(sk.st_info));
 	if (gelf_update_sym(syms, (int)first, &sk) == 0 ||
 	    gelf_update_sym(syms, (int)k, &sf) == 0)
-		return fail_libelf(e, "gelf_update_sym", path);
+		return elfw_fail_libelf(e, "gelf_update_sym", path);
 	elf_flagdata(syms, ELF_C_SET, ELF_F_DIRTY);
 	sh.sh_info = (GElf_Word)(first + 1);
 	if (gelf_update_shdr(scn, &sh) == 0)
-		return fail_libelf(e, "gelf_update_shdr", path);
+		return elfw_fail_libelf(e, "gelf_update_shdr", path);
 	return renumber_users(elf, elf_ndxscn(scn), k, first, path, e);
 }
 
@@ -1170,7 +1119,7 @@ elfw_localize_symbol(const char *path, const char *name, err_t *e)
 	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "%s", path);
 	if ((elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL) {
-		fail_libelf(e, "elf_begin", path);
+		elfw_fail_libelf(e, "elf_begin", path);
 		close(fd);
 		return -1;
 	}
@@ -1183,7 +1132,7 @@ elfw_localize_symbol(const char *path, const char *name, err_t *e)
 	if (localize_in(elf, path, name, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		fail_libelf(e, "elf_update", path);
+		elfw_fail_libelf(e, "elf_update", path);
 		goto out;
 	}
 	rc = 0;
@@ -1192,608 +1141,4 @@ out:
 	if (close(fd) != 0 && rc == 0)
 		rc = err_errno(e, errno, "%s", path);
 	return rc;
-}
-
-/* ---- the ET_DYN writer -------------------------------------------------- */
-
-/*
- * elfw_write_dyn lays the same description out as a shared object that the
- * dynamic linker loads with dlopen, the way a static linker would have:
- *
- *  - input sections merge into output sections by name (".text.X" goes to
- *    ".text", as ld does), type and flags; group membership is dropped;
- *  - three PT_LOAD segments, each starting on a page: read-only (the ELF
- *    and program headers, .hash, .dynsym, .dynstr and the read-only
- *    sections), read+execute (the code), read+write (writable data and
- *    .dynamic), so no page is ever writable and executable; then
- *    a PT_NOTE for each allocated note section (a build-id), PT_DYNAMIC,
- *    and PT_GNU_STACK without execute permission, without which the
- *    loader would make the thread stacks executable;
- *  - file offset equals address, so the object's link-time addresses are
- *    its offsets from the load base;
- *  - a dynamic symbol table with a SysV hash: every named global or weak
- *    defined symbol, with default visibility so that dlsym finds it (a
- *    hidden mark is a request to the static linker, which is not there);
- *  - no dynamic relocations: each relocation of the description must be
- *    the machine's absolute one (o->abs_reloc) and is resolved here to the
- *    link-time address.  Fields that hold addresses thus hold offsets from
- *    the load base, which is what their readers expect: DOF through its
- *    SETX relocations, stapsdt notes as any linked object has them;
- *  - non-allocated sections (stapsdt notes) and the section headers
- *    follow, so that tools reading the file find everything by name.
- *
- * Afterwards elfw_symbol_address gives each symbol's link-time address.
- */
-
-enum dyn_seg { SEG_R, SEG_X, SEG_W, SEG_NONE };
-
-/* One output section. */
-typedef struct dyn_sec {
-	const char *name;
-	uint32_t type;
-	uint64_t flags;
-	uint64_t align;
-	uint64_t entsize;
-	uint32_t link, info;	/* output section numbers */
-	enum dyn_seg seg;
-	uint64_t size;
-	uint64_t offset;	/* in the file; also the address if allocated */
-	Elf_Type dtype;
-	void *data;		/* a layout buffer of size bytes */
-} dyn_sec_t;
-
-typedef struct dyn {
-	elfw_t *w;
-	const elfw_dyn_opts_t *o;
-	layout_t l;		/* buffers and .shstrtab */
-	dyn_sec_t *outs;	/* output section number n is outs[n - 1] */
-	size_t nouts, outcap;
-	size_t *in_out;		/* per input section: its output number */
-	uint64_t *in_off;	/* per input section: its offset in that output */
-	int *dsyms;		/* symbol handles in .dynsym order, from index 1 */
-	size_t ndsyms;		/* .dynsym entries, the null symbol included */
-	strtab_t dynstr;
-	size_t soname;		/* .dynstr offset of the soname, 0 if none */
-	size_t ndyn;		/* .dynamic entries */
-	size_t hash, dynsym, dynstr_sec, dynamic;	/* output numbers */
-	uint64_t page;
-	uint64_t seg_lo[3], seg_hi[3];	/* file extent of each PT_LOAD */
-	uint64_t shoff;
-} dyn_t;
-
-static size_t
-dyn_fsize(const elfw_t *w, Elf_Type t)
-{
-	return w->elf_class == ELFCLASS64 ? elf64_fsize(t, 1, EV_CURRENT) :
-	    elf32_fsize(t, 1, EV_CURRENT);
-}
-
-static uint64_t
-align_up(uint64_t v, uint64_t a)
-{
-	return a > 1 ? (v + a - 1) & ~(a - 1) : v;
-}
-
-/* The output name of an input section: ld's rule for .text.* and friends. */
-static const char *
-dyn_output_name(const char *name)
-{
-	static const char *const merged[] = { ".text", ".rodata", ".data" };
-
-	for (size_t i = 0; i < sizeof(merged) / sizeof(merged[0]); i++) {
-		size_t n = strlen(merged[i]);
-
-		if (strncmp(name, merged[i], n) == 0 && name[n] == '.')
-			return merged[i];
-	}
-	return name;
-}
-
-static int
-dyn_segment(const elfw_sec_t *s, enum dyn_seg *seg, err_t *e)
-{
-	if (!(s->flags & SHF_ALLOC))
-		*seg = SEG_NONE;
-	else if ((s->flags & SHF_WRITE) && (s->flags & SHF_EXECINSTR))
-		return err_set(e, "ELF writer: section %s is writable and executable, "
-		    "which a shared object here never is", s->name);
-	else if (s->type == SHT_NOBITS)
-		return err_set(e, "ELF writer: allocated SHT_NOBITS section %s is not "
-		    "supported in a shared object", s->name);
-	else
-		*seg = (s->flags & SHF_EXECINSTR) ? SEG_X :
-		    (s->flags & SHF_WRITE) ? SEG_W : SEG_R;
-	return 0;
-}
-
-/* A new output section; its number (> 0), or 0 on allocation failure. */
-static size_t
-dyn_add_out(dyn_t *d, const char *name, uint32_t type, uint64_t flags,
-    enum dyn_seg seg, Elf_Type dtype)
-{
-	dyn_sec_t o = { 0 };
-
-	if (!grow(&d->outs, d->nouts, &d->outcap, sizeof(*d->outs)))
-		return 0;
-	o.name = name;
-	o.type = type;
-	o.flags = flags;
-	o.align = 1;
-	o.seg = seg;
-	o.dtype = dtype;
-	d->outs[d->nouts] = o;
-	return ++d->nouts;
-}
-
-/* Put input section i into the output section it merges with. */
-static int
-dyn_place_input(dyn_t *d, size_t i, err_t *e)
-{
-	const elfw_sec_t *s = &d->w->secs[i];
-	const char *name = dyn_output_name(s->name);
-	uint64_t flags = s->flags & ~(uint64_t)SHF_GROUP;
-	enum dyn_seg seg = SEG_NONE;
-	size_t n = 0;
-	dyn_sec_t *o;
-
-	if (dyn_segment(s, &seg, e) != 0)
-		return -1;
-	for (size_t k = d->nouts; k > 0 && n == 0; k--)
-		if (d->outs[k - 1].seg == seg && d->outs[k - 1].type == s->type &&
-		    d->outs[k - 1].flags == flags && strcmp(d->outs[k - 1].name, name) == 0)
-			n = k;
-	if (n == 0 && (n = dyn_add_out(d, name, s->type, flags, seg, ELF_T_BYTE)) == 0)
-		return err_errno(e, ENOMEM, "ELF writer");
-	o = &d->outs[n - 1];
-	if (s->align > o->align)
-		o->align = s->align;
-	if (s->entsize != 0 && (o->size == 0 || o->entsize == s->entsize))
-		o->entsize = s->entsize;
-	else
-		o->entsize = 0;
-	d->in_out[i] = n;
-	d->in_off[i] = align_up(o->size, s->align);
-	o->size = d->in_off[i] + s->size;
-	return 0;
-}
-
-static int
-dyn_place_segment(dyn_t *d, enum dyn_seg seg, err_t *e)
-{
-	for (size_t i = 0; i < d->w->nsecs; i++) {
-		enum dyn_seg s = SEG_NONE;
-
-		if (dyn_segment(&d->w->secs[i], &s, e) != 0)
-			return -1;
-		if (s == seg && dyn_place_input(d, i, e) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static bool
-dyn_exported(const elfw_sym_t *s)
-{
-	return s->name[0] != '\0' && GELF_ST_BIND(s->info) != STB_LOCAL &&
-	    s->section != ELFW_UNDEF;
-}
-
-/* Which symbols .dynsym holds, and the strings .dynstr holds. */
-static int
-dyn_choose_symbols(dyn_t *d, err_t *e)
-{
-	if ((d->dsyms = calloc(d->w->nsyms + 1, sizeof(int))) == NULL)
-		return err_errno(e, ENOMEM, "ELF writer");
-	d->ndsyms = 1;
-	for (size_t i = 0; i < d->w->nsyms; i++) {
-		if (!dyn_exported(&d->w->syms[i]))
-			continue;
-		d->dsyms[d->ndsyms++] = (int)i + 1;
-		strtab_add(&d->dynstr, d->w->syms[i].name);
-	}
-	if (d->o->soname != NULL && d->o->soname[0] != '\0')
-		d->soname = strtab_add(&d->dynstr, d->o->soname);
-	if (d->dynstr.failed || d->dynstr.bytes.failed)
-		return err_errno(e, ENOMEM, "ELF writer");
-	d->ndyn = 6 + (d->soname != 0);	/* HASH STRTAB SYMTAB STRSZ SYMENT [SONAME] NULL */
-	return 0;
-}
-
-static size_t
-dyn_nbuckets(size_t nsyms)
-{
-	return nsyms / 2 + 1;
-}
-
-/* Output sections in file order, with their sizes. */
-static int
-dyn_build_outputs(dyn_t *d, err_t *e)
-{
-	size_t word = dyn_fsize(d->w, ELF_T_WORD);
-
-	if ((d->hash = dyn_add_out(d, ".hash", SHT_HASH, SHF_ALLOC, SEG_R, ELF_T_WORD)) == 0 ||
-	    (d->dynsym = dyn_add_out(d, ".dynsym", SHT_DYNSYM, SHF_ALLOC, SEG_R, ELF_T_SYM)) == 0 ||
-	    (d->dynstr_sec = dyn_add_out(d, ".dynstr", SHT_STRTAB, SHF_ALLOC, SEG_R,
-	    ELF_T_BYTE)) == 0)
-		return err_errno(e, ENOMEM, "ELF writer");
-	d->outs[d->hash - 1].size = (2 + dyn_nbuckets(d->ndsyms) + d->ndsyms) * word;
-	d->outs[d->hash - 1].align = word;
-	d->outs[d->hash - 1].entsize = word;
-	d->outs[d->hash - 1].link = (uint32_t)d->dynsym;
-	d->outs[d->dynsym - 1].size = d->ndsyms * dyn_fsize(d->w, ELF_T_SYM);
-	d->outs[d->dynsym - 1].align = d->w->elf_class == ELFCLASS64 ? 8 : 4;
-	d->outs[d->dynsym - 1].entsize = dyn_fsize(d->w, ELF_T_SYM);
-	d->outs[d->dynsym - 1].link = (uint32_t)d->dynstr_sec;
-	d->outs[d->dynsym - 1].info = 1;	/* no local symbols */
-	d->outs[d->dynstr_sec - 1].size = d->dynstr.bytes.len;
-	if (dyn_place_segment(d, SEG_R, e) != 0 || dyn_place_segment(d, SEG_X, e) != 0 ||
-	    dyn_place_segment(d, SEG_W, e) != 0)
-		return -1;
-	if ((d->dynamic = dyn_add_out(d, ".dynamic", SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE,
-	    SEG_W, ELF_T_DYN)) == 0)
-		return err_errno(e, ENOMEM, "ELF writer");
-	d->outs[d->dynamic - 1].size = d->ndyn * dyn_fsize(d->w, ELF_T_DYN);
-	d->outs[d->dynamic - 1].align = d->w->elf_class == ELFCLASS64 ? 8 : 4;
-	d->outs[d->dynamic - 1].entsize = dyn_fsize(d->w, ELF_T_DYN);
-	d->outs[d->dynamic - 1].link = (uint32_t)d->dynstr_sec;
-	if (dyn_place_segment(d, SEG_NONE, e) != 0)
-		return -1;
-	if (dyn_add_out(d, ".shstrtab", SHT_STRTAB, 0, SEG_NONE, ELF_T_BYTE) == 0)
-		return err_errno(e, ENOMEM, "ELF writer");
-	if (d->nouts + 1 >= SHN_LORESERVE)
-		return err_set(e, "ELF writer: too many sections for a shared object");
-	return 0;
-}
-
-/* Allocated note sections: each gets a PT_NOTE (a build-id, say). */
-static size_t
-dyn_nnotes(const dyn_t *d)
-{
-	size_t n = 0;
-
-	for (size_t k = 0; k < d->nouts; k++)
-		n += d->outs[k].type == SHT_NOTE && d->outs[k].seg != SEG_NONE;
-	return n;
-}
-
-/*
- * Number of program headers: the non-empty PT_LOADs, one PT_NOTE per
- * allocated note section, DYNAMIC, GNU_STACK.
- */
-static size_t
-dyn_nphdrs(const dyn_t *d)
-{
-	size_t n = 2 + dyn_nnotes(d);
-
-	for (int s = SEG_R; s <= SEG_W; s++)
-		n += d->seg_hi[s] > d->seg_lo[s] || s == SEG_R;
-	return n;
-}
-
-/*
- * File offsets (= addresses): headers, then each segment from a fresh page.
- * .shstrtab is sized here, once every name is in it.
- */
-static int
-dyn_layout(dyn_t *d, err_t *e)
-{
-	dyn_sec_t *shstr = &d->outs[d->nouts - 1];
-	size_t nph = 5 + dyn_nnotes(d);	/* at most; the unused tail is never written */
-	uint64_t off = dyn_fsize(d->w, ELF_T_EHDR) + nph * dyn_fsize(d->w, ELF_T_PHDR);
-	int seg = SEG_R;
-
-	for (size_t k = 0; k < d->nouts; k++)
-		strtab_add(&d->l.shstrs, d->outs[k].name);
-	if (d->l.shstrs.failed || d->l.shstrs.bytes.failed)
-		return err_errno(e, ENOMEM, "ELF writer");
-	shstr->size = d->l.shstrs.bytes.len;
-	d->seg_lo[SEG_R] = 0;
-	for (size_t k = 0; k < d->nouts; k++) {
-		dyn_sec_t *o = &d->outs[k];
-
-		if ((int)o->seg != seg && o->seg != SEG_NONE) {
-			d->seg_hi[seg] = off;
-			seg = o->seg;
-			off = align_up(off, d->page);
-			d->seg_lo[seg] = off;
-		} else if (o->seg == SEG_NONE && seg != SEG_NONE) {
-			d->seg_hi[seg] = off;
-			seg = SEG_NONE;
-		}
-		off = align_up(off, o->align);
-		o->offset = off;
-		off += o->size;
-	}
-	if (seg != SEG_NONE)
-		d->seg_hi[seg] = off;
-	d->shoff = align_up(off, 8);
-	return 0;
-}
-
-static uint64_t
-dyn_symbol_value(const elfw_t *w, const elfw_sym_t *s)
-{
-	if (s->section == ELFW_ABS || s->section == ELFW_UNDEF)
-		return s->value;
-	return w->secs[s->section - 1].addr + s->value;
-}
-
-/* Copy every input section into its output and resolve its relocations. */
-static int
-dyn_fill_inputs(dyn_t *d, err_t *e)
-{
-	unsigned width = d->w->elf_class == ELFCLASS64 ? 8 : 4;
-
-	for (size_t k = 0; k < d->nouts; k++)
-		if ((d->outs[k].data = layout_buffer(&d->l, d->outs[k].size)) == NULL)
-			return err_errno(e, ENOMEM, "ELF writer");
-	for (size_t i = 0; i < d->w->nsecs; i++) {
-		elfw_sec_t *s = &d->w->secs[i];
-		dyn_sec_t *o = &d->outs[d->in_out[i] - 1];
-
-		s->addr = o->seg == SEG_NONE ? 0 : o->offset + d->in_off[i];
-		if (s->data != NULL)
-			memcpy((char *)o->data + d->in_off[i], s->data, s->size);
-	}
-	for (size_t i = 0; i < d->w->nsecs; i++) {
-		const elfw_sec_t *s = &d->w->secs[i];
-		char *base = (char *)d->outs[d->in_out[i] - 1].data + d->in_off[i];
-
-		for (size_t r = 0; r < s->nrels; r++) {
-			const elfw_rel_t *rel = &s->rels[r];
-			const elfw_sym_t *sym = rel->symbol ? &d->w->syms[rel->symbol - 1] : NULL;
-			uint64_t v;
-			uint32_t v32;
-
-			if (rel->type != d->o->abs_reloc)
-				return err_set(e, "ELF writer: relocation type %u in %s cannot be "
-				    "resolved in a shared object", rel->type, s->name);
-			if (sym != NULL && sym->section == ELFW_UNDEF)
-				return err_set(e, "ELF writer: %s refers to %s, which the shared "
-				    "object does not define", s->name, sym->name);
-			if (rel->offset > s->size || s->size - rel->offset < width)
-				return err_set(e, "ELF writer: relocation past the end of %s", s->name);
-			v = (sym ? dyn_symbol_value(d->w, sym) : 0) + (uint64_t)rel->addend;
-			v32 = (uint32_t)v;
-			memcpy(base + rel->offset, width == 8 ? (void *)&v : (void *)&v32, width);
-		}
-	}
-	return 0;
-}
-
-static size_t
-dyn_symbol_section(const dyn_t *d, const elfw_sym_t *s)
-{
-	if (s->section == ELFW_ABS)
-		return SHN_ABS;
-	return d->in_out[s->section - 1];
-}
-
-/* .dynsym, .dynstr and .hash. */
-static int
-dyn_fill_symbols(dyn_t *d, Elf_Data *symdata, err_t *e)
-{
-	size_t nb = dyn_nbuckets(d->ndsyms);
-	uint32_t *words = d->outs[d->hash - 1].data;
-	uint32_t *buckets = words + 2, *chains = words + 2 + nb;
-
-	memcpy(d->outs[d->dynstr_sec - 1].data, d->dynstr.bytes.data, d->dynstr.bytes.len);
-	words[0] = (uint32_t)nb;
-	words[1] = (uint32_t)d->ndsyms;
-	for (size_t i = 1; i < d->ndsyms; i++) {
-		const elfw_sym_t *s = &d->w->syms[d->dsyms[i] - 1];
-		GElf_Sym sym = { 0 };
-		size_t b = elf_hash(s->name) % nb;
-
-		sym.st_name = (GElf_Word)strtab_add(&d->dynstr, s->name);
-		sym.st_info = s->info;
-		sym.st_other = STV_DEFAULT;
-		sym.st_shndx = (GElf_Section)dyn_symbol_section(d, s);
-		sym.st_value = dyn_symbol_value(d->w, s);
-		sym.st_size = s->size;
-		if (gelf_update_sym(symdata, (int)i, &sym) == 0)
-			return fail_libelf(e, "gelf_update_sym", "ELF writer");
-		/* Prepend to the bucket's chain. */
-		chains[i] = buckets[b];
-		buckets[b] = (uint32_t)i;
-	}
-	return 0;
-}
-
-static int
-dyn_fill_dynamic(dyn_t *d, Elf_Data *dyndata, err_t *e)
-{
-	GElf_Dyn ents[7];
-	size_t n = 0;
-
-	ents[n++] = (GElf_Dyn){ DT_HASH, { d->outs[d->hash - 1].offset } };
-	ents[n++] = (GElf_Dyn){ DT_STRTAB, { d->outs[d->dynstr_sec - 1].offset } };
-	ents[n++] = (GElf_Dyn){ DT_SYMTAB, { d->outs[d->dynsym - 1].offset } };
-	ents[n++] = (GElf_Dyn){ DT_STRSZ, { d->dynstr.bytes.len } };
-	ents[n++] = (GElf_Dyn){ DT_SYMENT, { dyn_fsize(d->w, ELF_T_SYM) } };
-	if (d->soname != 0)
-		ents[n++] = (GElf_Dyn){ DT_SONAME, { d->soname } };
-	ents[n++] = (GElf_Dyn){ DT_NULL, { 0 } };
-	for (size_t i = 0; i < n; i++)
-		if (gelf_update_dyn(dyndata, (int)i, &ents[i]) == 0)
-			return fail_libelf(e, "gelf_update_dyn", "ELF writer");
-	return 0;
-}
-
-static int
-dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
-{
-	static const unsigned flags[3] = { PF_R, PF_R | PF_X, PF_R | PF_W };
-	const dyn_sec_t *dynamic = &d->outs[d->dynamic - 1];
-	size_t n = 0, nph = dyn_nphdrs(d);
-	GElf_Phdr ph;
-
-	if (gelf_newphdr(elf, nph) == NULL)
-		return fail_libelf(e, "gelf_newphdr", "ELF writer");
-	for (int s = SEG_R; s <= SEG_W; s++) {
-		if (d->seg_hi[s] <= d->seg_lo[s] && s != SEG_R)
-			continue;
-		ph = (GElf_Phdr){ PT_LOAD, flags[s], d->seg_lo[s], d->seg_lo[s],
-		    d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s],
-		    d->page };
-		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-			return fail_libelf(e, "gelf_update_phdr", "ELF writer");
-	}
-	for (size_t k = 0; k < d->nouts; k++) {
-		const dyn_sec_t *o = &d->outs[k];
-
-		if (o->type != SHT_NOTE || o->seg == SEG_NONE)
-			continue;
-		ph = (GElf_Phdr){ PT_NOTE, PF_R, o->offset, o->offset, o->offset,
-		    o->size, o->size, o->align };
-		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-			return fail_libelf(e, "gelf_update_phdr", "ELF writer");
-	}
-	ph = (GElf_Phdr){ PT_DYNAMIC, PF_R | PF_W, dynamic->offset, dynamic->offset,
-	    dynamic->offset, dynamic->size, dynamic->size, dynamic->align };
-	if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-		return fail_libelf(e, "gelf_update_phdr", "ELF writer");
-	ph = (GElf_Phdr){ PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0, 16 };
-	if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-		return fail_libelf(e, "gelf_update_phdr", "ELF writer");
-	return 0;
-}
-
-static int
-dyn_emit_header(dyn_t *d, Elf *elf, err_t *e)
-{
-	GElf_Ehdr eh;
-
-	if (gelf_newehdr(elf, (int)d->w->elf_class) == NULL)
-		return fail_libelf(e, "gelf_newehdr", "ELF writer");
-	if (gelf_getehdr(elf, &eh) == NULL)
-		return fail_libelf(e, "gelf_getehdr", "ELF writer");
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_DYN;
-	eh.e_machine = (GElf_Half)d->w->machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = dyn_fsize(d->w, ELF_T_EHDR);
-	eh.e_shoff = d->shoff;
-	eh.e_shstrndx = (GElf_Half)d->nouts;
-	if (gelf_update_ehdr(elf, &eh) == 0)
-		return fail_libelf(e, "gelf_update_ehdr", "ELF writer");
-	return dyn_emit_phdrs(d, elf, e);
-}
-
-/* One output section, at the offset the layout gave it. */
-static Elf_Data *
-dyn_emit_section(dyn_t *d, Elf *elf, const dyn_sec_t *o, err_t *e)
-{
-	Elf_Scn *scn = elf_newscn(elf);
-	Elf_Data *data;
-	GElf_Shdr sh = { 0 };
-
-	if (scn == NULL || (data = elf_newdata(scn)) == NULL) {
-		fail_libelf(e, scn ? "elf_newdata" : "elf_newscn", "ELF writer");
-		return NULL;
-	}
-	data->d_buf = o->data;
-	data->d_size = o->size;
-	data->d_type = o->dtype;
-	data->d_align = o->align;
-	data->d_off = 0;
-	data->d_version = EV_CURRENT;
-	sh.sh_name = (GElf_Word)strtab_add(&d->l.shstrs, o->name);
-	sh.sh_type = o->type;
-	sh.sh_flags = o->flags;
-	sh.sh_addr = o->seg == SEG_NONE ? 0 : o->offset;
-	sh.sh_offset = o->offset;
-	sh.sh_size = o->size;
-	sh.sh_link = o->link;
-	sh.sh_info = o->info;
-	sh.sh_addralign = o->align;
-	sh.sh_entsize = o->entsize;
-	if (gelf_update_shdr(scn, &sh) == 0) {
-		fail_libelf(e, "gelf_update_shdr", "ELF writer");
-		return NULL;
-	}
-	return data;
-}
-
-static int
-dyn_emit_file(dyn_t *d, int fd, err_t *e)
-{
-	Elf *elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	Elf_Data *symdata = NULL, *dyndata = NULL;
-	int rc = -1;
-
-	if (elf == NULL)
-		return fail_libelf(e, "elf_begin", "ELF writer");
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	if (dyn_emit_header(d, elf, e) != 0)
-		goto out;
-	memcpy(d->outs[d->nouts - 1].data, d->l.shstrs.bytes.data, d->l.shstrs.bytes.len);
-	for (size_t k = 0; k < d->nouts; k++) {
-		Elf_Data *data = dyn_emit_section(d, elf, &d->outs[k], e);
-
-		if (data == NULL)
-			goto out;
-		if (k + 1 == d->dynsym)
-			symdata = data;
-		else if (k + 1 == d->dynamic)
-			dyndata = data;
-	}
-	if (dyn_fill_symbols(d, symdata, e) != 0 || dyn_fill_dynamic(d, dyndata, e) != 0)
-		goto out;
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		fail_libelf(e, "elf_update", "ELF writer");
-		goto out;
-	}
-	rc = 0;
-out:
-	elf_end(elf);
-	return rc;
-}
-
-static void
-dyn_free(dyn_t *d)
-{
-	layout_free(&d->l);
-	strtab_free(&d->dynstr);
-	free(d->outs);
-	free(d->in_out);
-	free(d->in_off);
-	free(d->dsyms);
-}
-
-int
-elfw_write_dyn(elfw_t *w, int fd, const elfw_dyn_opts_t *o, err_t *e)
-{
-	dyn_t d = { 0 };
-	int rc = -1;
-
-	if (elfw_failed(w, e))
-		return -1;
-	d.w = w;
-	d.o = o;
-	d.page = o->page_size ? o->page_size : 4096;
-	if ((d.page & (d.page - 1)) != 0)
-		return err_set(e, "ELF writer: page size %llu is not a power of two",
-		    (unsigned long long)d.page);
-	strtab_init(&d.l.strs);
-	strtab_init(&d.l.shstrs);
-	strtab_init(&d.dynstr);
-	d.in_out = calloc(w->nsecs + 1, sizeof(size_t));
-	d.in_off = calloc(w->nsecs + 1, sizeof(uint64_t));
-	if (d.in_out == NULL || d.in_off == NULL)
-		err_errno(e, ENOMEM, "ELF writer");
-	else if (dyn_choose_symbols(&d, e) == 0 && dyn_build_outputs(&d, e) == 0 &&
-	    dyn_layout(&d, e) == 0 && dyn_fill_inputs(&d, e) == 0)
-		rc = dyn_emit_file(&d, fd, e);
-	dyn_free(&d);
-	return rc;
-}
-
-uint64_t
-elfw_symbol_address(const elfw_t *w, int symbol)
-{
-	if (!valid_symbol(w, symbol))
-		return 0;
-	return dyn_symbol_value(w, &w->syms[symbol - 1]);
 }

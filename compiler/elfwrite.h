@@ -5,7 +5,7 @@
  * on its file layout: sections with their bytes, COMDAT groups, symbols and
  * relocations, all named by small integer handles.  A writer then lays the
  * description out as a file.  Today there is one writer, elfw_write_rel
- * (ET_REL, what -G produces); the run-time library will add one for ET_DYN
+ * (ET_REL, what -G produces, elfwrite.c); the run-time library has one for ET_DYN
  * from the same description (program headers and dynamic tables are a
  * property of the writer, not of the builder): elfw_write_dyn.  Both ELF classes go through
  * GElf, so there is one copy of every routine.
@@ -74,6 +74,12 @@ int elfw_set_group_signature(elfw_t *w, int group, int symbol);
 
 /* A section; returns its handle (> 0), or -1. */
 int elfw_add_section(elfw_t *w, const elfw_section_desc_t *d);
+/*
+ * The same with data, malloc'd, d->size bytes, taken by the builder instead
+ * of copied (d->data is ignored; freed on failure too; NULL fails as out of
+ * memory): for sections of megabytes.
+ */
+int elfw_adopt_section(elfw_t *w, const elfw_section_desc_t *d, void *data);
 
 /* A symbol; returns its handle (> 0), or -1.  Names need not be unique. */
 int elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d);
@@ -140,8 +146,10 @@ typedef struct elfw_dyn_opts {
  * PT_DYNAMIC, a non-executable PT_GNU_STACK, and a dynamic symbol table
  * with every global and weak symbol.  Relocations are resolved to
  * link-time addresses (no dynamic relocations); each must be of type
- * abs_reloc against a defined symbol.  Groups are ignored.  elfwrite.c
- * describes the layout.  Returns 0, or -1 with e set.
+ * abs_reloc against a defined symbol, and is resolved in the bytes the
+ * builder holds where an output section is one input section (written
+ * from there, not copied).  Groups are ignored.  elfdyn.c describes the
+ * layout.  Returns 0, or -1 with e set.
  */
 int elfw_write_dyn(elfw_t *w, int fd, const elfw_dyn_opts_t *o, err_t *e);
 

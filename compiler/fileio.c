@@ -170,6 +170,32 @@ anon_file(const char *name, unsigned flags, err_t *e)
 	return fd;
 }
 
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U	/* Linux 6.3: an executable memfd, whatever the sysctl says */
+#endif
+
+int
+anon_exec_file(const char *name, const char *what, err_t *e)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+
+	/* EINVAL: a kernel before MFD_EXEC; EACCES: vm.memfd_noexec=2. */
+	if (fd < 0 && (errno == EINVAL || errno == EACCES))
+		fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		err_errno(e, errno, "memfd_create for %s", what);
+	return fd;
+}
+
+int
+anon_file_seal(int fd, err_t *e)
+{
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) != 0)
+		return err_errno(e, errno, "sealing the memfd");
+	return 0;
+}
+
 int
 fd_write_all(int fd, const void *buf, size_t len)
 {

@@ -55,6 +55,18 @@ int fd_write_all(int fd, const void *buf, size_t len);
  */
 int anon_file(const char *name, unsigned flags, err_t *e);
 
+/*
+ * An anonymous file for code a loader maps (libusdt's image where no
+ * directory will do): a memfd that can be sealed, asked for with MFD_EXEC
+ * and asked again without it where the kernel predates the flag (EINVAL)
+ * or vm.memfd_noexec=2 refuses it (EACCES).  No O_TMPFILE fallback: a
+ * tracer attaching by pid cannot find an object mapped from one.  Returns
+ * the descriptor, or -1 with e saying "memfd_create for WHAT: cause".
+ */
+int anon_exec_file(const char *name, const char *what, err_t *e);
+/* Seal a file from anon_exec_file against writes, growing and shrinking. */
+int anon_file_seal(int fd, err_t *e);
+
 /* ---- temporaries committed together ------------------------------------ */
 
 /*

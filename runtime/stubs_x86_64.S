@@ -18,6 +18,17 @@
  *	void usdt_probe_call(const void *unit, int argc, void *const *argv);
  *
  * A negative argc counts as 0.  The stack stays 16-byte aligned at the call.
+ *
+ * Control-flow protection.  The GNU property note at the end says this
+ * code is fit for IBT and SHSTK, as the C objects of libusdt built with
+ * -fcf-protection=full say of theirs (the Makefile), so that libusdt.so
+ * keeps both bits (the linker ANDs them over its objects):
+ * usdt_probe_call begins with endbr64 (it is called directly today, the
+ * mark costs nothing should it become an indirect target) and every call
+ * returns where it was made.  usdt_x86_64_unit is never executed.  The
+ * units in a run-time image are called indirectly (call *%r11 below) and
+ * have no endbr64, so the image claims SHSTK only (usdt_image.c), and a
+ * loader that enforces IBT refuses or relaxes it for that image.
  */
 
 	.text
@@ -41,6 +52,7 @@ usdt_x86_64_unit:
 	.balign	16
 usdt_probe_call:
 	.cfi_startproc
+	endbr64
 	pushq	%rbp
 	.cfi_def_cfa_offset 16
 	.cfi_offset %rbp, -16
@@ -94,3 +106,15 @@ usdt_probe_call:
 	.size	usdt_probe_call, . - usdt_probe_call
 
 	.section .note.GNU-stack, "", @progbits
+
+	/* NT_GNU_PROPERTY_TYPE_0: GNU_PROPERTY_X86_FEATURE_1_AND = IBT | SHSTK. */
+	.section .note.gnu.property, "a"
+	.balign	8
+	.long	4			/* namesz */
+	.long	16			/* descsz */
+	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000002		/* GNU_PROPERTY_X86_FEATURE_1_AND */
+	.long	4			/* pr_datasz */
+	.long	3			/* IBT (1) | SHSTK (2) */
+	.balign	8

@@ -102,12 +102,16 @@ typedef struct loaded {
  * A probedef as usdt_create_probe makes it: the public part first.
  * provider_ref: whether refcnt counts a reference for a provider (made
  * with the probedef, dropped by remove or a failed add, taken by add);
- * owner: the provider whose list it is in.
+ * owner: the provider whose list it is in; mtypes: the model spellings of
+ * its argument types, made when it first joins a provider and kept, so
+ * that enabling converts nothing.
  */
 typedef struct probedef_priv {
 	usdt_probedef_t pub;
 	usdt_provider_t *owner;
 	bool provider_ref;
+	size_t nmtypes;			/* model spellings made so far */
+	char *mtypes[USDT_ARG_MAX];	/* of types[], from usdt_image_arg_type */
 } probedef_priv_t;
 
 /*
@@ -229,7 +233,7 @@ bad_function(const char *s)
 
 /* A probedef's names and types, checked when it joins a provider. */
 static int
-check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
+check_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
 {
 	const char *why;
 
@@ -241,7 +245,7 @@ check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
 		usdt_error(provider, USDT_ERROR_NAME, "function", pd->function, why);
 		return -1;
 	}
-	for (size_t i = 0; i < pd->argc; i++) {
+	for (size_t i = PDPRIV(pd)->nmtypes; i < pd->argc; i++) {
 		char *t = usdt_image_arg_type(pd->types[i]);
 
 		if (t == NULL) {
@@ -253,7 +257,8 @@ check_probedef(usdt_provider_t *provider, const usdt_probedef_t *pd)
 				    pd->types[i]);
 			return -1;
 		}
-		free(t);
+		PDPRIV(pd)->mtypes[i] = t;
+		PDPRIV(pd)->nmtypes = i + 1;
 	}
 	return 0;
 }
@@ -362,6 +367,8 @@ free_probedef_now(usdt_probedef_t *pd)
 {
 	for (size_t i = 0; i < pd->argc; i++)
 		free(pd->types[i]);
+	for (size_t i = 0; i < PDPRIV(pd)->nmtypes; i++)
+		free(PDPRIV(pd)->mtypes[i]);
 	free((char *)pd->name);
 	free((char *)pd->function);
 	free(PDPRIV(pd));
@@ -526,7 +533,7 @@ usdt_provider_remove_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* The probes to build, in probedef order; types converted.  NULL on ENOMEM. */
+/* The probes to build, in probedef order, with their model types.  NULL on ENOMEM. */
 static usdt_image_probe_t *
 image_probes(const usdt_provider_t *provider, size_t *np)
 {
@@ -535,74 +542,53 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 
 	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next)
 		n++;
-	if ((ip = calloc(n, sizeof(*ip))) == NULL)
+	if ((ip = calloc(n + 1, sizeof(*ip))) == NULL)
 		return NULL;
 	*np = n;
-	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++) {
-		char **types = calloc(pd->argc + 1, sizeof(char *));
-
-		ip[i].function = pd->function;
-		ip[i].name = pd->name;
-		ip[i].types = types;
-		if (types == NULL)
-			return ip;	/* caller sees the NULL types */
-		for (size_t k = 0; k < pd->argc; k++) {
-			if ((types[k] = usdt_image_arg_type(pd->types[k])) == NULL)
-				return ip;
-			ip[i].argc = k + 1;
-		}
-	}
+	for (usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++)
+		ip[i] = (usdt_image_probe_t){ pd->function, pd->name, pd->argc,
+		    PDPRIV(pd)->mtypes };
 	return ip;
-}
-
-static bool
-image_probes_complete(const usdt_provider_t *provider, const usdt_image_probe_t *ip)
-{
-	size_t i = 0;
-
-	for (const usdt_probedef_t *pd = provider->probedefs; pd != NULL; pd = pd->next, i++)
-		if (ip[i].types == NULL || ip[i].argc != pd->argc)
-			return false;
-	return true;
-}
-
-static void
-image_probes_free(usdt_image_probe_t *ip, size_t n)
-{
-	for (size_t i = 0; ip != NULL && i < n; i++) {
-		for (size_t k = 0; ip[i].types != NULL && k < ip[i].argc; k++)
-			free(ip[i].types[k]);
-		free((char **)ip[i].types);
-	}
-	free(ip);
 }
 
 /*
  * The DOF in the loaded object must be the one in our file: a stale object
- * of the same /proc path (its descriptor number reused) would not be.
+ * of the same /proc path (its descriptor number reused) would not be.  The
+ * loader matches an object it has loaded by the name it was given, so
+ * only a memfd's /proc path can meet a stale one; a named image's path is
+ * new to the process (usdt_file.c), and for it the magic is checked, not
+ * the whole DOF (reading it back faulted in a page per 4 KiB of DOF).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 {
 	const dof_hdr_t *h = (const dof_hdr_t *)(l->base + dof);
-	unsigned char buf[4096];
 	uint64_t size, done = 0;
+	unsigned char *buf;
+	int rc = 0;
 
 	if (!drti_dof_magic_ok(h))
 		return err_set(e, "the loaded object has no DOF where it was written");
+	if (l->file.path != NULL)
+		return 0;
 	size = h->dofh_loadsz;
-	while (done < size) {
-		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
-		ssize_t got = pread(l->file.fd, buf, want, (off_t)(dof + done));
+	/* One read for the whole DOF (a few pages a hundred probes), not a page each. */
+	if ((buf = malloc(size ? (size_t)size : 1)) == NULL)
+		return err_errno(e, ENOMEM, "reading back the object");
+	while (done < size && rc == 0) {
+		ssize_t got = pread(l->file.fd, buf + done, (size_t)(size - done),
+		    (off_t)(dof + done));
 
 		if (got <= 0)
-			return err_errno(e, got < 0 ? errno : EIO, "reading back the object");
-		if (memcmp(buf, (const char *)h + done, (size_t)got) != 0)
-			return err_set(e, "the loader returned another object than the one "
-			    "written (was its /proc path reused?)");
-		done += (uint64_t)got;
+			rc = err_errno(e, got < 0 ? errno : EIO, "reading back the object");
+		else
+			done += (uint64_t)got;
 	}
-	return 0;
+	if (rc == 0 && memcmp(buf, h, (size_t)size) != 0)
+		rc = err_set(e, "the loader returned another object than the one "
+		    "written (was its /proc path reused?)");
+	free(buf);
+	return rc;
 }
 
 /* Write the object into l's file, seal it, load it, check it. */
@@ -723,8 +709,7 @@ enable_locked(usdt_provider_t *provider)
 	if ((l = calloc(1, sizeof(*l))) != NULL)
 		l->file.fd = -1;
 	layout.probes = calloc(n + 1, sizeof(*layout.probes));
-	if (ip == NULL || l == NULL || layout.probes == NULL ||
-	    !image_probes_complete(provider, ip)) {
+	if (ip == NULL || l == NULL || layout.probes == NULL) {
 		usdt_error(provider, USDT_ERROR_MALLOC);
 		goto out;
 	}
@@ -747,7 +732,7 @@ enable_locked(usdt_provider_t *provider)
 out:
 	if (l != NULL)
 		unload(l);
-	image_probes_free(ip, n);
+	free(ip);
 	free(layout.probes);
 	return rc;
 }

@@ -30,9 +30,10 @@
  *    for the owner, and a process in another pid namespace is never
  *    judged;
  *  - where no directory is usable the object goes into a memfd, as
- *    before: created executable (MFD_EXEC) where the kernel has that flag,
- *    and without it when vm.memfd_noexec=2 refuses it (EACCES), then
- *    sealed against writes, growing and shrinking once written.  Its
+ *    before (fileio.c's anon_exec_file and anon_file_seal): created
+ *    executable (MFD_EXEC) where the kernel has that flag, and without it
+ *    when vm.memfd_noexec=2 refuses it (EACCES), then sealed against
+ *    writes, growing and shrinking once written.  Its
  *    descriptor stays open while the provider is enabled, since bcc finds
  *    the object through it.
  *
@@ -54,11 +55,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "usdt_file.h"
-
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U	/* Linux 6.3: an executable memfd, whatever the sysctl says */
-#endif
 
 #define FILE_PREFIX "libusdt-"
 
@@ -279,17 +277,14 @@ file_init(usdt_file_t *f)
 int
 usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e)
 {
-	char name[96];
+	char name[96], what[96];
 	int fd;
 
 	file_init(f);
 	snprintf(name, sizeof(name), "libusdt:%.63s", provider);
-	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
-	/* EINVAL: a kernel before MFD_EXEC; EACCES: vm.memfd_noexec=2. */
-	if (fd < 0 && (errno == EINVAL || errno == EACCES))
-		fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return err_errno(e, errno, "memfd_create for provider %s", provider);
+	snprintf(what, sizeof(what), "provider %.63s", provider);
+	if ((fd = anon_exec_file(name, what, e)) < 0)
+		return -1;
 	f->fd = fd;
 	snprintf(f->dlpath, sizeof(f->dlpath), "/proc/%ld/fd/%d", (long)getpid(), fd);
 	return 0;
@@ -325,12 +320,8 @@ usdt_file_seal(usdt_file_t *f, err_t *e)
 	struct stat a, b;
 	int ro;
 
-	if (f->path == NULL) {
-		if (fcntl(f->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-		    F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-			return err_errno(e, errno, "sealing the memfd");
-		return 0;
-	}
+	if (f->path == NULL)
+		return anon_file_seal(f->fd, e);
 	if ((ro = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "reopening %s", f->path);
 	if (fstat(ro, &a) != 0 || fstat(f->fd, &b) != 0 ||

@@ -1,31 +1,41 @@
 /*
  * usdt_image.c - the shared object behind one run-time provider.
  *
- * A run-time provider is the compiler run in-process: the provider becomes
- * a model (model.h), exactly as a .d file would, and the pieces a -G
- * object carries are built by the same code (units.c), then laid out as a
- * shared object instead of a relocatable one (elfwrite.c's ET_DYN
- * writer), ready for dlopen:
+ * A run-time provider is the compiler's back end run in-process: the
+ * provider becomes a model (model.h), as a .d file would, the DOF is
+ * dofgen.c's and the .stapsdt.base and .SUNW_dof sections units.c's, and
+ * the object is laid out as a shared object instead of a relocatable one
+ * (elfdyn.c's ET_DYN writer), ready for dlopen:
  *
- *	.text		one probe unit per probe (target.h): the tracepoint
- *			and the is-enabled tracepoint, both 5-byte nops
- *	.probes		one 2-byte semaphore per probe, which bpftrace and
- *			perf raise while they trace it
+ *	.text		every probe unit (target.h) back to back: the
+ *			tracepoint and the is-enabled tracepoint of each
+ *	.probes		every 2-byte semaphore, which bpftrace and perf raise
+ *			while they trace the probe
  *	.stapsdt.base	the byte every stapsdt note is relative to
  *	.SUNW_dof	the DOF describing every probe for DTrace
- *	.note.stapsdt	one note per probe (not loaded; tracers read the file)
+ *	.note.stapsdt	every probe's note (not loaded; tracers read the file)
  *	.note.gnu.build-id  an identity for the image (loaded, with PT_NOTE):
  *			perf keys its cache and `perf probe` by build-id and
  *			finds nothing in an object without one
+ *	.note.gnu.property  on x86_64: the image is fit for a shadow stack
+ *
+ * One section of each kind, however many probes: a -G object needs a
+ * COMDAT group per probe so that the linker keeps one copy of each, an
+ * image is never linked again.  What costs per probe is kept small, so
+ * that making a provider is linear and cheap (bench/runtime): the model is
+ * laid out in a few arrays over the caller's strings (image_model_t), the
+ * notes' argument strings are formatted once per list of argument types,
+ * probe i's pieces are found by arithmetic (unit i, semaphore i), and the
+ * only per-probe symbol is the one the DOF's relocation names (unit_name).
  *
  * Each probe of the API is its own model probe with one site pair in its
- * own unit: function = the function name the caller gave (what DTrace
- * shows as probefunc), relocation symbol = the unit.  libusdt allows one
- * probe name in several functions of a provider; such probes share the
- * DTrace and stapsdt name but get units of their own, the later ones named
- * with a ".K" suffix.  The DTrace name is the caller's string; the stapsdt
- * name spells each '-' as "__", as a compiled probe's declared name does
- * (tracers on Linux see request__start where DTrace sees request-start).
+ * unit: function = the function name the caller gave (what DTrace shows as
+ * probefunc).  libusdt allows one probe name in several functions of a
+ * provider; such probes share the DTrace and stapsdt name and have units
+ * and semaphores of their own.  The DTrace name is the caller's string;
+ * the stapsdt name spells each '-' as "__", as a compiled probe's declared
+ * name does (tracers on Linux see request__start where DTrace sees
+ * request-start).
  *
  * Addresses in the object are offsets from its load base: the DOF's
  * probe addresses carry SETX relocations, so DTrace adds the base it is
@@ -45,6 +55,8 @@
 #include "elfwrite.h"
 #include "hash.h"
 #include "model.h"
+#include "stapsdt.h"
+#include "strbuf.h"
 #include "target.h"
 #include "units.h"
 #include "usdt_image.h"
@@ -52,17 +64,40 @@
 
 #define IMAGE_DOF_SYMBOL	"__SUNW_dof"
 
+/*
+ * The spellings nearly every caller uses, already in their model form
+ * (the original library's "int" and "char *", and what the bindings
+ * pass): no need to normalise them.
+ */
+static const char *
+common_arg_type(const char *type)
+{
+	static const char *const common[][2] = {
+		{ "int", "int64_t" }, { "char *", "char *" }, { "string", "char *" },
+		{ "int64_t", "int64_t" }, { "uint64_t", "uint64_t" },
+		{ "void *", "void *" }, { "const char *", "const char *" },
+	};
+
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (strcmp(type, common[i][0]) == 0)
+			return common[i][1];
+	return NULL;
+}
+
 char *
 usdt_image_arg_type(const char *type)
 {
-	char *t = type != NULL ? usdt_normalise_type(type) : NULL;
+	const char *common = type != NULL ? common_arg_type(type) : NULL;
+	char *t;
 	mdl_typeinfo_t ti;
 
 	if (type == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (t == NULL) {
+	if (common != NULL)
+		return strdup(common);
+	if ((t = usdt_normalise_type(type)) == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -83,124 +118,6 @@ usdt_image_arg_type(const char *type)
 		return NULL;
 	}
 	return t;
-}
-
-/* "a-b" -> "a__b": the name Linux tracers see (model.h). */
-static char *
-declared_name(const char *dof_name)
-{
-	size_t n = 0;
-	char *out, *o;
-
-	for (const char *s = dof_name; *s != '\0'; s++)
-		n += *s == '-' ? 2 : 1;
-	if ((out = malloc(n + 1)) == NULL)
-		return NULL;
-	o = out;
-	for (const char *s = dof_name; *s != '\0'; s++) {
-		if (*s == '-') {
-			*o++ = '_';
-			*o++ = '_';
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/* The model probe for one API probe, with its arguments but no sites yet. */
-static mdl_probe_t *
-add_model_probe(mdl_provider_t *p, const usdt_image_probe_t *ip, err_t *e)
-{
-	src_loc_t nowhere = { NULL, 0, 0 };
-	char *declared = declared_name(ip->name), *dof_name = strdup(ip->name);
-	mdl_probe_t *pr = NULL;
-	int rc = -1;
-
-	if (declared != NULL && dof_name != NULL)
-		pr = provider_add_probe(p, declared, nowhere);
-	if (pr != NULL) {
-		/* The DTrace name is the caller's, not derived from the declared one. */
-		free(pr->dof_name);
-		pr->dof_name = dof_name;
-		dof_name = NULL;
-		rc = 0;
-		for (size_t i = 0; i < ip->argc && rc == 0; i++)
-			rc = probe_add_native_arg(pr, ip->types[i], NULL, nowhere);
-		if (rc == 0)
-			rc = probe_finish_args(pr);
-	}
-	free(declared);
-	free(dof_name);
-	if (rc != 0) {
-		err_errno(e, ENOMEM, "probe %s:%s", p->name, ip->name);
-		return NULL;
-	}
-	return pr;
-}
-
-/* The symbols of one probe's unit; malloc'd. */
-typedef struct unit_syms {
-	char *func;		/* the unit: its probe slot */
-	char *enabled;		/* its is-enabled slot */
-	char *semaphore;
-} unit_syms_t;
-
-static void
-unit_syms_free(unit_syms_t *s)
-{
-	free(s->func);
-	free(s->enabled);
-	free(s->semaphore);
-}
-
-/* The compiler's names for probe i's unit, with ".i" added if already taken. */
-static int
-unit_syms_init(unit_syms_t *s, elfw_t *w, const mdl_provider_t *p,
-    const mdl_probe_t *pr, size_t i)
-{
-	char **names[3] = { &s->func, &s->enabled, &s->semaphore };
-
-	s->func = usdt_probe_func(p->name, pr->dof_name);
-	s->enabled = usdt_enabled_func(p->name, pr->dof_name);
-	s->semaphore = usdt_semaphore_name(p->name, pr->name);
-	if (s->func == NULL || s->enabled == NULL || s->semaphore == NULL)
-		return -1;
-	if (elfw_find_symbol(w, s->func) == 0 && elfw_find_symbol(w, s->semaphore) == 0)
-		return 0;
-	for (int k = 0; k < 3; k++) {
-		char *unique;
-
-		if (asprintf(&unique, "%s.%zu", *names[k], i) < 0)
-			return -1;
-		free(*names[k]);
-		*names[k] = unique;
-	}
-	return 0;
-}
-
-/* Probe i: its model probe, its sites in its unit, and the unit's group. */
-static int
-build_probe(units_t *u, mdl_provider_t *p, const usdt_image_probe_t *ip,
-    size_t i, unit_syms_t *syms, err_t *e)
-{
-	const usdt_arch_t *a = u->t->arch;
-	mdl_probe_t *pr = add_model_probe(p, ip, e);
-	units_names_t un;
-
-	if (pr == NULL)
-		return -1;
-	if (unit_syms_init(syms, u->w, p, pr, i) != 0 ||
-	    probe_add_site(pr, ip->function, syms->func, 0, a->probe_offset, false) != 0 ||
-	    probe_add_site(pr, ip->function, syms->func, 0, a->enabled_offset, true) != 0)
-		return err_errno(e, ENOMEM, "probe %s:%s", p->name, ip->name);
-	un = (units_names_t){ syms->func, syms->enabled, syms->semaphore };
-	if (units_add_probe_group_named(u, p, pr, &un) == 0)
-		return 0;
-	if (elfw_failed(u->w, e))
-		return -1;
-	return err_errno(e, ENOMEM, "probe %s:%s", p->name, ip->name);
 }
 
 /*
@@ -244,71 +161,448 @@ add_build_id(elfw_t *w, const usdt_target_t *t, uint64_t page, const char *provi
 	elfw_add_section(w, &sd);
 }
 
-/* Offsets from the load base of every probe's pieces and of the DOF. */
-static int
-fill_layout(elfw_t *w, const usdt_target_t *t, size_t n, const unit_syms_t *syms,
-    usdt_image_layout_t *out, err_t *e)
+/*
+ * The object being built: the compiler's units_t (builder, model, target,
+ * .stapsdt.base) and the two symbols every probe's addresses are made of.
+ * Units lie back to back in one .text, `stride` bytes apart, semaphores in
+ * one .probes, STAPSDT_SEMAPHORE_SIZE bytes apart: probe i's tracepoint is
+ * units + i * stride + probe_offset and its semaphore sems + 2 * i, so the
+ * notes' relocations carry addends, and no probe needs a section of its
+ * own (only the DOF wants a symbol per unit, unit_name).
+ */
+#define IMAGE_UNITS_SYMBOL	"__usdt_units"
+#define IMAGE_SEMAPHORES_SYMBOL	"__usdt_semaphores"
+
+typedef struct image {
+	units_t u;
+	mdl_provider_t *p;
+	size_t n;
+	uint64_t stride;
+	int units_sec, units_sym, sems_sym;
+} image_t;
+
+static uint64_t
+unit_offset(const image_t *img, size_t i)
 {
-	int dof = elfw_find_symbol(w, IMAGE_DOF_SYMBOL);
+	return (uint64_t)i * img->stride;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		int unit = elfw_find_symbol(w, syms[i].func);
-		int sem = t->stapsdt ? elfw_find_symbol(w, syms[i].semaphore) : 0;
-		uint64_t base;
+/* A local symbol at value in section sec, covering size bytes. */
+static int
+add_local(elfw_t *w, const char *name, int sec, uint64_t value, uint64_t size,
+    unsigned type)
+{
+	elfw_symbol_desc_t d = { name, sec, value, size, STB_LOCAL, type, STV_DEFAULT };
 
-		if (unit <= 0 || (t->stapsdt && sem <= 0))
-			return err_set(e, "probe unit %s is missing from the object", syms[i].func);
-		base = elfw_symbol_address(w, unit);
-		out->probes[i].probe = base + t->arch->probe_offset;
-		out->probes[i].enabled = base + t->arch->enabled_offset;
-		out->probes[i].semaphore = sem > 0 ? elfw_symbol_address(w, sem) : 0;
+	return elfw_add_symbol(w, &d);
+}
+
+/* .text with every probe unit, and .probes with every semaphore. */
+static int
+add_units(image_t *img)
+{
+	const usdt_arch_t *a = img->u.t->arch;
+	size_t size = img->n * img->stride;
+	unsigned char *text = calloc(size + 1, 1);
+	int sec;
+
+	for (size_t i = 0; text != NULL && i < img->n; i++)
+		memcpy(text + unit_offset(img, i), a->unit, a->unit_size);
+	elfw_section_desc_t td = { ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	    a->unit_align, 0, NULL, size, 0 };
+	sec = elfw_adopt_section(img->u.w, &td, text);
+	img->units_sec = sec;
+	img->units_sym = add_local(img->u.w, IMAGE_UNITS_SYMBOL, sec, 0, size, STT_FUNC);
+	if (!img->u.t->stapsdt)
+		return img->units_sym > 0 ? 0 : -1;
+	elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_WRITE, STAPSDT_SEMAPHORE_SIZE, 0, NULL,
+	    img->n * STAPSDT_SEMAPHORE_SIZE, 0 };
+	sec = elfw_add_section(img->u.w, &sd);
+	img->sems_sym = add_local(img->u.w, IMAGE_SEMAPHORES_SYMBOL, sec, 0,
+	    img->n * STAPSDT_SEMAPHORE_SIZE, STT_OBJECT);
+	return img->units_sym > 0 && img->sems_sym > 0 ? 0 : -1;
+}
+
+/*
+ * The model of the image.  The parser builds its model through model.c,
+ * one allocation per name, argument and site; here the shape is fixed (one
+ * provider, probes with native arguments only, two sites each, in unit i)
+ * and most strings are the caller's, so the model is laid out in a few
+ * arrays, its structures pointing into the caller's usdt_image_probe_t and
+ * into strs.  dofgen.c and the architecture's note_args read it (they read
+ * a model, never change it); model_free never sees it.
+ */
+typedef struct image_model {
+	mdl_model_t m;
+	mdl_provider_t p;
+	mdl_provider_t *providers[1];
+	mdl_probe_t *probes;	/* [n] */
+	mdl_probe_t **order;	/* [n]: p.probes */
+	mdl_arg_t *args;	/* every probe's arguments, back to back */
+	mdl_site_t *sites;	/* [2n]: each probe's firing and is-enabled site */
+	char *strs;		/* declared names that differ, unit symbols */
+	uint8_t identity[256];	/* the argmap: translated = native */
+} image_model_t;
+
+/* Longest "__usdt_unit.I" with its NUL. */
+#define UNIT_NAME_MAX	(sizeof("__usdt_unit.") + 20)
+
+/*
+ * "__usdt_unit.I" at buf, the local symbol of unit i: DTrace finds a probe
+ * at its function's address plus offsets, and the DOF carries that address
+ * as a relocation against a symbol (dofgen.c), so each unit has one.
+ * Written without printf, which would cost more than the rest of the
+ * probe.  Returns the end of the string.
+ */
+static char *
+unit_name(char *buf, size_t i)
+{
+	static const char prefix[] = "__usdt_unit.";
+	char digits[24];
+	size_t n = 0;
+
+	do {
+		digits[n++] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i != 0);
+	memcpy(buf, prefix, sizeof(prefix) - 1);
+	buf += sizeof(prefix) - 1;
+	while (n > 0)
+		*buf++ = digits[--n];
+	*buf++ = '\0';
+	return buf;
+}
+
+/*
+ * The name Linux tracers see: "a-b" becomes "a__b" (model.h), written at
+ * *strs; the caller's own string when it has no '-'.
+ */
+static char *
+declared_name(const char *dof_name, char **strs)
+{
+	char *out = *strs, *o = out;
+
+	if (strchr(dof_name, '-') == NULL)
+		return (char *)dof_name;
+	for (const char *s = dof_name; *s != '\0'; s++) {
+		if (*s == '-') {
+			*o++ = '_';
+			*o++ = '_';
+		} else {
+			*o++ = *s;
+		}
 	}
-	if (dof <= 0)
-		return err_set(e, "the DOF is missing from the object");
-	out->dof = elfw_symbol_address(w, dof);
-	return 0;
+	*o++ = '\0';
+	*strs = o;
+	return out;
+}
+
+/* Probe i: its names, arguments (the next ones of *args) and sites. */
+static void
+model_probe(image_model_t *im, const usdt_arch_t *a, const usdt_image_probe_t *ip,
+    size_t i, mdl_arg_t **args, char **strs)
+{
+	mdl_probe_t *pr = &im->probes[i];
+	mdl_site_t *site = &im->sites[2 * i];
+	char *sym = *strs;
+
+	*strs = unit_name(sym, i);
+	pr->dof_name = (char *)ip->name;
+	pr->name = declared_name(ip->name, strs);
+	pr->nargs = pr->xargs = *args;
+	pr->nargc = pr->xargc = ip->argc;
+	pr->argmap = im->identity;
+	for (size_t k = 0; k < ip->argc; k++)
+		pr->nargs[k].type = ip->types[k];
+	*args += ip->argc;
+	site[0] = (mdl_site_t){ (char *)ip->function, sym, 0, a->probe_offset, false };
+	site[1] = (mdl_site_t){ (char *)ip->function, sym, 0, a->enabled_offset, true };
+	pr->sites = site;
+	pr->nsites = 2;
+	im->order[i] = pr;
 }
 
 static const mdl_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLASS_COMMON };
+
+/* The model of provider with probes[0..n); -1 when memory runs out. */
+static int
+image_model_init(image_model_t *im, const usdt_arch_t *a, const char *provider,
+    const usdt_image_probe_t *probes, size_t n)
+{
+	size_t nargs = 0, nstrs = 0;
+	mdl_arg_t *args;
+	char *strs;
+
+	for (size_t i = 0; i < n; i++) {
+		if (probes[i].argc > sizeof(im->identity))
+			return -1;
+		nargs += probes[i].argc;
+		nstrs += UNIT_NAME_MAX + 2 * strlen(probes[i].name) + 1;
+	}
+	for (size_t k = 0; k < sizeof(im->identity); k++)
+		im->identity[k] = (uint8_t)k;
+	im->probes = calloc(n + 1, sizeof(*im->probes));
+	im->order = calloc(n + 1, sizeof(*im->order));
+	im->args = calloc(nargs + 1, sizeof(*im->args));
+	im->sites = calloc(2 * n + 1, sizeof(*im->sites));
+	im->strs = malloc(nstrs + 1);
+	if (im->probes == NULL || im->order == NULL || im->args == NULL ||
+	    im->sites == NULL || im->strs == NULL)
+		return -1;
+	args = im->args;
+	strs = im->strs;
+	for (size_t i = 0; i < n; i++)
+		model_probe(im, a, &probes[i], i, &args, &strs);
+	im->p.name = (char *)provider;
+	for (int k = 0; k < USDT_ATTR_NPARTS; k++)
+		im->p.attr[k] = stable;
+	im->p.probes = im->order;
+	im->p.nprobes = n;
+	im->providers[0] = &im->p;
+	im->m.providers = im->providers;
+	im->m.nproviders = 1;
+	return 0;
+}
+
+static void
+image_model_free(image_model_t *im)
+{
+	free(im->probes);
+	free(im->order);
+	free(im->args);
+	free(im->sites);
+	free(im->strs);
+}
+
+/* The local symbol of every unit, named as the model's sites name it. */
+static int
+add_unit_symbols(image_t *img)
+{
+	for (size_t i = 0; i < img->n; i++)
+		if (add_local(img->u.w, img->p->probes[i]->sites[0].symbol, img->units_sec,
+		    unit_offset(img, i), img->stride, STT_FUNC) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * The argument descriptions of the notes, one per distinct list of
+ * argument types: a provider's probes mostly share a few lists, and the
+ * architecture's note_args formats every operand.  An open-addressed
+ * table (at most half full) maps a list to the offset of its string in
+ * strs, keyed by the first probe that had it.
+ */
+typedef struct args_cache {
+	struct { const mdl_probe_t *pr; size_t off; } *slots;
+	size_t cap;
+	strbuf_t strs;
+} args_cache_t;
+
+static uint64_t
+args_hash(const mdl_probe_t *pr)
+{
+	uint64_t h = hash_bytes(HASH_FNV_OFFSET, &pr->nargc, sizeof(pr->nargc));
+
+	for (size_t i = 0; i < pr->nargc; i++)
+		h = hash_str(h, pr->nargs[i].type);
+	return h;
+}
+
+static bool
+same_args(const mdl_probe_t *a, const mdl_probe_t *b)
+{
+	if (a->nargc != b->nargc)
+		return false;
+	for (size_t i = 0; i < a->nargc; i++)
+		if (strcmp(a->nargs[i].type, b->nargs[i].type) != 0)
+			return false;
+	return true;
+}
+
+/* The offset in c->strs of pr's argument description, made on first use. */
+static size_t
+cached_args(args_cache_t *c, const units_t *u, const mdl_probe_t *pr)
+{
+	size_t mask = c->cap - 1, i = (size_t)args_hash(pr) & mask;
+
+	while (c->slots[i].pr != NULL && !same_args(c->slots[i].pr, pr))
+		i = (i + 1) & mask;
+	if (c->slots[i].pr == NULL) {
+		c->slots[i].pr = pr;
+		c->slots[i].off = c->strs.len;
+		u->t->arch->note_args(u->m, pr, &c->strs);
+		sb_putc(&c->strs, '\0');
+	}
+	return c->slots[i].off;
+}
+
+/*
+ * One stapsdt note (type 3, as <sys/sdt.h> writes it, and units.c for a
+ * -G object): namesz, descsz, type, "stapsdt\0", then pc, base and
+ * semaphore (zero here, relocated), provider, probe as declared and the
+ * argument description, NUL-ended, padded to 4.  Returns the offset of pc.
+ */
+static size_t
+put_note(strbuf_t *out, unsigned asz, const char *provider, size_t plen,
+    const mdl_probe_t *pr, const char *args)
+{
+	size_t nlen = strlen(pr->name) + 1, alen = strlen(args) + 1, pc;
+
+	sb_u32(out, sizeof(STAPSDT_NOTE_NAME));
+	sb_u32(out, (uint32_t)(STAPSDT_NADDRS * asz + plen + nlen + alen));
+	sb_u32(out, STAPSDT_NOTE_TYPE);
+	sb_append(out, STAPSDT_NOTE_NAME, sizeof(STAPSDT_NOTE_NAME));
+	pc = out->len;
+	sb_zero(out, STAPSDT_NADDRS * asz);
+	sb_append(out, provider, plen);
+	sb_append(out, pr->name, nlen);
+	sb_append(out, args, alen);
+	sb_align(out, 4);
+	return pc;
+}
+
+/* The note bytes of every probe, and the offset of each one's pc in pcs. */
+static int
+note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
+{
+	unsigned asz = img->u.t->arch->elf_class == ELFCLASS64 ? 8 : 4;
+	size_t plen = strlen(img->p->name) + 1;
+	args_cache_t c = { NULL, 16, { 0 } };
+	int rc = -1;
+
+	while (c.cap < 2 * img->n)
+		c.cap *= 2;
+	sb_init(&c.strs);
+	if ((c.slots = calloc(c.cap, sizeof(*c.slots))) != NULL) {
+		for (size_t i = 0; i < img->n; i++) {
+			const mdl_probe_t *pr = img->p->probes[i];
+			size_t off = cached_args(&c, &img->u, pr);
+
+			if (c.strs.failed)
+				break;
+			pcs[i] = put_note(out, asz, img->p->name, plen, pr, c.strs.data + off);
+		}
+		rc = c.strs.failed || out->failed ? -1 : 0;
+	}
+	free(c.slots);
+	sb_free(&c.strs);
+	return rc;
+}
+
+/* .note.stapsdt: one note per probe, in one section outside any group. */
+static int
+add_notes(image_t *img)
+{
+	const usdt_arch_t *a = img->u.t->arch;
+	unsigned asz = a->elf_class == ELFCLASS64 ? 8 : 4, abs = a->reloc_abs64;
+	size_t *pcs = calloc(img->n + 1, sizeof(size_t));
+	strbuf_t bytes;
+	int sec = -1;
+
+	sb_init(&bytes);
+	if (pcs != NULL && note_bytes(img, &bytes, pcs) == 0) {
+		elfw_section_desc_t sd = { STAPSDT_NOTE_SECTION, SHT_NOTE, 0,
+		    STAPSDT_NOTE_ALIGN, 0, NULL, bytes.len, 0 };
+
+		sec = elfw_adopt_section(img->u.w, &sd, sb_steal(&bytes, NULL));
+	}
+	for (size_t i = 0; sec > 0 && i < img->n; i++) {
+		elfw_add_reloc(img->u.w, sec, pcs[i], abs, img->units_sym,
+		    (int64_t)(unit_offset(img, i) + a->probe_offset));
+		elfw_add_reloc(img->u.w, sec, pcs[i] + STAPSDT_BASE * asz, abs,
+		    img->u.base_sym, 0);
+		elfw_add_reloc(img->u.w, sec, pcs[i] + STAPSDT_SEMAPHORE * asz, abs,
+		    img->sems_sym, (int64_t)(i * STAPSDT_SEMAPHORE_SIZE));
+	}
+	sb_free(&bytes);
+	free(pcs);
+	return sec > 0 ? 0 : -1;
+}
+
+/*
+ * On x86_64, the GNU property note (NT_GNU_PROPERTY_TYPE_0) saying the
+ * image's code is fit for a shadow stack: every unit returns to its
+ * caller.  Not IBT: the units are called indirectly and do not begin with
+ * endbr64 (runtime/stubs_x86_64.S says more).  The ET_DYN writer gives the
+ * section its PT_GNU_PROPERTY, where the loader looks.
+ */
+#define PROPERTY_X86_FEATURE_1_AND	0xc0000002u
+#define PROPERTY_X86_SHSTK		2u
+
+static void
+add_property_note(elfw_t *w, const usdt_target_t *t)
+{
+	static const uint32_t note[] = { 4, 16, 5 /* NT_GNU_PROPERTY_TYPE_0 */,
+	    0x00554e47 /* "GNU\0" */, PROPERTY_X86_FEATURE_1_AND, 4,
+	    PROPERTY_X86_SHSTK, 0 };
+	elfw_section_desc_t sd = { ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
+	    note, sizeof(note), 0 };
+
+	if (t->arch->elf_machine == EM_X86_64)
+		elfw_add_section(w, &sd);
+}
+
+/* Offsets from the load base of every probe's pieces and of the DOF. */
+static int
+fill_layout(const image_t *img, usdt_image_layout_t *out, err_t *e)
+{
+	const usdt_arch_t *a = img->u.t->arch;
+	int dof = elfw_find_symbol(img->u.w, IMAGE_DOF_SYMBOL);
+	uint64_t units = elfw_symbol_address(img->u.w, img->units_sym);
+	uint64_t sems = img->sems_sym > 0 ? elfw_symbol_address(img->u.w, img->sems_sym) : 0;
+
+	if (dof <= 0)
+		return err_set(e, "the DOF is missing from the object");
+	for (size_t i = 0; i < img->n; i++) {
+		out->probes[i].probe = units + unit_offset(img, i) + a->probe_offset;
+		out->probes[i].enabled = units + unit_offset(img, i) + a->enabled_offset;
+		out->probes[i].semaphore = sems ? sems + i * STAPSDT_SEMAPHORE_SIZE : 0;
+	}
+	out->dof = elfw_symbol_address(img->u.w, dof);
+	return 0;
+}
+
+/* Everything of the object but its file: units, notes, DOF. */
+static int
+build_image(image_t *img, const char *provider, const usdt_image_probe_t *probes,
+    uint64_t page, err_t *e)
+{
+	const usdt_target_t *t = img->u.t;
+
+	if ((img->u.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL)
+		return -1;
+	if (t->stapsdt)
+		units_add_stapsdt_base(&img->u);
+	add_property_note(img->u.w, t);
+	add_build_id(img->u.w, t, page, provider, probes, img->n);
+	if (add_units(img) != 0 || add_unit_symbols(img) != 0 ||
+	    (t->stapsdt && add_notes(img) != 0))
+		return elfw_failed(img->u.w, e) ? -1 :
+		    err_errno(e, ENOMEM, "provider %s", provider);
+	return units_add_dof(&img->u, IMAGE_DOF_SYMBOL, false, e) < 0 ? -1 : 0;
+}
 
 int
 usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
     size_t n, int fd, usdt_image_layout_t *out, err_t *e)
 {
 	const usdt_target_t *t = target_host();
-	src_loc_t nowhere = { NULL, 0, 0 };
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = m ? model_add_provider(m, provider, nowhere) : NULL;
-	unit_syms_t *syms = calloc(n + 1, sizeof(*syms));
-	units_t u = { NULL, m, t, 0 };
+	image_model_t im = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	elfw_dyn_opts_t o = { NULL, t->arch->reloc_abs64,
 	    page > 4096 ? (uint64_t)page : 4096 };
+	image_t img = { { NULL, &im.m, t, 0 }, &im.p, n,
+	    (t->arch->unit_size + t->arch->unit_align - 1) / t->arch->unit_align *
+	    t->arch->unit_align, 0, 0, 0 };
 	int rc = -1;
 
-	if (m == NULL || p == NULL || syms == NULL) {
+	if (image_model_init(&im, t->arch, provider, probes, n) != 0)
 		err_errno(e, ENOMEM, "provider %s", provider);
-		goto out;
-	}
-	for (int k = 0; k < USDT_ATTR_NPARTS; k++)
-		p->attr[k] = stable;
-	if ((u.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL)
-		goto out;
-	if (t->stapsdt)
-		units_add_stapsdt_base(&u);
-	add_build_id(u.w, t, o.page_size, provider, probes, n);
-	for (size_t i = 0; i < n; i++)
-		if (build_probe(&u, p, &probes[i], i, &syms[i], e) != 0)
-			goto out;
-	if (units_add_dof(&u, IMAGE_DOF_SYMBOL, false, e) < 0 ||
-	    elfw_write_dyn(u.w, fd, &o, e) != 0)
-		goto out;
-	rc = fill_layout(u.w, t, n, syms, out, e);
-out:
-	for (size_t i = 0; syms != NULL && i < n; i++)
-		unit_syms_free(&syms[i]);
-	free(syms);
-	elfw_free(u.w);
-	model_free(m);
+	else if (build_image(&img, provider, probes, o.page_size, e) == 0 &&
+	    elfw_write_dyn(img.u.w, fd, &o, e) == 0)
+		rc = fill_layout(&img, out, e);
+	elfw_free(img.u.w);
+	image_model_free(&im);
 	return rc;
 }

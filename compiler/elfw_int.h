@@ -1,0 +1,116 @@
+/*
+ * elfw_int.h - the ELF builder's insides, shared by its two writers.
+ *
+ * The builder and its ET_REL writer live in elfwrite.c, the
+ * ET_DYN writer that only libusdt uses in elfdyn.c; both read the same
+ * description, so its structures and the few helpers both writers call
+ * are declared here.  Nothing outside those two files includes this
+ * header: the rest of the tree sees only elfwrite.h.
+ */
+#ifndef USDTC_ELFW_INT_H
+#define USDTC_ELFW_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "strbuf.h"
+
+typedef struct elfw_rel {
+	uint64_t offset;
+	unsigned type;
+	int symbol;		/* handle, 0 = none */
+	int64_t addend;
+} elfw_rel_t;
+
+typedef struct elfw_sec {
+	char *name;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t align;
+	uint64_t entsize;
+	void *data;		/* our copy; NULL when empty or NOBITS */
+	size_t size;
+	int group;
+	elfw_rel_t *rels;
+	size_t nrels, relcap;
+	int symbol;		/* its STT_SECTION symbol, 0 until asked for */
+	size_t index;		/* output index, set by the writer */
+	size_t rel_index;	/* output index of its RELA section, 0 if none */
+	uint64_t addr;		/* its address, set by elfw_write_dyn */
+} elfw_sec_t;
+
+typedef struct elfw_sym {
+	char *name;
+	int section;
+	uint64_t value;
+	uint64_t size;
+	unsigned char info;	/* GELF_ST_INFO(bind, type) */
+	unsigned char other;	/* visibility */
+	size_t index;		/* output index, set by the writer */
+} elfw_sym_t;
+
+typedef struct elfw_group {
+	int signature;		/* symbol handle, 0 until set */
+	size_t index;		/* output index, set by the writer */
+} elfw_group_t;
+
+struct elfw {
+	unsigned elf_class;
+	unsigned machine;
+	elfw_sec_t *secs;	/* handle h is secs[h - 1] */
+	size_t nsecs, seccap;
+	elfw_sym_t *syms;	/* handle h is syms[h - 1] */
+	size_t nsyms, symcap;
+	elfw_group_t *groups;	/* handle h is groups[h - 1] */
+	size_t ngroups, groupcap;
+	int *names;		/* open-addressed hash: symbol name -> handle */
+	size_t namecap;		/* a power of two, or 0 */
+	bool failed;
+	err_t err;
+};
+
+/*
+ * A string table that stores each string once: a strbuf of the bytes and
+ * an open-addressed set of offsets hashed by content.
+ */
+typedef struct strtab {
+	strbuf_t bytes;
+	size_t *slots;		/* offset + 1 of a stored string, 0 = empty */
+	size_t cap, count;	/* cap is a power of two, or 0 */
+	bool failed;
+} strtab_t;
+
+/* What one write needs besides the builder; released by elfw_layout_free. */
+typedef struct layout {
+	size_t symtab, strtab, shstrtab;	/* output section indices */
+	size_t symtab_shndx;	/* SHT_SYMTAB_SHNDX's index, 0 if not needed */
+	size_t nsections;			/* including the null section */
+	size_t *members;	/* section positions (0-based), grouped by group */
+	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
+	int *order;		/* symbol handles in output order (from index 1) */
+	size_t nlocals;		/* output index of the first non-local symbol */
+	strtab_t strs;		/* .strtab */
+	strtab_t shstrs;	/* .shstrtab */
+	void **buffers;		/* data handed to libelf, freed after elf_end */
+	size_t nbuffers, buffercap;
+} layout_t;
+
+/* "SUBJECT: CALL failed: libelf's message"; returns -1. */
+int elfw_fail_libelf(err_t *e, const char *call, const char *subject);
+/* Make room for one more element in *arrayp; false on allocation failure. */
+bool elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem);
+/* Whether h is a symbol handle of w. */
+bool elfw_valid_symbol(const struct elfw *w, int h);
+
+void elfw_strtab_init(strtab_t *t);
+void elfw_strtab_free(strtab_t *t);
+/* Offset of s in the table, adding it if new; 0 after a failure. */
+size_t elfw_strtab_add(strtab_t *t, const char *s);
+
+void elfw_layout_free(layout_t *l);
+/* A zeroed buffer that lives until the write ends; NULL on failure. */
+void *elfw_layout_buffer(layout_t *l, size_t size);
+
+#endif
