@@ -133,6 +133,7 @@
 
 #include "fileio.h"
 #include "hash.h"
+#include "idset.h"
 #include "insn.h"
 #include "objin.h"
 #include "rewrite.h"
@@ -246,15 +247,16 @@ call_isa_for(unsigned machine)
 
 /* ---- a small map from names to indices ------------------------------------ */
 
-typedef struct name_slot {
-	const char *key;	/* NULL: empty */
+typedef struct name_entry {
+	const char *key;
 	size_t val;
-} name_slot_t;
+} name_entry_t;
 
+/* Entries in order of insertion; a set of their indices finds a key (idset.h). */
 typedef struct name_map {
-	name_slot_t *slots;
-	size_t cap;		/* a power of two, or 0 */
-	size_t n;
+	name_entry_t *entries;
+	size_t n, cap;		/* cap: as map_init was told */
+	idset_t set;
 } name_map_t;
 
 static uint32_t
@@ -263,56 +265,59 @@ hash_name(const char *s)
 	return hash32_bytes(HASH32_FNV_OFFSET, s, strlen(s));
 }
 
+static bool
+entry_key_is(const void *ctx, size_t id, const void *key)
+{
+	return strcmp(((const name_map_t *)ctx)->entries[id].key, key) == 0;
+}
+
 static int
 map_init(name_map_t *map, size_t expected)
 {
-	size_t cap = 16;
-
-	while (cap < expected * 2 + 1)
-		cap *= 2;
-	map->slots = calloc(cap, sizeof(name_slot_t));
-	map->cap = map->slots ? cap : 0;
+	idset_init(&map->set);
 	map->n = 0;
-	return map->slots ? 0 : -1;
+	map->cap = expected;
+	map->entries = calloc(expected ? expected : 1, sizeof(name_entry_t));
+	if (map->entries == NULL || !idset_reserve(&map->set, expected)) {
+		free(map->entries);
+		map->entries = NULL;
+		map->cap = 0;
+		return -1;
+	}
+	return 0;
 }
 
 static void
 map_free(name_map_t *map)
 {
-	free(map->slots);
-	map->slots = NULL;
+	free(map->entries);
+	map->entries = NULL;
 	map->cap = map->n = 0;
+	idset_free(&map->set);
 }
 
 /* The value stored for key, or (size_t)-1. */
 static size_t
 map_get(const name_map_t *map, const char *key)
 {
-	if (map->cap == 0)
-		return (size_t)-1;
-	for (size_t i = hash_name(key) & (map->cap - 1);; i = (i + 1) & (map->cap - 1)) {
-		if (map->slots[i].key == NULL)
-			return (size_t)-1;
-		if (strcmp(map->slots[i].key, key) == 0)
-			return map->slots[i].val;
-	}
+	size_t id = idset_find(&map->set, hash_str(HASH_FNV_OFFSET, key), entry_key_is, map, key);
+
+	return id == IDSET_NONE ? (size_t)-1 : map->entries[id].val;
 }
 
 /* Insert (the first value for a key wins); key must outlive the map. */
 static void
 map_put(name_map_t *map, const char *key, size_t val)
 {
-	size_t i;
+	uint64_t h = hash_str(HASH_FNV_OFFSET, key);
 
-	if (map->n * 2 + 2 > map->cap)
+	if (map->n == map->cap)
 		return;		/* sized by map_init; never happens */
-	for (i = hash_name(key) & (map->cap - 1); map->slots[i].key != NULL;
-	    i = (i + 1) & (map->cap - 1))
-		if (strcmp(map->slots[i].key, key) == 0)
-			return;
-	map->slots[i].key = key;
-	map->slots[i].val = val;
-	map->n++;
+	if (idset_find(&map->set, h, entry_key_is, map, key) != IDSET_NONE)
+		return;
+	map->entries[map->n] = (name_entry_t){ key, val };
+	if (idset_add(&map->set, h, map->n))	/* reserved by map_init */
+		map->n++;
 }
 
 /* ---- the model's probe functions ------------------------------------------ */
