@@ -1215,21 +1215,43 @@ collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
 	return 0;
 }
 
-/* The anchors the object lacks for the providers of its new sites. */
+/* Is the provider of site id the provider key? */
+static bool
+site_provider_is(const void *ctx, size_t id, const void *key)
+{
+	return ((const rewrite_sites_t *)ctx)->sites[id].provider == key;
+}
+
+/*
+ * The anchors the object lacks for the providers of its new sites.  Each
+ * provider is looked for once (a set of the sites whose provider was
+ * seen first), not once per site: refers_to reads every symbol, and a
+ * search per site made -G quadratic in an object's call sites.
+ */
 static int
 add_new_anchors(const object_t *ob, rewrite_sites_t *sites, err_t *e)
 {
-	for (size_t i = 0; i < sites->n; i++) {
-		char *name = anchor_name(ob, sites->sites[i].provider);
-		int rc = name == NULL ? -1 : 0;
+	idset_t seen;
+	int rc = 0;
 
-		if (rc == 0 && !refers_to(ob, name))
+	idset_init(&seen);
+	for (size_t i = 0; i < sites->n && rc == 0; i++) {
+		const mdl_provider_t *p = sites->sites[i].provider;
+		uint64_t h = hash_bytes(HASH_FNV_OFFSET, &p, sizeof(p));
+		char *name;
+
+		if (idset_find(&seen, h, site_provider_is, sites, p) != IDSET_NONE)
+			continue;
+		if (!idset_add(&seen, h, i) || (name = anchor_name(ob, p)) == NULL) {
+			rc = -1;
+			break;
+		}
+		if (!refers_to(ob, name))
 			rc = add_anchor(sites, name);
 		free(name);
-		if (rc != 0)
-			return err_errno(e, ENOMEM, "%s", ob->path);
 	}
-	return 0;
+	idset_free(&seen);
+	return rc != 0 ? err_errno(e, ENOMEM, "%s", ob->path) : 0;
 }
 
 /* ---- one object: what the rewrite adds ------------------------------------- */
@@ -1243,6 +1265,7 @@ typedef struct new_alias {
 typedef struct edits {
 	new_alias_t *aliases;
 	size_t naliases;
+	idset_t aliased;	/* aliases by the function they are of */
 	strbuf_t records;	/* lines for .usdt.sites */
 	rewrite_sites_t sites;	/* reported once the object is written; its
 				   anchors are the ones the object lacks */
@@ -1254,6 +1277,7 @@ edits_free(edits_t *ed)
 	for (size_t i = 0; i < ed->naliases; i++)
 		free(ed->aliases[i].name);
 	free(ed->aliases);
+	idset_free(&ed->aliased);
 	sb_free(&ed->records);
 	rewrite_sites_free(&ed->sites);
 }
@@ -1270,9 +1294,17 @@ recordable(const char *name)
  * the link unit, else its alias (reused when the object already has it,
  * added to ed->aliases when not).  NULL on allocation failure.
  */
+/* Is new alias id of the function symbol *key? */
+static bool
+alias_of_is(const void *ctx, size_t id, const void *key)
+{
+	return ((const edits_t *)ctx)->aliases[id].of == *(const size_t *)key;
+}
+
 static char *
 site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 {
+	uint64_t h;
 	GElf_Sym sym;
 	size_t shndx;
 	const char *name;
@@ -1288,13 +1320,13 @@ site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 		return NULL;
 	if (map_get(&ob->defined, alias) != (size_t)-1)
 		return alias;
-	for (size_t i = 0; i < ed->naliases; i++)
-		if (ed->aliases[i].of == f->index)
-			return alias;
+	h = hash_bytes(HASH_FNV_OFFSET, &f->index, sizeof(f->index));
+	if (idset_find(&ed->aliased, h, alias_of_is, ed, &f->index) != IDSET_NONE)
+		return alias;
 	new_alias_t *grown = realloc(ed->aliases, (ed->naliases + 1) * sizeof(*grown));
 	char *copy = strdup(alias);
 
-	if (grown == NULL || copy == NULL) {
+	if (grown == NULL || copy == NULL || !idset_add(&ed->aliased, h, ed->naliases)) {
 		free(copy);
 		free(alias);
 		if (grown != NULL)
@@ -1751,6 +1783,7 @@ plan_one(rewrite_plan_t *rp, const objin_t *in, rewrite_sites_t *out, err_t *e)
 
 	memset(po, 0, sizeof(*po));
 	sb_init(&po->ed.records);
+	idset_init(&po->ed.aliased);
 	po->in = in;
 	ob->path = in->path;
 	ob->t = rp->t;
