@@ -38,6 +38,7 @@ LDLIBS  = -lelf
 CORE_SRCS = \
 	compiler/err.c \
 	compiler/strbuf.c \
+	compiler/idset.c \
 	compiler/fileio.c \
 	compiler/subproc.c \
 	compiler/model.c \

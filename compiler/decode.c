@@ -763,6 +763,57 @@ dof_decode(const void *buf, size_t len, dof_decoded_t *out, err_t *e)
 	return dof_decode_ex(buf, len, 0, out, e);
 }
 
+static bool
+all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/* Does the DOF at buf (len bytes left) claim more than the buffer holds? */
+static bool
+cut_at_loadsz(const uint8_t *buf, size_t len)
+{
+	dof_hdr_t h;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, buf, sizeof(h));
+	return h.dofh_filesz > len;
+}
+
+int
+dof_walk(const uint8_t *buf, size_t len, unsigned flags, dof_walk_fn *each,
+    void *arg)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		size_t chunk = len - off < 8 ? len - off : 8;
+		unsigned f = 0;
+		dof_decoded_t d;
+		uint64_t next;
+		err_t de;
+		int rc;
+
+		if (all_zero(buf + off, chunk)) {
+			off += chunk;
+			continue;
+		}
+		if ((flags & DOF_DECODE_LOADSZ) && cut_at_loadsz(buf + off, len - off))
+			f = DOF_DECODE_LOADSZ;
+		if (dof_decode_ex(buf + off, len - off, f, &d, &de) != 0)
+			return each(arg, NULL, off, &de);
+		next = f ? len : off + ((d.hdr.dofh_filesz + 7) & ~(uint64_t)7);
+		if ((rc = each(arg, &d, off, NULL)) != 0)
+			return rc;
+		off = next > len ? len : (size_t)next;
+	}
+	return 0;
+}
+
 void
 dof_decoded_free(dof_decoded_t *d)
 {

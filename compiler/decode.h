@@ -88,6 +88,24 @@ int dof_decode_ex(const void *buf, size_t len, unsigned flags,
     dof_decoded_t *out, err_t *e);
 void dof_decoded_free(dof_decoded_t *d);
 
+/*
+ * What dof_walk calls for each DOF of a buffer, at offset off: d decoded
+ * (the callback's to keep or free), or bad says why the DOF there does
+ * not decode (d NULL).  A nonzero return stops the walk and is its result.
+ */
+typedef int dof_walk_fn(void *arg, dof_decoded_t *d, size_t off, const err_t *bad);
+
+/*
+ * Decode every DOF of a buffer of concatenated DOFs, as a linked program's
+ * .SUNW_dof or __dof section holds them: images at 8-aligned offsets, zero
+ * padding between them.  DOF_DECODE_LOADSZ in flags: the buffer is a
+ * captured image, whose last DOF may stop at dofh_loadsz.  Returns 0 or
+ * the first nonzero return of each.  The one walk of concatenated DOFs:
+ * probefind.c and macho_read.c both use it.
+ */
+int dof_walk(const uint8_t *buf, size_t len, unsigned flags, dof_walk_fn *each,
+    void *arg);
+
 /* "STRTAB", "PROBES", ...; NULL for a type we do not know. */
 const char *dof_section_type_name(uint32_t type);
 

@@ -47,6 +47,7 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "hash.h"
+#include "idset.h"
 #include "sites.h"
 #include "strbuf.h"
 #include "version.h"
@@ -57,45 +58,54 @@
 /* ---- the string table ------------------------------------------------ */
 
 /*
- * Bytes of the STRTAB section.  Every string added is looked up first in an
- * open-addressing hash of what is already there (keyed by the whole block,
- * so an argument list "int\0char *\0" is one key).
+ * Bytes of the STRTAB section.  Every string added is looked up first in a
+ * set of the blocks already there (idset.h), keyed by the whole block, so
+ * an argument list "int\0char *\0" is one key; a block's id is its index
+ * in blocks.
  */
-typedef struct strtab_slot {
+typedef struct strtab_block {
 	uint32_t off;
 	uint32_t len;
-	uint32_t hash;
-	bool used;
-} strtab_slot_t;
+} strtab_block_t;
 
 typedef struct strtab {
 	strbuf_t bytes;
-	strtab_slot_t *slots;
-	size_t nslots;
-	size_t nused;
+	strtab_block_t *blocks;
+	size_t nblocks, blockcap;
+	idset_t set;
 	bool failed;
 } strtab_t;
 
+/* The block looked up: its bytes and their length. */
+typedef struct strtab_key {
+	const char *block;
+	size_t len;
+} strtab_key_t;
+
 static bool
-strtab_grow(strtab_t *st)
+strtab_block_is(const void *ctx, size_t id, const void *key)
 {
-	size_t n = st->nslots ? st->nslots * 2 : 256;
-	strtab_slot_t *slots = calloc(n, sizeof(*slots));
+	const strtab_t *st = ctx;
+	const strtab_key_t *k = key;
 
-	if (slots == NULL)
-		return false;
-	for (size_t i = 0; i < st->nslots; i++) {
-		size_t j;
+	return st->blocks[id].len == k->len &&
+	    memcmp(st->bytes.data + st->blocks[id].off, k->block, k->len) == 0;
+}
 
-		if (!st->slots[i].used)
-			continue;
-		for (j = st->slots[i].hash & (n - 1); slots[j].used; j = (j + 1) & (n - 1))
-			;
-		slots[j] = st->slots[i];
+/* Append a block's place to blocks; false when out of memory. */
+static bool
+strtab_note_block(strtab_t *st, strtab_block_t b)
+{
+	if (st->nblocks == st->blockcap) {
+		size_t cap = st->blockcap ? 2 * st->blockcap : 64;
+		strtab_block_t *nb = realloc(st->blocks, cap * sizeof(*nb));
+
+		if (nb == NULL)
+			return false;
+		st->blocks = nb;
+		st->blockcap = cap;
 	}
-	free(st->slots);
-	st->slots = slots;
-	st->nslots = n;
+	st->blocks[st->nblocks++] = b;
 	return true;
 }
 
@@ -103,28 +113,24 @@ strtab_grow(strtab_t *st)
 static uint32_t
 strtab_add_block(strtab_t *st, const char *block, size_t len)
 {
-	uint32_t h = hash32_bytes(HASH32_FNV_OFFSET, block, len);
-	size_t j;
+	strtab_key_t k = { block, len };
+	uint64_t h = hash_bytes(HASH_FNV_OFFSET, block, len);
+	strtab_block_t b;
+	size_t id;
 
 	if (st->failed)
 		return 0;
-	if ((st->nused + 1) * 2 > st->nslots && !strtab_grow(st))
-		goto fail;
-	for (j = h & (st->nslots - 1); st->slots[j].used; j = (j + 1) & (st->nslots - 1)) {
-		const strtab_slot_t *s = &st->slots[j];
-
-		if (s->hash == h && s->len == len &&
-		    memcmp(st->bytes.data + s->off, block, len) == 0)
-			return s->off;
-	}
+	if ((id = idset_find(&st->set, h, strtab_block_is, st, &k)) != IDSET_NONE)
+		return st->blocks[id].off;
 	if (st->bytes.len + len > UINT32_MAX)
 		goto fail;
-	st->slots[j] = (strtab_slot_t){ (uint32_t)st->bytes.len, (uint32_t)len, h, true };
-	st->nused++;
+	b = (strtab_block_t){ (uint32_t)st->bytes.len, (uint32_t)len };
+	if (!strtab_note_block(st, b) || !idset_add(&st->set, h, st->nblocks - 1))
+		goto fail;
 	sb_append(&st->bytes, block, len);
 	if (st->bytes.failed)
 		goto fail;
-	return st->slots[j].off;
+	return b.off;
 fail:
 	st->failed = true;
 	return 0;
@@ -148,7 +154,8 @@ static void
 strtab_free(strtab_t *st)
 {
 	sb_free(&st->bytes);
-	free(st->slots);
+	free(st->blocks);
+	idset_free(&st->set);
 }
 
 /* ---- per-provider sections ------------------------------------------- */

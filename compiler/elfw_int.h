@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "idset.h"
 #include "strbuf.h"
 
 typedef struct elfw_rel {
@@ -65,20 +66,18 @@ struct elfw {
 	size_t nsyms, symcap;
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
-	int *names;		/* open-addressed hash: symbol name -> handle */
-	size_t namecap;		/* a power of two, or 0 */
+	idset_t names;		/* symbol handles by name (idset.h) */
 	bool failed;
 	err_t err;
 };
 
 /*
  * A string table that stores each string once: a strbuf of the bytes and
- * an open-addressed set of offsets hashed by content.
+ * a set of the offsets of the strings (idset.h).
  */
 typedef struct strtab {
 	strbuf_t bytes;
-	size_t *slots;		/* offset + 1 of a stored string, 0 = empty */
-	size_t cap, count;	/* cap is a power of two, or 0 */
+	idset_t offsets;	/* offsets of the stored strings (idset.h) */
 	bool failed;
 } strtab_t;
 

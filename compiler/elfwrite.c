@@ -51,6 +51,7 @@
 #include "elfwrite.h"
 #include "fileio.h"
 #include "hash.h"
+#include "idset.h"
 #include "strbuf.h"
 
 /* ---- errors and growth -------------------------------------------------- */
@@ -137,7 +138,7 @@ elfw_free(elfw_t *w)
 	free(w->secs);
 	free(w->syms);
 	free(w->groups);
-	free(w->names);
+	idset_free(&w->names);
 	free(w);
 }
 
@@ -254,41 +255,17 @@ elfw_adopt_section(elfw_t *w, const elfw_section_desc_t *d, void *data)
 }
 
 /* Symbol names are short and many differ only at the end (hash.h). */
-static size_t
+static uint64_t
 name_hash(const char *s)
 {
-	return (size_t)hash_str(HASH_FNV_OFFSET, s);
+	return hash_str(HASH_FNV_OFFSET, s);
 }
 
-/* The slot holding name, or the empty slot where it would go. */
-static size_t
-name_slot(const elfw_t *w, const char *name)
-{
-	size_t mask = w->namecap - 1, i = name_hash(name) & mask;
-
-	while (w->names[i] != 0 && strcmp(w->syms[w->names[i] - 1].name, name) != 0)
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* Double the name table; false on allocation failure. */
+/* Is the name of symbol handle id + 1 the string key? */
 static bool
-names_grow(elfw_t *w)
+sym_name_is(const void *ctx, size_t id, const void *key)
 {
-	int *old = w->names;
-	size_t oldcap = w->namecap;
-
-	w->namecap = oldcap ? oldcap * 2 : 64;
-	if ((w->names = calloc(w->namecap, sizeof(int))) == NULL) {
-		w->names = old;
-		w->namecap = oldcap;
-		return false;
-	}
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i] != 0)
-			w->names[name_slot(w, w->syms[old[i] - 1].name)] = old[i];
-	free(old);
-	return true;
+	return strcmp(((const elfw_t *)ctx)->syms[id].name, key) == 0;
 }
 
 /* Remember that name now means handle h (the most recent wins). */
@@ -299,10 +276,7 @@ names_put(elfw_t *w, int h)
 
 	if (name[0] == '\0')
 		return true;
-	if (2 * (w->nsyms + 1) > w->namecap && !names_grow(w))
-		return false;
-	w->names[name_slot(w, name)] = h;
-	return true;
+	return idset_set(&w->names, name_hash(name), (size_t)h - 1, sym_name_is, w, name);
 }
 
 int
@@ -354,9 +328,12 @@ elfw_section_symbol(elfw_t *w, int section)
 int
 elfw_find_symbol(const elfw_t *w, const char *name)
 {
-	if (w->namecap == 0 || name[0] == '\0')
+	size_t id;
+
+	if (name[0] == '\0')
 		return 0;
-	return w->names[name_slot(w, name)];
+	id = idset_find(&w->names, name_hash(name), sym_name_is, w, name);
+	return id == IDSET_NONE ? 0 : (int)id + 1;
 }
 
 int
@@ -435,60 +412,34 @@ void
 elfw_strtab_free(strtab_t *t)
 {
 	sb_free(&t->bytes);
-	free(t->slots);
+	idset_free(&t->offsets);
 }
 
-static size_t
-strtab_slot(const strtab_t *t, const char *s)
-{
-	size_t mask = t->cap - 1, i = name_hash(s) & mask;
-
-	while (t->slots[i] != 0 && strcmp(t->bytes.data + t->slots[i] - 1, s) != 0)
-		i = (i + 1) & mask;
-	return i;
-}
-
+/* Is the string at offset id of the table's bytes the string key? */
 static bool
-strtab_grow(strtab_t *t)
+strtab_holds(const void *ctx, size_t id, const void *key)
 {
-	size_t *old = t->slots, oldcap = t->cap;
-
-	t->cap = oldcap ? oldcap * 2 : 64;
-	if ((t->slots = calloc(t->cap, sizeof(size_t))) == NULL) {
-		t->slots = old;
-		t->cap = oldcap;
-		return false;
-	}
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i] != 0)
-			t->slots[strtab_slot(t, t->bytes.data + old[i] - 1)] = old[i];
-	free(old);
-	return true;
+	return strcmp(((const strtab_t *)ctx)->bytes.data + id, key) == 0;
 }
 
 /* Offset of s in the table, adding it if new; 0 after a failure. */
 size_t
 elfw_strtab_add(strtab_t *t, const char *s)
 {
-	size_t i, off;
+	uint64_t h;
+	size_t off;
 
 	if (s[0] == '\0' || t->failed)
 		return 0;
-	if (2 * (t->count + 1) > t->cap && !strtab_grow(t)) {
-		t->failed = true;
-		return 0;
-	}
-	i = strtab_slot(t, s);
-	if (t->slots[i] != 0)
-		return t->slots[i] - 1;
+	h = name_hash(s);
+	if ((off = idset_find(&t->offsets, h, strtab_holds, t, s)) != IDSET_NONE)
+		return off;
 	off = t->bytes.len;
 	sb_append(&t->bytes, s, strlen(s) + 1);
-	if (t->bytes.failed) {
+	if (t->bytes.failed || !idset_add(&t->offsets, h, off)) {
 		t->failed = true;
 		return 0;
 	}
-	t->slots[i] = off + 1;
-	t->count++;
 	return off;
 }
 

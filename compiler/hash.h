@@ -7,9 +7,9 @@
  * their last characters, as generated probe and symbol names do.  It is
  * not a cryptographic hash and nothing here relies on it being one.
  *
- * The 32-bit form serves where the value is written out and must stay as
- * it is (the object key in -G's alias names, rewrite.c) and the DOF
- * string table's index (dofgen.c).
+ * The hash tables themselves are idset.c's.  The 32-bit form serves where
+ * the value is written out and must stay as it is (the object key in -G's
+ * alias names, rewrite.c).
  */
 #ifndef USDTC_HASH_H
 #define USDTC_HASH_H

@@ -313,6 +313,65 @@ list_record_sites(lister_t *L, const dofd_probe_t *r, uint64_t secoff, const pf_
 		list_site(L, r, "is-enabled", r->enoffs[k], er, enabled_adjust);
 }
 
+/* A probe record's place among its provider's, for grouping them by name. */
+typedef struct rec_pos {
+	const char *name;
+	size_t j;
+} rec_pos_t;
+
+static int
+cmp_rec_pos(const void *a, const void *b)
+{
+	const rec_pos_t *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/*
+ * A provider's probes, one per name in the order of first appearance, each
+ * with the sites of every record of that name (a probe called from several
+ * functions has a record per function).  The records are sorted by name,
+ * then position, once: n log n where comparing each with all the earlier
+ * ones was n squared.  Without memory for that, one record at a time.
+ */
+static void
+list_provider(lister_t *L, const dofd_provider_t *pv, uint64_t secoff,
+    const pf_rels_t *rels)
+{
+	size_t n = pv->nprobes;
+	rec_pos_t *byname = malloc((n ? n : 1) * sizeof(*byname));
+	size_t *first = malloc((n ? n : 1) * sizeof(*first));	/* [j]: run start in byname */
+
+	if (byname == NULL || first == NULL) {
+		for (size_t j = 0; j < n; j++) {
+			list_signature(L->out, &pv->probes[j]);
+			list_record_sites(L, &pv->probes[j], secoff, rels);
+		}
+		goto out;
+	}
+	for (size_t j = 0; j < n; j++)
+		byname[j] = (rec_pos_t){ pv->probes[j].name, j };
+	qsort(byname, n, sizeof(*byname), cmp_rec_pos);
+	for (size_t k = 0; k < n; k++)
+		first[byname[k].j] = k > 0 && strcmp(byname[k - 1].name, byname[k].name) == 0 ?
+		    first[byname[k - 1].j] : k;
+	for (size_t j = 0; j < n; j++) {
+		size_t k = first[j];
+
+		if (byname[k].j != j)
+			continue;	/* not the first record of its name */
+		list_signature(L->out, &pv->probes[j]);
+		for (; k < n && strcmp(byname[k].name, pv->probes[j].name) == 0; k++)
+			list_record_sites(L, &pv->probes[byname[k].j], secoff, rels);
+	}
+out:
+	free(byname);
+	free(first);
+}
+
 static void
 list_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff,
     const pf_rels_t *rels)
@@ -322,21 +381,8 @@ list_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff
 	fprintf(f, "DOF %s+0x%" PRIx64 ": version %u, %zu provider%s\n", where, secoff,
 	    d->version, d->nproviders, d->nproviders == 1 ? "" : "s");
 	for (size_t i = 0; i < d->nproviders; i++) {
-		const dofd_provider_t *pv = &d->providers[i];
-
-		fprintf(f, "provider %s\n", pv->name);
-		for (size_t j = 0; j < pv->nprobes; j++) {
-			bool seen = false;
-
-			for (size_t k = 0; k < j && !seen; k++)
-				seen = strcmp(pv->probes[k].name, pv->probes[j].name) == 0;
-			if (seen)
-				continue;
-			list_signature(f, &pv->probes[j]);
-			for (size_t k = j; k < pv->nprobes; k++)
-				if (strcmp(pv->probes[k].name, pv->probes[j].name) == 0)
-					list_record_sites(L, &pv->probes[k], secoff, rels);
-		}
+		fprintf(f, "provider %s\n", d->providers[i].name);
+		list_provider(L, &d->providers[i], secoff, rels);
 	}
 }
 

@@ -331,6 +331,7 @@ typedef struct dof_pair {
 	uint64_t at;		/* offset in the section */
 	const macho_symbol_t *function, *dof;
 	bool used;
+	size_t read;		/* its place among the pairs as read */
 } dof_pair_t;
 
 /* The (SUBTRACTOR, UNSIGNED) pairs of a DOF section, as macho_write.c writes them. */
@@ -363,9 +364,43 @@ read_pairs(const macho_file_t *f, size_t i, const macho_reloc_t *r, size_t n,
 			    "%s, which is not a symbol of the section", s->sectname, k,
 			    dof->name);
 		pairs[k / 2] = (dof_pair_t){ (uint64_t)a->address, &f->syms[b->symbolnum],
-		    dof, false };
+		    dof, false, k / 2 };
 	}
 	return 0;
+}
+
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const dof_pair_t *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->read < y->read ? -1 : x->read > y->read;
+}
+
+/*
+ * Every site entry looks its pair up by offset, so the pairs are sorted by
+ * offset (then as read) once and searched by halves: n log n, not n times
+ * the number of pairs.  The first unused pair at offset at, or NULL.
+ */
+static dof_pair_t *
+unused_pair_at(dof_pair_t *pairs, size_t npairs, uint64_t at)
+{
+	size_t lo = 0, hi = npairs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pairs[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < npairs && pairs[lo].at == at; lo++)
+		if (!pairs[lo].used)
+			return &pairs[lo];
+	return NULL;
 }
 
 /*
@@ -378,11 +413,8 @@ claim_entries(dof_pair_t *pairs, size_t npairs, uint64_t at, size_t n,
     const macho_symbol_t **dof, bool *ok)
 {
 	for (size_t k = 0; k < n && *ok; k++) {
-		dof_pair_t *p = NULL;
+		dof_pair_t *p = unused_pair_at(pairs, npairs, at + 4 * k);
 
-		for (size_t j = 0; j < npairs && p == NULL; j++)
-			if (pairs[j].at == at + 4 * k && !pairs[j].used)
-				p = &pairs[j];
 		if (p == NULL || p->dof->value != dof_addr ||
 		    (function != NULL && p->function != function)) {
 			*ok = false;
@@ -445,47 +477,52 @@ claim_dof(const macho_file_t *f, size_t i, const dof_decoded_t *d, uint64_t off,
 	return 0;
 }
 
-static bool
-all_zero(const uint8_t *p, size_t n)
+/* What claim_dofs' callback needs. */
+typedef struct claim_ctx {
+	const macho_file_t *f;
+	size_t i;
+	dof_pair_t *pairs;
+	size_t npairs;
+	macho_dof_rel_t **out;
+	size_t *n;
+	err_t *e;
+} claim_ctx_t;
+
+/* Claim the pairs of one DOF of the section (dof_walk's callback). */
+static int
+claim_each(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
+	claim_ctx_t *c = arg;
+	int rc;
+
+	if (bad != NULL)
+		return err_set(c->e, "Mach-O: DOF section %s+0x%" PRIx64 ": %s",
+		    c->f->sects[c->i].sectname, (uint64_t)off, bad->msg);
+	rc = claim_dof(c->f, c->i, d, off, c->pairs, c->npairs, c->out, c->n, c->e);
+	dof_decoded_free(d);
+	return rc;
 }
 
-/* Walk the DOFs of the section as probefind.c does, claiming pairs record by record. */
+/* Walk the DOFs of the section (decode.c's dof_walk), claiming pairs record by record. */
 static int
 claim_dofs(const macho_file_t *f, size_t i, dof_pair_t *pairs, size_t npairs,
     macho_dof_rel_t **out, size_t *n, err_t *e)
 {
 	const macho_section_t *s = &f->sects[i];
-	uint64_t off = 0;
+	claim_ctx_t c = { f, i, pairs, npairs, out, n, e };
 
-	while (off < s->size) {
-		uint64_t chunk = s->size - off < 8 ? s->size - off : 8;
-		dof_decoded_t d;
-		err_t de;
-		int rc;
+	const dof_pair_t *left = NULL;
 
-		if (all_zero(s->data + off, (size_t)chunk)) {
-			off += chunk;
-			continue;
-		}
-		if (dof_decode(s->data + off, (size_t)(s->size - off), &d, &de) != 0)
-			return err_set(e, "Mach-O: DOF section %s+0x%" PRIx64 ": %s",
-			    s->sectname, off, de.msg);
-		rc = claim_dof(f, i, &d, off, pairs, npairs, out, n, e);
-		off += (d.hdr.dofh_filesz + 7) & ~(uint64_t)7;
-		dof_decoded_free(&d);
-		if (rc != 0)
-			return -1;
-	}
+	qsort(pairs, npairs, sizeof(*pairs), cmp_pair);
+	if (dof_walk(s->data, (size_t)s->size, 0, claim_each, &c) != 0)
+		return -1;
 	for (size_t k = 0; k < npairs; k++)
-		if (!pairs[k].used)
-			return err_set(e, "Mach-O: DOF section %s: the relocation pair at "
-			    "0x%" PRIx64 " is on no site offset of any probe record",
-			    s->sectname, pairs[k].at);
+		if (!pairs[k].used && (left == NULL || pairs[k].read < left->read))
+			left = &pairs[k];
+	if (left != NULL)
+		return err_set(e, "Mach-O: DOF section %s: the relocation pair at "
+		    "0x%" PRIx64 " is on no site offset of any probe record",
+		    s->sectname, left->at);
 	return 0;
 }
 

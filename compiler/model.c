@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "idset.h"
 #include "model.h"
 
 const mdl_attr_t usdt_attr_default = {
@@ -88,14 +89,13 @@ probe_free(mdl_probe_t *pr)
 /*
  * Name indexes, so that lookups stay cheap in providers of many thousand
  * probes: a provider's probes by DTrace name, the model's typedefs by
- * name.  Open addressing over positions in the indexed array, at most half
- * full.  An index is only a cache: when it cannot be allocated, or a
- * removal shifted the positions, it is dropped, lookups scan the array,
- * and the next addition builds it again.
+ * name.  A set of positions in the indexed array (idset.h).  An index is
+ * only a cache: when it cannot be allocated, or a removal shifted the
+ * positions, it is dropped, lookups scan the array, and the next addition
+ * builds it again.
  */
 struct mdl_name_index {
-	size_t *slots;		/* position + 1, 0 = empty */
-	size_t cap;		/* a power of two */
+	idset_t positions;
 };
 
 /* What an index is over: the array's owner and the name at a position. */
@@ -131,39 +131,42 @@ typedefs_indexed(mdl_model_t *m)
 	return (indexed_t){ &m->typedef_index, m, typedef_name_at, m->ntypedefs, true };
 }
 
-static size_t
+static uint64_t
 name_hash(const char *s)
 {
-	return (size_t)hash_str(HASH_FNV_OFFSET, s);
+	return hash_str(HASH_FNV_OFFSET, s);
+}
+
+/* Is the name at position id of the indexed array the string key? */
+static bool
+name_at_is(const void *ctx, size_t id, const void *key)
+{
+	const indexed_t *a = ctx;
+
+	return strcmp(a->name_at(a->owner, id), key) == 0;
 }
 
 static void
 index_drop(struct mdl_name_index **xp)
 {
 	if (*xp != NULL)
-		free((*xp)->slots);
+		idset_free(&(*xp)->positions);
 	free(*xp);
 	*xp = NULL;
 }
 
-/* The slot holding name, or the empty slot where it would go. */
-static size_t
-index_slot(const struct mdl_name_index *x, const indexed_t *a, const char *name)
-{
-	size_t mask = x->cap - 1, i = name_hash(name) & mask;
-
-	while (x->slots[i] != 0 && strcmp(a->name_at(a->owner, x->slots[i] - 1), name) != 0)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static void
+/* Index position pos; false when out of memory. */
+static bool
 index_put(struct mdl_name_index *x, const indexed_t *a, size_t pos)
 {
-	size_t slot = index_slot(x, a, a->name_at(a->owner, pos));
+	const char *name = a->name_at(a->owner, pos);
+	uint64_t h = name_hash(name);
 
-	if (x->slots[slot] == 0 || a->last_wins)
-		x->slots[slot] = pos + 1;
+	if (a->last_wins)
+		return idset_set(&x->positions, h, pos, name_at_is, a, name);
+	if (idset_find(&x->positions, h, name_at_is, a, name) != IDSET_NONE)
+		return true;
+	return idset_add(&x->positions, h, pos);
 }
 
 /* Index every entry afresh, with room for as many again (best effort). */
@@ -171,37 +174,36 @@ static void
 index_build(const indexed_t *a)
 {
 	struct mdl_name_index *x;
-	size_t cap = 16;
 
 	index_drop(a->index);
-	while (cap < 4 * (a->n + 1))
-		cap *= 2;
-	if ((x = calloc(1, sizeof(*x))) == NULL || (x->slots = calloc(cap, sizeof(size_t))) == NULL) {
-		free(x);
+	if ((x = calloc(1, sizeof(*x))) == NULL)
 		return;
-	}
-	x->cap = cap;
+	idset_init(&x->positions);
+	if (!idset_reserve(&x->positions, 2 * (a->n + 1)))
+		goto fail;
 	for (size_t i = 0; i < a->n; i++)
-		index_put(x, a, i);
+		if (!index_put(x, a, i))
+			goto fail;
 	*a->index = x;
+	return;
+fail:
+	index_drop(&x);
 }
 
 /* Index the entry just appended (the array now holds a->n). */
 static void
 index_add_last(const indexed_t *a)
 {
-	if (*a->index == NULL || 2 * a->n > (*a->index)->cap)
+	if (*a->index == NULL)
 		index_build(a);
-	else
-		index_put(*a->index, a, a->n - 1);
+	else if (!index_put(*a->index, a, a->n - 1))
+		index_drop(a->index);
 }
 
 /* The position of name, or (size_t)-1; a scan when there is no index. */
 static size_t
 index_find(const indexed_t *a, const char *name)
 {
-	size_t slot;
-
 	if (*a->index == NULL) {
 		for (size_t k = 0; k < a->n; k++) {
 			size_t i = a->last_wins ? a->n - 1 - k : k;
@@ -211,8 +213,7 @@ index_find(const indexed_t *a, const char *name)
 		}
 		return (size_t)-1;
 	}
-	slot = index_slot(*a->index, a, name);
-	return (*a->index)->slots[slot] != 0 ? (*a->index)->slots[slot] - 1 : (size_t)-1;
+	return idset_find(&(*a->index)->positions, name_hash(name), name_at_is, a, name);
 }
 
 static void

@@ -126,13 +126,66 @@ add_dof(finder_t *L, const dof_decoded_t *d, const pf_section_t *sec, uint64_t o
 
 /* ---- relocations ----------------------------------------------------- */
 
+/*
+ * Every DOF record and note looks its relocation up by offset, so a set is
+ * sorted by offset once it is complete (relset_sort) and searched by
+ * halves: n log n for a section of n records, not n squared.  Of several
+ * relocations at one offset the first one read is the one found, as a
+ * reader going through them in order would find it.
+ */
 const pf_rel_t *
 pf_rels_find(const pf_rels_t *rs, uint64_t off)
 {
+	size_t lo = 0, hi = rs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs->v[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rs->n && rs->v[lo].off == off ? &rs->v[lo] : NULL;
+}
+
+/* A relocation's place in a set being sorted: its offset and position read. */
+typedef struct rel_pos {
+	uint64_t off;
+	size_t i;
+} rel_pos_t;
+
+static int
+cmp_rel_pos(const void *a, const void *b)
+{
+	const rel_pos_t *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort a complete set by offset, keeping the order read among equal ones. */
+static int
+relset_sort(finder_t *L, pf_rels_t *rs)
+{
+	rel_pos_t *pos = malloc((rs->n ? rs->n : 1) * sizeof(*pos));
+	pf_rel_t *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
+
+	if (pos == NULL || v == NULL) {
+		free(pos);
+		free(v);
+		return err_set(L->e, "%s: out of memory reading relocations", L->name);
+	}
 	for (size_t i = 0; i < rs->n; i++)
-		if (rs->v[i].off == off)
-			return &rs->v[i];
-	return NULL;
+		pos[i] = (rel_pos_t){ rs->v[i].off, i };
+	qsort(pos, rs->n, sizeof(*pos), cmp_rel_pos);
+	for (size_t i = 0; i < rs->n; i++)
+		v[i] = rs->v[pos[i].i];
+	free(pos);
+	free(rs->v);
+	rs->v = v;
+	return 0;
 }
 
 static const char *
@@ -201,12 +254,16 @@ symbol_name(finder_t *L, size_t symndx, size_t i, GElf_Sym *symp)
 static int
 relset_add(finder_t *L, pf_rels_t *rs, const pf_rel_t *r)
 {
-	pf_rel_t *v = realloc(rs->v, (rs->n + 1) * sizeof(*v));
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 16;
+		pf_rel_t *v = realloc(rs->v, cap * sizeof(*v));
 
-	if (v == NULL)
-		return err_set(L->e, "%s: out of memory reading relocations", L->name);
-	rs->v = v;
-	v[rs->n++] = *r;
+		if (v == NULL)
+			return err_set(L->e, "%s: out of memory reading relocations", L->name);
+		rs->v = v;
+		rs->cap = cap;
+	}
+	rs->v[rs->n++] = *r;
 	return 0;
 }
 
@@ -301,7 +358,7 @@ collect_relocs(finder_t *L, size_t target, pf_rels_t *rs)
 				return -1;
 		}
 	}
-	return 0;
+	return relset_sort(L, rs);
 }
 
 /* 0: not an address relocation; 1: base-relative (addend); 2: symbol + addend. */
@@ -391,58 +448,41 @@ set_record_bases(dof_decoded_t *d, uint64_t dof_addr)
 			d->providers[i].probes[j].raw.dofpr_addr = dof_addr;
 }
 
-static bool
-all_zero(const uint8_t *p, size_t n)
+/* What walk_dofs' callback needs: the finder and the section walked. */
+typedef struct dof_walk_ctx {
+	finder_t *L;
+	const pf_section_t *sec;
+} dof_walk_ctx_t;
+
+/* Keep one DOF of the section walked (dof_walk's callback). */
+static int
+keep_dof(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
+	dof_walk_ctx_t *c = arg;
+	finder_t *L = c->L;
+
+	if (bad != NULL)
+		return err_set(L->e, "%s: %s+0x%zx: %s", L->name, c->sec->where, off, bad->msg);
+	apply_base(d, L->base);
+	if (L->macho && L->eh.e_type != ET_REL)
+		set_record_bases(d, L->dof_addr + off);
+	if (add_dof(L, d, c->sec, off) != 0) {
+		dof_decoded_free(d);
+		return -1;
+	}
+	return 0;
 }
 
 /*
- * Decode every DOF of section sec: images at 8-aligned offsets, zero
- * padding between them.  raw: a captured image may stop at dofh_loadsz.
+ * Decode every DOF of section sec (decode.c's dof_walk).  raw: a captured
+ * image may stop at dofh_loadsz.
  */
 static int
 walk_dofs(finder_t *L, const pf_section_t *sec, bool raw)
 {
-	const uint8_t *buf = sec->bytes;
-	size_t len = sec->len;
-	const char *where = sec->where;
-	size_t off = 0;
+	dof_walk_ctx_t c = { L, sec };
 
-	while (off < len) {
-		size_t chunk = len - off < 8 ? len - off : 8;
-		dof_decoded_t d;
-		dof_hdr_t h;
-		unsigned flags = 0;
-		err_t de;
-
-		if (all_zero(buf + off, chunk)) {
-			off += chunk;
-			continue;
-		}
-		if (raw && len - off >= sizeof(h)) {
-			memcpy(&h, buf + off, sizeof(h));
-			if (h.dofh_filesz > len - off)
-				flags = DOF_DECODE_LOADSZ;
-		}
-		if (dof_decode_ex(buf + off, len - off, flags, &d, &de) != 0)
-			return err_set(L->e, "%s: %s+0x%zx: %s", L->name, where, off, de.msg);
-		apply_base(&d, L->base);
-		if (L->macho && L->eh.e_type != ET_REL)
-			set_record_bases(&d, L->dof_addr + off);
-		if (add_dof(L, &d, sec, off) != 0) {
-			dof_decoded_free(&d);
-			return -1;
-		}
-		if (flags & DOF_DECODE_LOADSZ)
-			off = len;
-		else
-			off += (d.hdr.dofh_filesz + 7) & ~(uint64_t)7;
-	}
-	return 0;
+	return dof_walk(sec->bytes, sec->len, raw ? DOF_DECODE_LOADSZ : 0, keep_dof, &c);
 }
 
 static int
@@ -471,7 +511,7 @@ static int
 collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 {
 	unsigned asz = L->eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	pf_rels_t rels = { NULL, 0 };
+	pf_rels_t rels = { NULL, 0, 0 };
 	stapsdt_notes_t ns;
 	Elf_Data *d;
 	pf_note_t *v;
@@ -585,7 +625,7 @@ macho_dof_relset(finder_t *L, const macho_file_t *mf, size_t i, pf_rels_t *rs)
 		rc = relset_add(L, rs, &(pf_rel_t){ v[k].addr_offset, v[k].function, 0,
 		    v[k].dof });
 	free(v);
-	return rc;
+	return rc == 0 ? relset_sort(L, rs) : rc;
 }
 
 static int

@@ -29,11 +29,11 @@ typedef struct pf_rel {
 } pf_rel_t;
 
 typedef struct pf_rels {
-	pf_rel_t *v;
-	size_t n;
+	pf_rel_t *v;		/* sorted by offset once read */
+	size_t n, cap;
 } pf_rels_t;
 
-/* The relocation at offset off, or NULL. */
+/* The relocation at offset off (the first read, of several), or NULL. */
 const pf_rel_t *pf_rels_find(const pf_rels_t *rs, uint64_t off);
 
 /* One DOF found: where, decoded, and its section's relocations. */

@@ -143,6 +143,7 @@
 
 #include "fileio.h"
 #include "hash.h"
+#include "idset.h"
 #include "insn.h"
 #include "objin.h"
 #include "rewrite.h"
@@ -263,15 +264,16 @@ call_isa_for(unsigned machine)
 
 /* ---- a small map from names to indices ------------------------------------ */
 
-typedef struct name_slot {
-	const char *key;	/* NULL: empty */
+typedef struct name_entry {
+	const char *key;
 	size_t val;
-} name_slot_t;
+} name_entry_t;
 
+/* Entries in order of insertion; a set of their indices finds a key (idset.h). */
 typedef struct name_map {
-	name_slot_t *slots;
-	size_t cap;		/* a power of two, or 0 */
-	size_t n;
+	name_entry_t *entries;
+	size_t n, cap;		/* cap: as map_init was told */
+	idset_t set;
 } name_map_t;
 
 static uint32_t
@@ -280,56 +282,59 @@ hash_name(const char *s)
 	return hash32_bytes(HASH32_FNV_OFFSET, s, strlen(s));
 }
 
+static bool
+entry_key_is(const void *ctx, size_t id, const void *key)
+{
+	return strcmp(((const name_map_t *)ctx)->entries[id].key, key) == 0;
+}
+
 static int
 map_init(name_map_t *map, size_t expected)
 {
-	size_t cap = 16;
-
-	while (cap < expected * 2 + 1)
-		cap *= 2;
-	map->slots = calloc(cap, sizeof(name_slot_t));
-	map->cap = map->slots ? cap : 0;
+	idset_init(&map->set);
 	map->n = 0;
-	return map->slots ? 0 : -1;
+	map->cap = expected;
+	map->entries = calloc(expected ? expected : 1, sizeof(name_entry_t));
+	if (map->entries == NULL || !idset_reserve(&map->set, expected)) {
+		free(map->entries);
+		map->entries = NULL;
+		map->cap = 0;
+		return -1;
+	}
+	return 0;
 }
 
 static void
 map_free(name_map_t *map)
 {
-	free(map->slots);
-	map->slots = NULL;
+	free(map->entries);
+	map->entries = NULL;
 	map->cap = map->n = 0;
+	idset_free(&map->set);
 }
 
 /* The value stored for key, or (size_t)-1. */
 static size_t
 map_get(const name_map_t *map, const char *key)
 {
-	if (map->cap == 0)
-		return (size_t)-1;
-	for (size_t i = hash_name(key) & (map->cap - 1);; i = (i + 1) & (map->cap - 1)) {
-		if (map->slots[i].key == NULL)
-			return (size_t)-1;
-		if (strcmp(map->slots[i].key, key) == 0)
-			return map->slots[i].val;
-	}
+	size_t id = idset_find(&map->set, hash_str(HASH_FNV_OFFSET, key), entry_key_is, map, key);
+
+	return id == IDSET_NONE ? (size_t)-1 : map->entries[id].val;
 }
 
 /* Insert (the first value for a key wins); key must outlive the map. */
 static void
 map_put(name_map_t *map, const char *key, size_t val)
 {
-	size_t i;
+	uint64_t h = hash_str(HASH_FNV_OFFSET, key);
 
-	if (map->n * 2 + 2 > map->cap)
+	if (map->n == map->cap)
 		return;		/* sized by map_init; never happens */
-	for (i = hash_name(key) & (map->cap - 1); map->slots[i].key != NULL;
-	    i = (i + 1) & (map->cap - 1))
-		if (strcmp(map->slots[i].key, key) == 0)
-			return;
-	map->slots[i].key = key;
-	map->slots[i].val = val;
-	map->n++;
+	if (idset_find(&map->set, h, entry_key_is, map, key) != IDSET_NONE)
+		return;
+	map->entries[map->n] = (name_entry_t){ key, val };
+	if (idset_add(&map->set, h, map->n))	/* reserved by map_init */
+		map->n++;
 }
 
 /* ---- the model's probe functions ------------------------------------------ */
@@ -1271,21 +1276,43 @@ collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
 	return 0;
 }
 
-/* The anchors the object lacks for the providers of its new sites. */
+/* Is the provider of site id the provider key? */
+static bool
+site_provider_is(const void *ctx, size_t id, const void *key)
+{
+	return ((const rewrite_sites_t *)ctx)->sites[id].provider == key;
+}
+
+/*
+ * The anchors the object lacks for the providers of its new sites.  Each
+ * provider is looked for once (a set of the sites whose provider was
+ * seen first), not once per site: refers_to reads every symbol, and a
+ * search per site made -G quadratic in an object's call sites.
+ */
 static int
 add_new_anchors(const object_t *ob, rewrite_sites_t *sites, err_t *e)
 {
-	for (size_t i = 0; i < sites->n; i++) {
-		char *name = anchor_name(ob, sites->sites[i].provider);
-		int rc = name == NULL ? -1 : 0;
+	idset_t seen;
+	int rc = 0;
 
-		if (rc == 0 && !refers_to(ob, name))
+	idset_init(&seen);
+	for (size_t i = 0; i < sites->n && rc == 0; i++) {
+		const mdl_provider_t *p = sites->sites[i].provider;
+		uint64_t h = hash_bytes(HASH_FNV_OFFSET, &p, sizeof(p));
+		char *name;
+
+		if (idset_find(&seen, h, site_provider_is, sites, p) != IDSET_NONE)
+			continue;
+		if (!idset_add(&seen, h, i) || (name = anchor_name(ob, p)) == NULL) {
+			rc = -1;
+			break;
+		}
+		if (!refers_to(ob, name))
 			rc = add_anchor(sites, name);
 		free(name);
-		if (rc != 0)
-			return err_errno(e, ENOMEM, "%s", ob->path);
 	}
-	return 0;
+	idset_free(&seen);
+	return rc != 0 ? err_errno(e, ENOMEM, "%s", ob->path) : 0;
 }
 
 /* ---- one object: what the rewrite adds ------------------------------------- */
@@ -1299,6 +1326,7 @@ typedef struct new_alias {
 typedef struct edits {
 	new_alias_t *aliases;
 	size_t naliases;
+	idset_t aliased;	/* aliases by the function they are of */
 	strbuf_t records;	/* lines for .usdt.sites */
 	rewrite_sites_t sites;	/* reported once the object is written; its
 				   anchors are the ones the object lacks */
@@ -1310,6 +1338,7 @@ edits_free(edits_t *ed)
 	for (size_t i = 0; i < ed->naliases; i++)
 		free(ed->aliases[i].name);
 	free(ed->aliases);
+	idset_free(&ed->aliased);
 	sb_free(&ed->records);
 	rewrite_sites_free(&ed->sites);
 }
@@ -1326,9 +1355,17 @@ recordable(const char *name)
  * the link unit, else its alias (reused when the object already has it,
  * added to ed->aliases when not).  NULL on allocation failure.
  */
+/* Is new alias id of the function symbol *key? */
+static bool
+alias_of_is(const void *ctx, size_t id, const void *key)
+{
+	return ((const edits_t *)ctx)->aliases[id].of == *(const size_t *)key;
+}
+
 static char *
 site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 {
+	uint64_t h;
 	GElf_Sym sym;
 	size_t shndx;
 	const char *name;
@@ -1344,13 +1381,13 @@ site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 		return NULL;
 	if (map_get(&ob->defined, alias) != (size_t)-1)
 		return alias;
-	for (size_t i = 0; i < ed->naliases; i++)
-		if (ed->aliases[i].of == f->index)
-			return alias;
+	h = hash_bytes(HASH_FNV_OFFSET, &f->index, sizeof(f->index));
+	if (idset_find(&ed->aliased, h, alias_of_is, ed, &f->index) != IDSET_NONE)
+		return alias;
 	new_alias_t *grown = realloc(ed->aliases, (ed->naliases + 1) * sizeof(*grown));
 	char *copy = strdup(alias);
 
-	if (grown == NULL || copy == NULL) {
+	if (grown == NULL || copy == NULL || !idset_add(&ed->aliased, h, ed->naliases)) {
 		free(copy);
 		free(alias);
 		if (grown != NULL)
@@ -1811,6 +1848,7 @@ plan_one(rewrite_plan_t *rp, const objin_t *in, rewrite_sites_t *out, err_t *e)
 
 	memset(po, 0, sizeof(*po));
 	sb_init(&po->ed.records);
+	idset_init(&po->ed.aliased);
 	po->in = in;
 	ob->path = in->path;
 	ob->t = rp->t;

@@ -1,0 +1,109 @@
+/*
+ * idset.c - a set of ids in an open-addressing hash table; see idset.h for
+ * why the table holds ids and not keys.
+ */
+#include <stdlib.h>
+
+#include "idset.h"
+
+void
+idset_init(idset_t *s)
+{
+	s->slots = NULL;
+	s->cap = s->count = 0;
+}
+
+void
+idset_free(idset_t *s)
+{
+	free(s->slots);
+	idset_init(s);
+}
+
+/* The first empty slot on h's probe sequence (the table has one). */
+static size_t
+empty_slot(const idset_slot_t *slots, size_t cap, uint64_t h)
+{
+	size_t i = (size_t)h & (cap - 1);
+
+	while (slots[i].id1 != 0)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Move every id into a table of cap slots. */
+static bool
+rehash(idset_t *s, size_t cap)
+{
+	idset_slot_t *slots = calloc(cap, sizeof(*slots));
+
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slots[i].id1 != 0)
+			slots[empty_slot(slots, cap, s->slots[i].hash)] = s->slots[i];
+	free(s->slots);
+	s->slots = slots;
+	s->cap = cap;
+	return true;
+}
+
+bool
+idset_reserve(idset_t *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap == s->cap || rehash(s, cap);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t
+find_slot(const idset_t *s, uint64_t h, idset_same_fn *same, const void *ctx,
+    const void *key)
+{
+	size_t i = (size_t)h & (s->cap - 1);
+
+	for (; s->slots[i].id1 != 0; i = (i + 1) & (s->cap - 1))
+		if (s->slots[i].hash == h && same(ctx, s->slots[i].id1 - 1, key))
+			break;
+	return i;
+}
+
+size_t
+idset_find(const idset_t *s, uint64_t h, idset_same_fn *same, const void *ctx,
+    const void *key)
+{
+	size_t i;
+
+	if (s->cap == 0)
+		return IDSET_NONE;
+	i = find_slot(s, h, same, ctx, key);
+	return s->slots[i].id1 != 0 ? s->slots[i].id1 - 1 : IDSET_NONE;
+}
+
+bool
+idset_add(idset_t *s, uint64_t h, size_t id)
+{
+	if (!idset_reserve(s, s->count + 1))
+		return false;
+	s->slots[empty_slot(s->slots, s->cap, h)] = (idset_slot_t){ id + 1, h };
+	s->count++;
+	return true;
+}
+
+bool
+idset_set(idset_t *s, uint64_t h, size_t id, idset_same_fn *same,
+    const void *ctx, const void *key)
+{
+	size_t i;
+
+	if (!idset_reserve(s, s->count + 1))
+		return false;
+	i = find_slot(s, h, same, ctx, key);
+	if (s->slots[i].id1 == 0)
+		s->count++;
+	s->slots[i] = (idset_slot_t){ id + 1, h };
+	return true;
+}

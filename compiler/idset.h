@@ -1,0 +1,66 @@
+/*
+ * idset.h - a set of ids in an open-addressing hash table: the one hash
+ * table of usdtc.
+ *
+ * Name maps, string tables and probe indexes all ask the same question:
+ * "is an item equal to this key already stored, and which one?".  The items
+ * live in the user's own storage (an array of symbols, the bytes of a
+ * string table that moves as it grows, the model's probes), so the table
+ * holds only ids -- an index or an offset the user chose -- and the hash
+ * of each id's key.  The user hashes a key (hash.h) and says, through a
+ * callback over its own storage, whether the key of a stored id equals a
+ * key; keys can therefore be string pointers, offsets into a buffer that
+ * moves, byte blocks with NULs inside, or item indices.
+ *
+ * Linear probing in a power-of-two table kept at most half full; the
+ * stored hash spares the callback on most mismatches and lets the table
+ * grow without asking the user to hash again.  Ids are never removed: a
+ * user whose ids shift clears the set and adds them again.
+ */
+#ifndef USDTC_IDSET_H
+#define USDTC_IDSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IDSET_NONE ((size_t)-1)
+
+typedef struct idset_slot {
+	size_t id1;		/* the id + 1; 0 = empty */
+	uint64_t hash;
+} idset_slot_t;
+
+typedef struct idset {
+	idset_slot_t *slots;
+	size_t cap;		/* a power of two, or 0 */
+	size_t count;
+} idset_t;
+
+/* Does the key of the stored id equal key?  ctx is the user's storage. */
+typedef bool idset_same_fn(const void *ctx, size_t id, const void *key);
+
+void idset_init(idset_t *s);
+void idset_free(idset_t *s);
+
+/* Room for n ids in all without growing; false when out of memory. */
+bool idset_reserve(idset_t *s, size_t n);
+
+/* The id whose key equals key (its hash h), or IDSET_NONE. */
+size_t idset_find(const idset_t *s, uint64_t h, idset_same_fn *same,
+    const void *ctx, const void *key);
+
+/*
+ * Store id, whose key hashes to h and equals no stored id's key (the user
+ * looked it up first).  False when out of memory; the set is unchanged.
+ */
+bool idset_add(idset_t *s, uint64_t h, size_t id);
+
+/*
+ * Store id for key (hash h), in place of the id of an equal key if there
+ * is one (the last one stored wins).  False when out of memory.
+ */
+bool idset_set(idset_t *s, uint64_t h, size_t id, idset_same_fn *same,
+    const void *ctx, const void *key);
+
+#endif
