@@ -452,7 +452,7 @@ dyn_fill_symbols(dyn_t *d, Elf_Data *symdata, err_t *e)
 		sym.st_value = dyn_symbol_value(d->w, s);
 		sym.st_size = s->size;
 		if (gelf_update_sym(symdata, (int)i, &sym) == 0)
-			return elfw_fail_libelf(e, "gelf_update_sym", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_sym");
 		/* Prepend to the bucket's chain. */
 		chains[i] = buckets[b];
 		buckets[b] = (uint32_t)i;
@@ -476,7 +476,7 @@ dyn_fill_dynamic(dyn_t *d, Elf_Data *dyndata, err_t *e)
 	ents[n++] = (GElf_Dyn){ DT_NULL, { 0 } };
 	for (size_t i = 0; i < n; i++)
 		if (gelf_update_dyn(dyndata, (int)i, &ents[i]) == 0)
-			return elfw_fail_libelf(e, "gelf_update_dyn", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_dyn");
 	return 0;
 }
 
@@ -489,7 +489,7 @@ dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 	GElf_Phdr ph;
 
 	if (gelf_newphdr(elf, nph) == NULL)
-		return elfw_fail_libelf(e, "gelf_newphdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_newphdr");
 	for (int s = SEG_R; s <= SEG_W; s++) {
 		if (d->seg_hi[s] <= d->seg_lo[s] && s != SEG_R)
 			continue;
@@ -497,7 +497,7 @@ dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 		    d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s], d->seg_hi[s] - d->seg_lo[s],
 		    d->page };
 		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-			return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_phdr");
 	}
 	for (size_t k = 0; k < d->nouts; k++) {
 		const dyn_sec_t *o = &d->outs[k];
@@ -507,21 +507,21 @@ dyn_emit_phdrs(dyn_t *d, Elf *elf, err_t *e)
 		ph = (GElf_Phdr){ PT_NOTE, PF_R, o->offset, o->offset, o->offset,
 		    o->size, o->size, o->align };
 		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-			return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_phdr");
 	}
 	if ((prop = dyn_property(d)) != NULL) {
 		ph = (GElf_Phdr){ PT_GNU_PROPERTY, PF_R, prop->offset, prop->offset,
 		    prop->offset, prop->size, prop->size, prop->align };
 		if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-			return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_phdr");
 	}
 	ph = (GElf_Phdr){ PT_DYNAMIC, PF_R | PF_W, dynamic->offset, dynamic->offset,
 	    dynamic->offset, dynamic->size, dynamic->size, dynamic->align };
 	if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-		return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_update_phdr");
 	ph = (GElf_Phdr){ PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0, 16 };
 	if (gelf_update_phdr(elf, (int)n++, &ph) == 0)
-		return elfw_fail_libelf(e, "gelf_update_phdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_update_phdr");
 	return 0;
 }
 
@@ -531,9 +531,9 @@ dyn_emit_header(dyn_t *d, Elf *elf, err_t *e)
 	GElf_Ehdr eh;
 
 	if (gelf_newehdr(elf, (int)d->w->elf_class) == NULL)
-		return elfw_fail_libelf(e, "gelf_newehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_newehdr");
 	if (gelf_getehdr(elf, &eh) == NULL)
-		return elfw_fail_libelf(e, "gelf_getehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_getehdr");
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh.e_type = ET_DYN;
@@ -543,7 +543,7 @@ dyn_emit_header(dyn_t *d, Elf *elf, err_t *e)
 	eh.e_shoff = d->shoff;
 	eh.e_shstrndx = (GElf_Half)d->nouts;
 	if (gelf_update_ehdr(elf, &eh) == 0)
-		return elfw_fail_libelf(e, "gelf_update_ehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_update_ehdr");
 	return dyn_emit_phdrs(d, elf, e);
 }
 
@@ -556,7 +556,7 @@ dyn_emit_section(dyn_t *d, Elf *elf, const dyn_sec_t *o, err_t *e)
 	GElf_Shdr sh = { 0 };
 
 	if (scn == NULL || (data = elf_newdata(scn)) == NULL) {
-		elfw_fail_libelf(e, scn ? "elf_newdata" : "elf_newscn", "ELF writer");
+		err_libelf(e, "ELF writer", scn ? "elf_newdata" : "elf_newscn");
 		return NULL;
 	}
 	data->d_buf = o->data;
@@ -576,7 +576,7 @@ dyn_emit_section(dyn_t *d, Elf *elf, const dyn_sec_t *o, err_t *e)
 	sh.sh_addralign = o->align;
 	sh.sh_entsize = o->entsize;
 	if (gelf_update_shdr(scn, &sh) == 0) {
-		elfw_fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		err_libelf(e, "ELF writer", "gelf_update_shdr");
 		return NULL;
 	}
 	return data;
@@ -590,7 +590,7 @@ dyn_emit_file(dyn_t *d, int fd, err_t *e)
 	int rc = -1;
 
 	if (elf == NULL)
-		return elfw_fail_libelf(e, "elf_begin", "ELF writer");
+		return err_libelf(e, "ELF writer", "elf_begin");
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
 	if (dyn_emit_header(d, elf, e) != 0)
 		goto out;
@@ -608,7 +608,7 @@ dyn_emit_file(dyn_t *d, int fd, err_t *e)
 	if (dyn_fill_symbols(d, symdata, e) != 0 || dyn_fill_dynamic(d, dyndata, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		elfw_fail_libelf(e, "elf_update", "ELF writer");
+		err_libelf(e, "ELF writer", "elf_update");
 		goto out;
 	}
 	rc = 0;

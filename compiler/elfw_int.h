@@ -96,8 +96,6 @@ typedef struct layout {
 	size_t nbuffers, buffercap;
 } layout_t;
 
-/* "SUBJECT: CALL failed: libelf's message"; returns -1. */
-int elfw_fail_libelf(err_t *e, const char *call, const char *subject);
 /* Make room for one more element in *arrayp; false on allocation failure. */
 bool elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem);
 /* Whether h is a symbol handle of w. */

@@ -67,12 +67,6 @@ fail(elfw_t *w, const char *what)
 	return -1;
 }
 
-int
-elfw_fail_libelf(err_t *e, const char *call, const char *subject)
-{
-	return err_set(e, "%s: %s failed: %s", subject, call, elf_errmsg(-1));
-}
-
 /* Make room for one more element in *arrayp; false on allocation failure. */
 bool
 elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem)
@@ -597,11 +591,11 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 	GElf_Shdr cur;
 
 	if (scn == NULL) {
-		elfw_fail_libelf(e, "elf_newscn", "ELF writer");
+		err_libelf(e, "ELF writer", "elf_newscn");
 		return NULL;
 	}
 	if ((data = elf_newdata(scn)) == NULL) {
-		elfw_fail_libelf(e, "elf_newdata", "ELF writer");
+		err_libelf(e, "ELF writer", "elf_newdata");
 		return NULL;
 	}
 	data->d_buf = buf;
@@ -611,13 +605,13 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 	data->d_off = 0;
 	data->d_version = EV_CURRENT;
 	if (gelf_getshdr(scn, &cur) == NULL) {
-		elfw_fail_libelf(e, "gelf_getshdr", "ELF writer");
+		err_libelf(e, "ELF writer", "gelf_getshdr");
 		return NULL;
 	}
 	cur = *sh;
 	cur.sh_size = size;
 	if (gelf_update_shdr(scn, &cur) == 0) {
-		elfw_fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		err_libelf(e, "ELF writer", "gelf_update_shdr");
 		return NULL;
 	}
 	return scn;
@@ -692,7 +686,7 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 		GElf_Rela rela = { r->offset, GELF_R_INFO(sym, r->type), r->addend };
 
 		if (gelf_update_rela(data, (int)i, &rela) == 0)
-			return elfw_fail_libelf(e, "gelf_update_rela", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_rela");
 	}
 	return 0;
 }
@@ -746,7 +740,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 		sym.st_value = s->value;
 		sym.st_size = s->size;
 		if (gelf_update_sym(data, (int)i, &sym) == 0)
-			return elfw_fail_libelf(e, "gelf_update_sym", "ELF writer");
+			return err_libelf(e, "ELF writer", "gelf_update_sym");
 		if (sym.st_shndx == SHN_XINDEX && xwords == NULL)
 			return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
 		if (sym.st_shndx == SHN_XINDEX)
@@ -777,9 +771,9 @@ emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
 	GElf_Ehdr eh;
 
 	if (gelf_newehdr(elf, (int)w->elf_class) == NULL)
-		return elfw_fail_libelf(e, "gelf_newehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_newehdr");
 	if (gelf_getehdr(elf, &eh) == NULL)
-		return elfw_fail_libelf(e, "gelf_getehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_getehdr");
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh.e_type = ET_REL;
@@ -788,7 +782,7 @@ emit_header(elfw_t *w, const layout_t *l, Elf *elf, err_t *e)
 	/* Past 16 bits the index lives in section 0's sh_link (set_shstrndx). */
 	eh.e_shstrndx = (GElf_Half)(l->shstrtab >= SHN_LORESERVE ? SHN_XINDEX : l->shstrtab);
 	if (gelf_update_ehdr(elf, &eh) == 0)
-		return elfw_fail_libelf(e, "gelf_update_ehdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_update_ehdr");
 	return 0;
 }
 
@@ -806,10 +800,10 @@ set_shstrndx(const layout_t *l, Elf *elf, err_t *e)
 	if (l->shstrtab < SHN_LORESERVE)
 		return 0;
 	if ((scn0 = elf_getscn(elf, 0)) == NULL || gelf_getshdr(scn0, &sh) == NULL)
-		return elfw_fail_libelf(e, "elf_getscn", "ELF writer");
+		return err_libelf(e, "ELF writer", "elf_getscn");
 	sh.sh_link = (GElf_Word)l->shstrtab;
 	if (gelf_update_shdr(scn0, &sh) == 0)
-		return elfw_fail_libelf(e, "gelf_update_shdr", "ELF writer");
+		return err_libelf(e, "ELF writer", "gelf_update_shdr");
 	return 0;
 }
 
@@ -821,7 +815,7 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	int rc = -1;
 
 	if (elf == NULL)
-		return elfw_fail_libelf(e, "elf_begin", "ELF writer");
+		return err_libelf(e, "ELF writer", "elf_begin");
 	if (emit_header(w, l, elf, e) != 0)
 		goto out;
 	for (size_t g = 0; g < w->ngroups; g++)
@@ -836,7 +830,7 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	    set_shstrndx(l, elf, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		elfw_fail_libelf(e, "elf_update", "ELF writer");
+		err_libelf(e, "ELF writer", "elf_update");
 		goto out;
 	}
 	rc = 0;
@@ -950,26 +944,26 @@ renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 
 	if (data == NULL)
-		return elfw_fail_libelf(e, "elf_getdata", path);
+		return err_libelf(e, path, "elf_getdata");
 	for (size_t i = 0; i < n; i++) {
 		if (sh->sh_type == SHT_RELA) {
 			GElf_Rela r;
 
 			if (gelf_getrela(data, (int)i, &r) == NULL)
-				return elfw_fail_libelf(e, "gelf_getrela", path);
+				return err_libelf(e, path, "gelf_getrela");
 			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
 			    GELF_R_TYPE(r.r_info));
 			if (gelf_update_rela(data, (int)i, &r) == 0)
-				return elfw_fail_libelf(e, "gelf_update_rela", path);
+				return err_libelf(e, path, "gelf_update_rela");
 		} else {
 			GElf_Rel r;
 
 			if (gelf_getrel(data, (int)i, &r) == NULL)
-				return elfw_fail_libelf(e, "gelf_getrel", path);
+				return err_libelf(e, path, "gelf_getrel");
 			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
 			    GELF_R_TYPE(r.r_info));
 			if (gelf_update_rel(data, (int)i, &r) == 0)
-				return elfw_fail_libelf(e, "gelf_update_rel", path);
+				return err_libelf(e, path, "gelf_update_rel");
 		}
 	}
 	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
@@ -983,7 +977,7 @@ swap_shndx_words(Elf_Scn *scn, size_t a, size_t b, const char *path, err_t *e)
 	uint32_t *words, t;
 
 	if (data == NULL)
-		return elfw_fail_libelf(e, "elf_getdata", path);
+		return err_libelf(e, path, "elf_getdata");
 	words = data->d_buf;
 	if ((a + 1) * 4 > data->d_size || (b + 1) * 4 > data->d_size)
 		return err_set(e, "%s: SHT_SYMTAB_SHNDX is shorter than the symbol table", path);
@@ -1004,7 +998,7 @@ renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
-			return elfw_fail_libelf(e, "gelf_getshdr", path);
+			return err_libelf(e, path, "gelf_getshdr");
 		if (sh.sh_link != symtab)
 			continue;
 		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
@@ -1013,7 +1007,7 @@ renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
 		} else if (sh.sh_type == SHT_GROUP) {
 			sh.sh_info = (GElf_Word)swapped(sh.sh_info, a, b);
 			if (gelf_update_shdr(scn, &sh) == 0)
-				return elfw_fail_libelf(e, "gelf_update_shdr", path);
+				return err_libelf(e, path, "gelf_update_shdr");
 		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
 			if (swap_shndx_words(scn, a, b, path, e) != 0)
 				return -1;
@@ -1038,7 +1032,7 @@ localize_in(Elf *elf, const char *path, const char *name, err_t *e)
 	if (scn == NULL)
 		return err_set(e, "%s: no symbol table", path);
 	if ((syms = elf_getdata(scn, NULL)) == NULL)
-		return elfw_fail_libelf(e, "elf_getdata", path);
+		return err_libelf(e, path, "elf_getdata");
 	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
 	first = sh.sh_info;
 	if (find_named(elf, syms, &sh, name, 1, first < n ? first : n) != 0)
@@ -1047,15 +1041,15 @@ localize_in(Elf *elf, const char *path, const char *name, err_t *e)
 		return err_set(e, "%s: no global symbol %s to make local", path, name);
 	if (gelf_getsym(syms, (int)k, &sk) == NULL ||
 	    gelf_getsym(syms, (int)first, &sf) == NULL)
-		return elfw_fail_libelf(e, "gelf_getsym", path);
+		return err_libelf(e, path, "gelf_getsym");
 	sk.st_info = GELF_ST_INFO(STB_LOCAL, GELF_ST_TYPE(sk.st_info));
 	if (gelf_update_sym(syms, (int)first, &sk) == 0 ||
 	    gelf_update_sym(syms, (int)k, &sf) == 0)
-		return elfw_fail_libelf(e, "gelf_update_sym", path);
+		return err_libelf(e, path, "gelf_update_sym");
 	elf_flagdata(syms, ELF_C_SET, ELF_F_DIRTY);
 	sh.sh_info = (GElf_Word)(first + 1);
 	if (gelf_update_shdr(scn, &sh) == 0)
-		return elfw_fail_libelf(e, "gelf_update_shdr", path);
+		return err_libelf(e, path, "gelf_update_shdr");
 	return renumber_users(elf, elf_ndxscn(scn), k, first, path, e);
 }
 
@@ -1070,7 +1064,7 @@ elfw_localize_symbol(const char *path, const char *name, err_t *e)
 	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "%s", path);
 	if ((elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL) {
-		elfw_fail_libelf(e, "elf_begin", path);
+		err_libelf(e, path, "elf_begin");
 		close(fd);
 		return -1;
 	}
@@ -1083,7 +1077,7 @@ elfw_localize_symbol(const char *path, const char *name, err_t *e)
 	if (localize_in(elf, path, name, e) != 0)
 		goto out;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		elfw_fail_libelf(e, "elf_update", path);
+		err_libelf(e, path, "elf_update");
 		goto out;
 	}
 	rc = 0;
