@@ -85,8 +85,8 @@ all: $(USDTC) libusdt $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
 $(USDTC): $(USDTC_OBJS) $(CORE_LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $(USDTC_OBJS) $(CORE_LIB) $(LDLIBS)
 
-$(CORE_LIB): $(CORE_OBJS)
-	rm -f $@ && ar rcs $@ $^
+$(CORE_LIB): $(CORE_OBJS) $(B)/.members
+	rm -f $@ && ar rcs $@ $(CORE_OBJS)
 
 # Header dependencies come from the compiler (-MMD -MP, the .d files beside
 # the objects); the generated parser.h must exist before the first build.
@@ -103,6 +103,14 @@ FLAGS = $(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) | $(TEST_CFLAGS) | $(PIC_C
 	$(DRTI_FLAGS) $(DRTI_CET) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
 $(B)/.flags:
 	@mkdir -p $(B) && printf '%s\n' '$(subst ','\'',$(strip $(FLAGS)))' > $@
+
+# The same for the archives' members: a file added to or taken from
+# CORE_SRCS changes no object that already exists (after a merge or a
+# change of branch), so each archive also lists $(B)/.members, rewritten
+# when the source lists differ.
+MEMBERS = $(CORE_SRCS) | $(LIBUSDT_SRCS) | $(USDTC_SRCS)
+$(B)/.members:
+	@mkdir -p $(B) && printf '%s\n' '$(strip $(MEMBERS))' > $@
 
 $(B)/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
@@ -135,8 +143,8 @@ TEST_OBJS = $(CORE_SRCS:%.c=$(B)/test/%.o) $(B)/test/lexer.o $(B)/test/parser.o
 # The program's front-end pieces (reading files, cpp) for parse_test.
 TEST_PROG_OBJS = $(B)/test/usdtc/source.o $(B)/test/usdtc/cpp.o
 
-$(B)/test/libusdtc.a: $(TEST_OBJS)
-	rm -f $@ && ar rcs $@ $^
+$(B)/test/libusdtc.a: $(TEST_OBJS) $(B)/.members
+	rm -f $@ && ar rcs $@ $(TEST_OBJS)
 
 $(B)/test/libusdtc-prog.a: $(TEST_PROG_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -236,8 +244,8 @@ PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden 
 
 libusdt: $(LIBUSDT)
 
-$(PIC_CORE_LIB): $(PIC_CORE_OBJS)
-	rm -f $@ && ar rcs $@ $^
+$(PIC_CORE_LIB): $(PIC_CORE_OBJS) $(B)/.members
+	rm -f $@ && ar rcs $@ $(PIC_CORE_OBJS)
 
 $(B)/pic/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
@@ -346,6 +354,9 @@ DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_
 
 ifneq ($(strip $(FLAGS)),$(strip $(file <$(B)/.flags)))
 $(B)/.flags: FORCE
+endif
+ifneq ($(strip $(MEMBERS)),$(strip $(file <$(B)/.members)))
+$(B)/.members: FORCE
 endif
 FORCE:
 .PHONY: FORCE
