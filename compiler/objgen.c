@@ -84,6 +84,7 @@
 #include "dofgen.h"
 #include "elfwrite.h"
 #include "fileio.h"
+#include "idset.h"
 #include "magic.h"
 #include "objgen.h"
 #include "objin.h"
@@ -419,16 +420,20 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "libelf is out of date: elf_version failed: %s",
 		    elf_errmsg(-1));
+	idset_t byreal;
+	int rc = 0;
+
 	if ((g->ins = calloc(o->nobjects, sizeof(*g->ins))) == NULL)
 		return err_errno(e, ENOMEM, "reading the objects");
-	for (size_t i = 0; i < o->nobjects; i++) {
-		if (objin_read(&g->ins[i], o->objects[i], g->ins, i, e) != 0)
-			return -1;
+	idset_init(&byreal);
+	for (size_t i = 0; i < o->nobjects && rc == 0; i++) {
+		if ((rc = objin_read(&g->ins[i], o->objects[i], g->ins, i, &byreal, e)) != 0)
+			break;
 		g->nins++;
-		if (check_input(m, t, o, &g->ins[i], e) != 0)
-			return -1;
+		rc = check_input(m, t, o, &g->ins[i], e);
 	}
-	return 0;
+	idset_free(&byreal);
+	return rc;
 }
 
 /*

@@ -11,23 +11,35 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "hash.h"
 #include "objin.h"
+
+/* Is the real path of input id (of the array ctx) key? */
+static bool
+same_real(const void *ctx, size_t id, const void *key)
+{
+	return strcmp(((const objin_t *)ctx)[id].real, key) == 0;
+}
 
 int
 objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
-    err_t *e)
+    idset_t *byreal, err_t *e)
 {
 	int real_errno;
+	uint64_t h = 0;
+	size_t first;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
 	in->real = realpath(path, NULL);
 	real_errno = errno;
-	for (size_t i = 0; in->real != NULL && i < n; i++)
-		if (before[i].same_as == NULL && strcmp(before[i].real, in->real) == 0) {
-			in->same_as = &before[i];
+	if (in->real != NULL) {
+		h = hash_str(HASH_FNV_OFFSET, in->real);
+		if ((first = idset_find(byreal, h, same_real, before, in->real)) != IDSET_NONE) {
+			in->same_as = &before[first];
 			return 0;
 		}
+	}
 	if (file_read_regular(path, &in->bytes, &in->len, &in->st, e) != 0) {
 		objin_free(in);
 		return -1;
@@ -35,6 +47,10 @@ objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
 	if (in->real == NULL) {
 		objin_free(in);
 		return err_errno(e, real_errno, "%s", path);
+	}
+	if (!idset_add(byreal, h, n)) {
+		objin_free(in);
+		return err_errno(e, ENOMEM, "%s", path);
 	}
 	in->kind = file_magic(in->bytes, in->len);
 	if (in->kind == MAGIC_ELF &&

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "err.h"
+#include "idset.h"
 #include "magic.h"
 
 typedef struct objin {
@@ -30,13 +31,17 @@ typedef struct objin {
 } objin_t;
 
 /*
- * Read the input at path (a regular file) into in, unless it is the file
- * of one of the n inputs before it (then in->same_as says which).  libelf
- * must have been initialised (elf_version).  Returns 0, or -1 with e set
- * (the path named in it) and in empty.
+ * Read the input at path (a regular file) into in, the input after the n
+ * of before (in is &before[n]), unless it is the file of one of them:
+ * then in->same_as says which.  byreal is the caller's set of those
+ * inputs by real path (idset_init'd before the first, freed after the
+ * last), so that a long command line costs one lookup per input, not a
+ * comparison with every earlier one.  libelf must have been initialised
+ * (elf_version).  Returns 0, or -1 with e set (the path named in it) and
+ * in empty.
  */
 int objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
-    err_t *e);
+    idset_t *byreal, err_t *e);
 
 /* The input whose bytes in stands for: in itself, or the one it repeats. */
 const objin_t *objin_image(const objin_t *in);

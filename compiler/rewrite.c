@@ -435,6 +435,7 @@ rewrite_sites_free(rewrite_sites_t *s)
 		free(s->anchors[i]);
 	free(s->sites);
 	free(s->anchors);
+	idset_free(&s->anchor_set);
 	free(s->kept);
 	memset(s, 0, sizeof(*s));
 }
@@ -474,18 +475,32 @@ list_kept(const probe_index_t *x, rewrite_sites_t *out)
 	return 0;
 }
 
-/* Add anchor name to out unless it is there already; -1 if memory ran out. */
+/* Is anchor id of the sites ctx called key? */
+static bool
+same_anchor(const void *ctx, size_t id, const void *key)
+{
+	return strcmp(((const rewrite_sites_t *)ctx)->anchors[id], key) == 0;
+}
+
+/*
+ * Add anchor name to out unless it is there already; -1 if memory ran out.
+ * Each object has an anchor of its own, so a -G of 10,000 objects has
+ * 10,000: they are found through a set, not by comparing with each.
+ */
 static int
 add_anchor(rewrite_sites_t *out, const char *name)
 {
+	uint64_t h = hash_str(HASH_FNV_OFFSET, name);
 	char **grown, *copy;
 
-	for (size_t i = 0; i < out->nanchors; i++)
-		if (strcmp(out->anchors[i], name) == 0)
-			return 0;
+	if (idset_find(&out->anchor_set, h, same_anchor, out, name) != IDSET_NONE)
+		return 0;
 	if ((copy = strdup(name)) == NULL)
 		return -1;
-	if ((grown = realloc(out->anchors, (out->nanchors + 1) * sizeof(*grown))) == NULL) {
+	if ((grown = realloc(out->anchors, (out->nanchors + 1) * sizeof(*grown))) == NULL ||
+	    !idset_add(&out->anchor_set, h, out->nanchors)) {
+		if (grown != NULL)
+			out->anchors = grown;
 		free(copy);
 		return -1;
 	}
@@ -978,6 +993,13 @@ is_recordable_mark(const object_t *ob, const Elf_Data *bytes, const GElf_Rela *r
 	return true;
 }
 
+/* Whether n bytes at offset at lie within size bytes, without overflow. */
+static bool
+fits_in(uint64_t at, uint64_t n, uint64_t size)
+{
+	return n <= size && at <= size - n;
+}
+
 /*
  * Whether relocation rela of a code section (header text) is a call or
  * tail call we can rewrite, or a marked site to record; if not, a note
@@ -1001,10 +1023,11 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 		    where, (unsigned long long)rela->r_offset, c->ref->name, type);
 		return false;
 	}
+	/* Compared by subtraction: an r_offset near 2^64 must not wrap past the checks. */
 	if (rela->r_offset < ob->isa->reloc_at ||
-	    rela->r_offset - ob->isa->reloc_at + ob->isa->site_size > text->sh_size ||
 	    bytes == NULL || bytes->d_buf == NULL ||
-	    rela->r_offset - ob->isa->reloc_at + ob->isa->site_size > bytes->d_size) {
+	    !fits_in(rela->r_offset - ob->isa->reloc_at, ob->isa->site_size, text->sh_size) ||
+	    !fits_in(rela->r_offset - ob->isa->reloc_at, ob->isa->site_size, bytes->d_size)) {
 		note(ob, "%s+0x%llx: %s relocation outside its section: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name);
 		return false;
@@ -1945,6 +1968,7 @@ rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths
 {
 	objin_t *ins = calloc(npaths + 1, sizeof(*ins));
 	rewrite_plan_t *rp = NULL;
+	idset_t byreal;
 	size_t n = 0;
 	int rc = 0;
 
@@ -1952,9 +1976,11 @@ rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths
 		return err_errno(e, ENOMEM, "rewriting probe calls");
 	if (npaths > 0 && elf_version(EV_CURRENT) == EV_NONE)
 		rc = err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
+	idset_init(&byreal);
 	for (; rc == 0 && n < npaths; n++)
-		if ((rc = objin_read(&ins[n], paths[n], ins, n, e)) != 0)
+		if ((rc = objin_read(&ins[n], paths[n], ins, n, &byreal, e)) != 0)
 			break;
+	idset_free(&byreal);
 	if (rc == 0 && (rc = rewrite_plan(m, t, ins, npaths, o, &rp, out, e)) == 0)
 		rc = rewrite_write(rp, e);
 	rewrite_plan_free(rp);

@@ -20,6 +20,7 @@
 
 #include "err.h"
 #include "fileio.h"
+#include "idset.h"
 #include "model.h"
 #include "objin.h"
 #include "target.h"
@@ -49,6 +50,7 @@ typedef struct rewrite_sites {
 	size_t n;
 	char **anchors;
 	size_t nanchors;
+	idset_t anchor_set;	/* anchors by name: one lookup per object */
 	/*
 	 * The probes whose unit an is-enabled call still reaches (a call
 	 * that was not rewritten), by address: objgen.c gives those units'
