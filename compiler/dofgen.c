@@ -40,6 +40,16 @@
  *
  * Strings are deduplicated: identical strings and identical argument-type
  * lists share one copy.  Nothing here prints; failures fill err_t.
+ *
+ * Allocation.  libusdt runs this for every provider it enables, so what it
+ * allocates is what a program pays (bench/runtime): every buffer of a
+ * provider is sized once, before its probes are added, from counts of its
+ * probes, sites and arguments (presize_provider); an argument list is
+ * written straight into the string table and taken back if an equal one is
+ * there; the scratch arrays of a probe are kept for the next probe; and
+ * the list of where each record landed is kept only for a caller that
+ * asks for it.  Buffers that grew by doubling were copied again and again
+ * and touched twice the memory, each fresh page a page fault.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +117,49 @@ strtab_note_block(strtab_t *st, strtab_block_t b)
 	}
 	st->blocks[st->nblocks++] = b;
 	return true;
+}
+
+/*
+ * The bytes from start to the end of the table, just appended, as a block:
+ * its offset, which is start if no equal block was there before (the bytes
+ * are then taken back); 0 on failure.
+ */
+static uint32_t
+strtab_keep_tail(strtab_t *st, size_t start)
+{
+	strtab_key_t k = { st->bytes.data + start, st->bytes.len - start };
+	uint64_t h = hash_bytes(HASH_FNV_OFFSET, k.block, k.len);
+	size_t id;
+
+	if (st->failed || st->bytes.failed)
+		goto fail;
+	if ((id = idset_find(&st->set, h, strtab_block_is, st, &k)) != IDSET_NONE) {
+		st->bytes.len = start;
+		st->bytes.data[start] = '\0';
+		return st->blocks[id].off;
+	}
+	if (st->bytes.len > UINT32_MAX ||
+	    !strtab_note_block(st, (strtab_block_t){ (uint32_t)start, (uint32_t)k.len }) ||
+	    !idset_add(&st->set, h, st->nblocks - 1))
+		goto fail;
+	return (uint32_t)start;
+fail:
+	st->failed = true;
+	return 0;
+}
+
+/* Room for n more blocks (a failure shows at the next block). */
+static void
+strtab_presize_blocks(strtab_t *st, size_t n)
+{
+	strtab_block_t *nb;
+
+	if (st->nblocks + n <= st->blockcap)
+		return;
+	if ((nb = realloc(st->blocks, (st->nblocks + n) * sizeof(*nb))) != NULL) {
+		st->blocks = nb;
+		st->blockcap = st->nblocks + n;
+	}
 }
 
 /* The offset of a block of bytes (its strings' NULs included); 0 on failure. */
@@ -197,6 +250,11 @@ typedef struct gen {
 	const site_table_t *sites;	/* NULL: the sites the model records */
 	const usdt_target_t *t;
 	err_t *e;
+	bool want_where;	/* the caller asked where each record landed */
+	/* add_probe's scratch, kept for the next probe: scratch_cap sites */
+	uint32_t *offs, *enoffs;
+	size_t *idx, *group;
+	size_t scratch_cap;
 	strtab_t strtab;
 	prov_out_t *provs;
 	size_t nprovs;
@@ -251,6 +309,32 @@ cmp_function(const mdl_site_t *a, const mdl_site_t *b)
 	return strcmp(a->symbol, b->symbol);
 }
 
+/*
+ * Sort n elements of size elem with cmp, as qsort_r does: insertion sort
+ * for the few sites of nearly every probe (a run-time probe has two),
+ * qsort_r otherwise.  Every comparison here is a total order, so both give
+ * the same result.
+ */
+#define FEW 8
+
+static void
+sort_few(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *, void *),
+    void *ctx)
+{
+	unsigned char *b = base, tmp[sizeof(size_t)];
+
+	if (n > FEW || elem > sizeof(tmp)) {
+		qsort_r(base, n, elem, cmp, ctx);
+		return;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp(b + (j - 1) * elem, b + j * elem, ctx) > 0; j--) {
+			memcpy(tmp, b + j * elem, elem);
+			memcpy(b + j * elem, b + (j - 1) * elem, elem);
+			memcpy(b + (j - 1) * elem, tmp, elem);
+		}
+}
+
 /* qsort_r: by function, then by index (the first site leads its group). */
 static int
 cmp_site_index(const void *a, const void *b, void *ctx)
@@ -272,35 +356,50 @@ cmp_group_first(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-static int
-site_order_init(site_order_t *o, const mdl_site_t *sites, size_t n)
+/* Group n sites; idx and group are scratch arrays of n entries. */
+static void
+site_order_init(site_order_t *o, const mdl_site_t *sites, size_t n, size_t *idx,
+    size_t *group)
 {
 	o->sites = sites;
 	o->ngroups = 0;
-	o->idx = malloc(n * sizeof(size_t));
-	o->group = malloc(n * sizeof(size_t));
-	if (o->idx == NULL || o->group == NULL)
-		return -1;
+	o->idx = idx;
+	o->group = group;
 	for (size_t i = 0; i < n; i++)
 		o->idx[i] = i;
-	qsort_r(o->idx, n, sizeof(size_t), cmp_site_index, (void *)sites);
+	sort_few(o->idx, n, sizeof(size_t), cmp_site_index, (void *)sites);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || cmp_function(&sites[o->idx[i - 1]], &sites[o->idx[i]]) != 0)
 			o->group[o->ngroups++] = i;
-	qsort_r(o->group, o->ngroups, sizeof(size_t), cmp_group_first, o->idx);
+	sort_few(o->group, o->ngroups, sizeof(size_t), cmp_group_first, o->idx);
+}
+
+/* Scratch for a probe of n sites; -1 on ENOMEM. */
+static int
+gen_scratch(gen_t *g, size_t n)
+{
+	if (n <= g->scratch_cap)
+		return 0;
+	free(g->offs);
+	free(g->enoffs);
+	free(g->idx);
+	free(g->group);
+	g->offs = malloc(n * sizeof(uint32_t));
+	g->enoffs = malloc(n * sizeof(uint32_t));
+	g->idx = malloc(n * sizeof(size_t));
+	g->group = malloc(n * sizeof(size_t));
+	if (g->offs == NULL || g->enoffs == NULL || g->idx == NULL || g->group == NULL) {
+		g->scratch_cap = 0;
+		return -1;
+	}
+	g->scratch_cap = n;
 	return 0;
 }
 
-static void
-site_order_free(site_order_t *o)
-{
-	free(o->idx);
-	free(o->group);
-}
-
 static int
-cmp_u32(const void *a, const void *b)
+cmp_u32(const void *a, const void *b, void *ctx)
 {
+	(void)ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
@@ -312,39 +411,38 @@ sort_unique(uint32_t *v, size_t n)
 {
 	size_t k = 0;
 
-	qsort(v, n, sizeof(*v), cmp_u32);
+	sort_few(v, n, sizeof(*v), cmp_u32, NULL);
 	for (size_t i = 0; i < n; i++)
 		if (k == 0 || v[k - 1] != v[i])
 			v[k++] = v[i];
 	return k;
 }
 
-/* The strtab offset of an argument list as consecutive strings (0 if empty). */
+/*
+ * The strtab offset of an argument list as consecutive strings (0 if
+ * empty), written at the end of the table and kept there only if no equal
+ * list is there already.
+ */
 static int
 add_arg_list(gen_t *g, const mdl_probe_t *pr, const mdl_arg_t *args,
     size_t n, const char *which, uint32_t *idx)
 {
-	strbuf_t block;
+	strtab_t *st = &g->strtab;
+	size_t start = st->bytes.len;
 
 	*idx = 0;
 	if (n == 0)
 		return 0;
-	sb_init(&block);
-	for (size_t i = 0; i < n; i++) {
-		if (strlen(args[i].type) >= ARGTYPE_MAX) {
-			sb_free(&block);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(args[i].type) >= ARGTYPE_MAX)
 			return err_set(g->e, "probe %s: %s argument %zu type '%s' is "
 			    "longer than DTrace's limit of %d bytes", pr->dof_name,
 			    which, i, args[i].type, ARGTYPE_MAX - 1);
-		}
-		sb_append(&block, args[i].type, strlen(args[i].type) + 1);
-	}
-	if (block.failed) {
-		sb_free(&block);
+	for (size_t i = 0; i < n; i++)
+		sb_append(&st->bytes, args[i].type, strlen(args[i].type) + 1);
+	if (st->bytes.failed)
 		return err_set(g->e, "out of memory building the DOF string table");
-	}
-	*idx = strtab_add_block(&g->strtab, block.data, block.len);
-	sb_free(&block);
+	*idx = strtab_keep_tail(st, start);
 	return 0;
 }
 
@@ -428,10 +526,13 @@ add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const mdl_site_t *si
 	sb_append(&po->proffs, offs, noffs * sizeof(uint32_t));
 	sb_append(&po->prenoffs, enoffs, nenoffs * sizeof(uint32_t));
 	sb_append(&po->probes, &rec, sizeof(rec));
-	pending_record_t where = { pr->dof_name, site->func,
-	    site->func_addr == 0 ? site->symbol : NULL, rec.dofpr_offidx,
-	    rec.dofpr_noffs, rec.dofpr_enoffidx, rec.dofpr_nenoffs };
-	sb_append(&po->records, &where, sizeof(where));
+	if (g->want_where) {
+		pending_record_t where = { pr->dof_name, site->func,
+		    site->func_addr == 0 ? site->symbol : NULL, rec.dofpr_offidx,
+		    rec.dofpr_noffs, rec.dofpr_enoffidx, rec.dofpr_nenoffs };
+
+		sb_append(&po->records, &where, sizeof(where));
+	}
 	if (site->func_addr == 0 &&
 	    add_pending_reloc(g, po, (uint32_t)po->nrecords, site->symbol) != 0)
 		return -1;
@@ -459,16 +560,24 @@ check_probe(gen_t *g, const mdl_provider_t *p, const mdl_probe_t *pr)
 	return 0;
 }
 
+/* A probe's sites: from the site table, or as the model records them. */
+static const mdl_site_t *
+probe_sites(const gen_t *g, const mdl_probe_t *pr, size_t *n)
+{
+	const site_list_t *list = g->sites ? site_table_of(g->sites, pr) : NULL;
+
+	*n = g->sites ? (list ? list->n : 0) : pr->nsites;
+	return g->sites ? (list ? list->v : NULL) : pr->sites;
+}
+
 /* Every record of one probe: shared strings and argument map, one per function. */
 static int
 add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 {
-	const site_list_t *list = g->sites ? site_table_of(g->sites, pr) : NULL;
-	const mdl_site_t *sites = g->sites ? (list ? list->v : NULL) : pr->sites;
-	size_t nsites = g->sites ? (list ? list->n : 0) : pr->nsites;
+	size_t nsites;
+	const mdl_site_t *sites = probe_sites(g, pr, &nsites);
 	dof_probe_t proto;
-	uint32_t *offs, *enoffs;
-	site_order_t order = { NULL, NULL, NULL, 0 };
+	site_order_t order;
 	int rc = 0;
 
 	if (nsites == 0)
@@ -490,13 +599,9 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 		sb_append(&po->prargs, pr->argmap, pr->xargc);
 	}
 
-	offs = malloc(nsites * sizeof(uint32_t));
-	enoffs = malloc(nsites * sizeof(uint32_t));
-	if (offs == NULL || enoffs == NULL ||
-	    site_order_init(&order, sites, nsites) != 0) {
-		rc = err_set(g->e, "out of memory building DOF probe records");
-		goto out;
-	}
+	if (gen_scratch(g, nsites) != 0)
+		return err_set(g->e, "out of memory building DOF probe records");
+	site_order_init(&order, sites, nsites, g->idx, g->group);
 	for (size_t i = 0; i < nsites; i++)
 		if (sites[i].is_enabled)
 			g->any_enabled = true;
@@ -507,12 +612,8 @@ add_probe(gen_t *g, prov_out_t *po, const mdl_probe_t *pr)
 		    cmp_function(&sites[order.idx[start]], &sites[order.idx[end]]) == 0))
 			end++;
 		rc = add_record(g, po, pr, sites, &order.idx[start], end - start, &proto,
-		    offs, enoffs);
+		    g->offs, g->enoffs);
 	}
-out:
-	site_order_free(&order);
-	free(offs);
-	free(enoffs);
 	return rc;
 }
 
@@ -533,6 +634,62 @@ dof_attr(const mdl_attr_t *a)
 	return DOF_ATTR(a->name, a->data, a->dclass);
 }
 
+/*
+ * Size the provider's buffers once.  Exact for the offsets and argument
+ * maps (upper bounds: duplicates are dropped), and for the records and
+ * relocations when each probe is in one function, as every run-time
+ * probe is; a probe in several functions makes more records, and those
+ * buffers then grow.  The string table is sized for every probe's name
+ * and the first probe's function, symbol and argument lists (the rest
+ * mostly repeat them, and it grows when they do not).  A failure here
+ * shows as a failed buffer later.
+ */
+static void
+presize_provider(gen_t *g, prov_out_t *po)
+{
+	const mdl_provider_t *p = po->prov;
+	size_t nrec = 0, nfire = 0, nen = 0, nxargs = 0, nstr = strlen(p->name) + 1;
+	size_t nblocks = 8;
+
+	for (size_t i = 0; i < p->nprobes; i++) {
+		const mdl_probe_t *pr = p->probes[i];
+		size_t n;
+		const mdl_site_t *sites = probe_sites(g, pr, &n);
+
+		if (n == 0)
+			continue;
+		nrec++;
+		nxargs += pr->xargc;
+		for (size_t k = 0; k < n; k++)
+			if (sites[k].is_enabled)
+				nen++;
+			else
+				nfire++;
+		nstr += strlen(pr->dof_name) + 1;
+		nblocks++;
+		if (nrec > 1)
+			continue;
+		/* Functions, symbols and argument lists are mostly shared. */
+		nstr += strlen(sites[0].func) + 1 + strlen(sites[0].symbol) + 1;
+		for (size_t k = 0; k < pr->nargc; k++)
+			nstr += strlen(pr->nargs[k].type) + 1;
+		for (size_t k = 0; k < pr->xargc; k++)
+			nstr += strlen(pr->xargs[k].type) + 1;
+	}
+	sb_presize(&po->probes, nrec * sizeof(dof_probe_t));
+	sb_presize(&po->prargs, nxargs);
+	sb_presize(&po->proffs, nfire * sizeof(uint32_t));
+	sb_presize(&po->prenoffs, nen * sizeof(uint32_t));
+	sb_presize(&po->reltab, nrec * sizeof(dof_relodesc_t));
+	if (g->want_where)
+		sb_presize(&po->records, nrec * sizeof(pending_record_t));
+	if (nrec > 0 && (po->relocs = malloc(nrec * sizeof(*po->relocs))) != NULL)
+		po->relocs_cap = nrec;
+	sb_presize(&g->strtab.bytes, nstr);
+	idset_reserve(&g->strtab.set, g->strtab.nblocks + nblocks);
+	strtab_presize_blocks(&g->strtab, nblocks);
+}
+
 static int
 build_provider(gen_t *g, prov_out_t *po)
 {
@@ -540,6 +697,7 @@ build_provider(gen_t *g, prov_out_t *po)
 
 	if (attr_check(g, p) != 0)
 		return -1;
+	presize_provider(g, po);
 	for (size_t i = 0; i < p->nprobes; i++)
 		if (add_probe(g, po, p->probes[i]) != 0)
 			return -1;
@@ -698,6 +856,34 @@ locate_records(const gen_t *g, dof_record_locs_t *out)
 	return 0;
 }
 
+/* Copy section s's bytes to its offset, zeroing the gap from *end. */
+static void
+put_section(uint8_t *img, uint64_t *end, const section_t *s)
+{
+	memset(img + *end, 0, (size_t)(s->offset - *end));
+	if (s->size > 0)
+		memcpy(img + s->offset, s->data, s->size);
+	*end = s->offset + s->size;
+}
+
+/*
+ * Every section's bytes after the headers (which end at end), in the
+ * order layout() placed them, and zeros in between and to size: each
+ * byte written once.
+ */
+static void
+put_sections(const gen_t *g, uint8_t *img, uint64_t end, size_t size)
+{
+	for (size_t i = 1; i < g->nsecs; i++)
+		if (g->secs[i].flags & DOF_SECF_LOAD)
+			put_section(img, &end, &g->secs[i]);
+	put_section(img, &end, &g->secs[0]);
+	for (size_t i = 1; i < g->nsecs; i++)
+		if (!(g->secs[i].flags & DOF_SECF_LOAD))
+			put_section(img, &end, &g->secs[i]);
+	memset(img + end, 0, size - (size_t)end);
+}
+
 /* The bytes, and the list of u64s the object writer must relocate. */
 static int
 write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
@@ -707,7 +893,7 @@ write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
 
 	for (size_t i = 0; i < g->nprovs; i++)
 		nrelocs += g->provs[i].nrelocs;
-	img = calloc(1, size);
+	img = malloc(size);
 	out->relocs = nrelocs ? calloc(nrelocs, sizeof(*out->relocs)) : NULL;
 	if (img == NULL || (nrelocs && out->relocs == NULL)) {
 		free(img);
@@ -721,9 +907,8 @@ write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
 		dof_sec_t sh = { s->type, s->align, s->flags, s->entsize, s->offset, s->size };
 
 		memcpy(img + h->dofh_secoff + i * sizeof(sh), &sh, sizeof(sh));
-		if (s->size > 0)
-			memcpy(img + s->offset, s->data, s->size);
 	}
+	put_sections(g, img, h->dofh_secoff + g->nsecs * sizeof(dof_sec_t), size);
 	for (size_t i = 0; i < g->nprovs; i++) {
 		const prov_out_t *po = &g->provs[i];
 		uint64_t base = g->secs[po->s_probes].offset;
@@ -747,6 +932,10 @@ gen_free(gen_t *g)
 		prov_out_free(&g->provs[i]);
 	free(g->provs);
 	free(g->secs);
+	free(g->offs);
+	free(g->enoffs);
+	free(g->idx);
+	free(g->group);
 	strtab_free(&g->strtab);
 }
 
@@ -773,6 +962,7 @@ dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
 	g.sites = sites;
 	g.t = t;
 	g.e = e;
+	g.want_where = where != NULL;
 	strtab_init(&g.strtab);
 	if (m->nproviders > 0 &&
 	    (g.provs = calloc(m->nproviders, sizeof(*g.provs))) == NULL) {

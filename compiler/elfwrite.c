@@ -375,6 +375,43 @@ elfw_set_symbol_bind(elfw_t *w, int symbol, unsigned bind)
 	return 0;
 }
 
+/* Make *arrayp hold cap elements at least, keeping its n; false on ENOMEM. */
+static bool
+reserve_array(void *arrayp, size_t n, size_t *capp, size_t cap, size_t elem)
+{
+	void **ap = arrayp;
+	void *p;
+
+	if (cap <= *capp)
+		return true;
+	if (cap < n || cap > SIZE_MAX / elem || (p = realloc(*ap, cap * elem)) == NULL)
+		return false;
+	*ap = p;
+	*capp = cap;
+	return true;
+}
+
+int
+elfw_reserve(elfw_t *w, size_t nsyms, int section, size_t nrels)
+{
+	elfw_sec_t *s;
+
+	if (w->failed)
+		return -1;
+	if (section != 0 && !valid_section(w, section))
+		return fail(w, "relocations reserved in an unknown section");
+	if (!reserve_array(&w->syms, w->nsyms, &w->symcap, w->nsyms + nsyms,
+	    sizeof(*w->syms)) || !idset_reserve(&w->names, w->nsyms + nsyms))
+		return fail(w, "out of memory");
+	if (section == 0)
+		return 0;
+	s = &w->secs[section - 1];
+	if (!reserve_array(&s->rels, s->nrels, &s->relcap, s->nrels + nrels,
+	    sizeof(*s->rels)))
+		return fail(w, "out of memory");
+	return 0;
+}
+
 int
 elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
     int symbol, int64_t addend)

@@ -122,6 +122,14 @@ uint32_t elfw_x86_feature_1(const void *image, size_t size);
  * (0 for none).  RELA sections are created per target section at write
  * time, flagged SHF_INFO_LINK and put in the target's group.
  */
+/*
+ * Room for nsyms more symbols, and for nrels more relocations of section
+ * (if it is not 0), in one allocation each: a writer that knows how many
+ * it will add spares the copies of growing by doubling.  0, or -1 (the
+ * builder failed) when out of memory.
+ */
+int elfw_reserve(elfw_t *w, size_t nsyms, int section, size_t nrels);
+
 int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
     int symbol, int64_t addend);
 

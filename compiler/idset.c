@@ -107,3 +107,36 @@ idset_set(idset_t *s, uint64_t h, size_t id, idset_same_fn *same,
 	s->slots[i] = (idset_slot_t){ id + 1, h };
 	return true;
 }
+
+/*
+ * Backward-shift deletion: empty slot i, then walk the run after it.  An
+ * id at j whose home slot lies cyclically in (i, j] must stay (a lookup
+ * starting at its home reaches it without crossing i); any other id moves
+ * back into i, and j becomes the hole.  The walk ends at an empty slot.
+ */
+size_t
+idset_remove(idset_t *s, uint64_t h, idset_same_fn *same, const void *ctx,
+    const void *key)
+{
+	size_t mask, i, j, id;
+
+	if (s->cap == 0)
+		return IDSET_NONE;
+	mask = s->cap - 1;
+	i = find_slot(s, h, same, ctx, key);
+	if (s->slots[i].id1 == 0)
+		return IDSET_NONE;
+	id = s->slots[i].id1 - 1;
+	for (j = (i + 1) & mask; s->slots[j].id1 != 0; j = (j + 1) & mask) {
+		size_t home = (size_t)s->slots[j].hash & mask;
+
+		/* Distance home -> j at least i -> j: i is on its probe run. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			s->slots[i] = s->slots[j];
+			i = j;
+		}
+	}
+	s->slots[i].id1 = 0;
+	s->count--;
+	return id;
+}

@@ -14,8 +14,11 @@
  *
  * Linear probing in a power-of-two table kept at most half full; the
  * stored hash spares the callback on most mismatches and lets the table
- * grow without asking the user to hash again.  Ids are never removed: a
- * user whose ids shift clears the set and adds them again.
+ * grow without asking the user to hash again.  An id is removed by
+ * backward-shift deletion (idset_remove): the ids after it on its probe
+ * run move back into the hole when their home slot allows, so lookups
+ * never meet a tombstone and a set with many removals stays as fast as a
+ * fresh one.  A user whose ids shift clears the set and adds them again.
  */
 #ifndef USDTC_IDSET_H
 #define USDTC_IDSET_H
@@ -61,6 +64,13 @@ bool idset_add(idset_t *s, uint64_t h, size_t id);
  * is one (the last one stored wins).  False when out of memory.
  */
 bool idset_set(idset_t *s, uint64_t h, size_t id, idset_same_fn *same,
+    const void *ctx, const void *key);
+
+/*
+ * Remove the id whose key equals key (its hash h).  Returns that id, or
+ * IDSET_NONE if there was none.  Never allocates; the table keeps its size.
+ */
+size_t idset_remove(idset_t *s, uint64_t h, idset_same_fn *same,
     const void *ctx, const void *key);
 
 #endif

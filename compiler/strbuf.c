@@ -65,6 +65,28 @@ sb_reserve(strbuf_t *sb, size_t n)
 	return true;
 }
 
+bool
+sb_presize(strbuf_t *sb, size_t n)
+{
+	char *p;
+
+	if (sb->failed)
+		return false;
+	if (n > SIZE_MAX / 2 - sb->len) {
+		sb->failed = true;
+		return false;
+	}
+	if (sb->len + n + 1 <= sb->cap)
+		return true;
+	if ((p = realloc(sb->data, sb->len + n + 1)) == NULL) {
+		sb->failed = true;
+		return false;
+	}
+	sb->data = p;
+	sb->cap = sb->len + n + 1;
+	return true;
+}
+
 void
 sb_append(strbuf_t *sb, const void *bytes, size_t n)
 {

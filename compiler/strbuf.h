@@ -25,6 +25,14 @@ void sb_free(strbuf_t *sb);
 /* Hand the bytes to the caller (who frees them); sb is left empty. */
 char *sb_steal(strbuf_t *sb, size_t *lenp);
 
+/*
+ * Room for n more bytes (and a NUL) in one allocation of exactly that
+ * size, for a writer that knows what it will append: no doubling, no
+ * copies, no unused half.  Appends past it grow as usual.  False once
+ * anything failed.
+ */
+bool sb_presize(strbuf_t *sb, size_t n);
+
 void sb_append(strbuf_t *sb, const void *bytes, size_t n);
 void sb_puts(strbuf_t *sb, const char *s);
 void sb_putc(strbuf_t *sb, char c);

@@ -64,6 +64,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@
 #include "drti_proto.h"
 #include "err.h"
 #include "hash.h"
+#include "idset.h"
 #include "usdt.h"
 #include "usdt_file.h"
 #include "usdt_image.h"
@@ -102,29 +104,35 @@ typedef struct loaded {
  * A probedef as usdt_create_probe makes it: the public part first.
  * provider_ref: whether refcnt counts a reference for a provider (made
  * with the probedef, dropped by remove or a failed add, taken by add);
- * owner: the provider whose list it is in; mtypes: the model spellings of
+ * owner: the provider whose list it is in; prev: the probedef before it in
+ * that list (NULL for the first), so that removing one is constant time
+ * however many the provider has; mtypes: the model spellings of
  * its argument types, made when it first joins a provider and kept, so
  * that enabling converts nothing.
+ *
+ * One allocation holds the probedef, its mtypes array (argc pointers) and
+ * the bytes of its function, name and types: a provider of many probes
+ * costs one small block each, not seven and a 32-entry array.
  */
 typedef struct probedef_priv {
 	usdt_probedef_t pub;
 	usdt_provider_t *owner;
+	usdt_probedef_t *prev;
 	bool provider_ref;
 	size_t nmtypes;			/* model spellings made so far */
-	char *mtypes[USDT_ARG_MAX];	/* of types[], from usdt_image_arg_type */
+	char **mtypes;			/* [argc] of types[], from usdt_image_arg_type */
 } probedef_priv_t;
 
 /*
  * A provider as usdt_create_provider makes it: the public part first, the
- * list's tail, a hash set of its probedefs by function and name (linear
- * probing, at most half full), and the buffer provider->error points to.
+ * list's tail, a set of its probedefs by function and name (idset.h),
+ * and the buffer provider->error points to.
  */
 #define USDT_ERRLEN 512
 typedef struct provider_priv {
 	usdt_provider_t pub;
 	usdt_probedef_t **tail;
-	usdt_probedef_t **set;
-	size_t setsize, count;
+	idset_t set;
 	char errbuf[USDT_ERRLEN];
 } provider_priv_t;
 
@@ -265,78 +273,32 @@ check_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
 
 /* ---- the set of a provider's probedefs ------------------------------------ */
 
-static size_t
-probe_hash(const char *function, const char *name)
+/*
+ * The one hash table of the project (idset.h): the ids are the probedefs'
+ * addresses, the key a probedef whose function and name are looked for.
+ */
+static uint64_t
+probe_hash(const usdt_probedef_t *pd)
 {
-	return (size_t)hash_str(hash_str(HASH_FNV_OFFSET, function), name);
+	return hash_str(hash_str(HASH_FNV_OFFSET, pd->function), pd->name);
 }
 
 static bool
-same_probe(const usdt_probedef_t *a, const usdt_probedef_t *b)
+same_probe(const void *ctx, size_t id, const void *key)
 {
+	const usdt_probedef_t *a = (const usdt_probedef_t *)id, *b = key;
+
+	(void)ctx;
 	return strcmp(a->name, b->name) == 0 && strcmp(a->function, b->function) == 0;
 }
 
-/* The slot holding a probedef named like pd, or the empty slot it would take. */
-static size_t
-set_slot(const provider_priv_t *pp, const usdt_probedef_t *pd)
-{
-	size_t mask = pp->setsize - 1, i = probe_hash(pd->function, pd->name) & mask;
-
-	while (pp->set[i] != NULL && !same_probe(pp->set[i], pd))
-		i = (i + 1) & mask;
-	return i;
-}
-
+/* The probedef of the set named like pd, or NULL. */
 static usdt_probedef_t *
 set_find(const provider_priv_t *pp, const usdt_probedef_t *pd)
 {
-	return pp->setsize == 0 ? NULL : pp->set[set_slot(pp, pd)];
-}
+	size_t id = idset_find(&pp->set, probe_hash(pd), same_probe, NULL, pd);
 
-/* Room for one more; -1 on ENOMEM. */
-static int
-set_reserve(provider_priv_t *pp)
-{
-	usdt_probedef_t **old = pp->set;
-	size_t oldsize = pp->setsize, size = oldsize ? oldsize * 2 : 16;
-
-	if ((pp->count + 1) * 2 <= oldsize)
-		return 0;
-	if ((pp->set = calloc(size, sizeof(*pp->set))) == NULL) {
-		pp->set = old;
-		return -1;
-	}
-	pp->setsize = size;
-	for (size_t i = 0; i < oldsize; i++)
-		if (old[i] != NULL)
-			pp->set[set_slot(pp, old[i])] = old[i];
-	free(old);
-	return 0;
-}
-
-/* Remove the entry at slot i, moving later entries of its run back. */
-static void
-set_delete(provider_priv_t *pp, size_t i)
-{
-	size_t mask = pp->setsize - 1, j = i;
-
-	pp->set[i] = NULL;
-	pp->count--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (pp->set[j] == NULL)
-			return;
-		home = probe_hash(pp->set[j]->function, pp->set[j]->name) & mask;
-		/* Move it back unless its home lies cyclically in (i, j]. */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-			pp->set[i] = pp->set[j];
-			pp->set[j] = NULL;
-			i = j;
-		}
-	}
+	return id == IDSET_NONE ? NULL : (usdt_probedef_t *)id;
 }
 
 /* ---- providers and probedefs -------------------------------------------- */
@@ -351,6 +313,7 @@ usdt_create_provider(const char *name, const char *module)
 		return NULL;
 	p = &pp->pub;
 	pp->tail = &p->probedefs;
+	idset_init(&pp->set);
 	p->name = strdup(name);
 	p->module = strdup(module != NULL ? module : "");
 	if (p->name == NULL || p->module == NULL) {
@@ -365,13 +328,20 @@ usdt_create_provider(const char *name, const char *module)
 static void
 free_probedef_now(usdt_probedef_t *pd)
 {
-	for (size_t i = 0; i < pd->argc; i++)
-		free(pd->types[i]);
 	for (size_t i = 0; i < PDPRIV(pd)->nmtypes; i++)
 		free(PDPRIV(pd)->mtypes[i]);
-	free((char *)pd->name);
-	free((char *)pd->function);
 	free(PDPRIV(pd));
+}
+
+/* Copy s to *at, which moves past it; the copy. */
+static char *
+put_string(char **at, const char *s, size_t n)
+{
+	char *copy = *at;
+
+	memcpy(copy, s, n);
+	*at += n;
+	return copy;
 }
 
 /* Drop one reference; the last one frees the probedef. */
@@ -397,34 +367,39 @@ drop_provider_ref(usdt_probedef_t *pd)
 usdt_probedef_t *
 usdt_create_probe(const char *func, const char *name, size_t argc, const char **types)
 {
+	size_t flen, nlen, tlen[USDT_ARG_MAX], size;
 	probedef_priv_t *pp;
 	usdt_probedef_t *pd;
+	char *at;
 
 	if (func == NULL || name == NULL || (argc > 0 && types == NULL) ||
 	    argc > USDT_ARG_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((pp = calloc(1, sizeof(*pp))) == NULL)
+	flen = strlen(func) + 1;
+	nlen = strlen(name) + 1;
+	size = sizeof(*pp) + argc * sizeof(char *) + flen + nlen;
+	for (size_t i = 0; i < argc; i++) {
+		if (types[i] == NULL) {
+			errno = EINVAL;
+			return NULL;
+		}
+		size += tlen[i] = strlen(types[i]) + 1;
+	}
+	if ((pp = malloc(size)) == NULL)
 		return NULL;
+	memset(pp, 0, sizeof(*pp));
 	pd = &pp->pub;
 	pd->refcnt = 2;
 	pp->provider_ref = true;
-	pd->function = strdup(func);
-	pd->name = strdup(name);
-	if (pd->function == NULL || pd->name == NULL) {
-		free_probedef_now(pd);
-		return NULL;
-	}
-	for (size_t i = 0; i < argc; i++) {
-		if (types[i] == NULL || (pd->types[i] = strdup(types[i])) == NULL) {
-			if (types[i] == NULL)
-				errno = EINVAL;
-			free_probedef_now(pd);
-			return NULL;
-		}
-		pd->argc = i + 1;
-	}
+	pp->mtypes = (char **)(pp + 1);
+	at = (char *)(pp->mtypes + argc);
+	pd->function = put_string(&at, func, flen);
+	pd->name = put_string(&at, name, nlen);
+	for (size_t i = 0; i < argc; i++)
+		pd->types[i] = put_string(&at, types[i], tlen[i]);
+	pd->argc = argc;
 	return pd;
 }
 
@@ -453,7 +428,7 @@ check_add(usdt_provider_t *provider, usdt_probedef_t *probedef)
 	}
 	if (check_probedef(provider, probedef) != 0)
 		return -1;
-	if (set_reserve(PRIV(provider)) != 0) {
+	if (!idset_reserve(&PRIV(provider)->set, PRIV(provider)->set.count + 1)) {
 		usdt_error(provider, USDT_ERROR_MALLOC);
 		return -1;
 	}
@@ -479,8 +454,10 @@ usdt_provider_add_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
 		PDPRIV(probedef)->provider_ref = true;
 	}
 	PDPRIV(probedef)->owner = provider;
-	pp->set[set_slot(pp, probedef)] = probedef;
-	pp->count++;
+	PDPRIV(probedef)->prev = pp->tail == &provider->probedefs ? NULL :
+	    (usdt_probedef_t *)((char *)pp->tail - offsetof(usdt_probedef_t, next));
+	/* Cannot fail: check_add made room. */
+	idset_add(&pp->set, probe_hash(probedef), (size_t)probedef);
 	probedef->next = NULL;
 	*pp->tail = probedef;
 	pp->tail = &probedef->next;
@@ -492,18 +469,17 @@ static void
 unlink_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
 {
 	provider_priv_t *pp = PRIV(provider);
-	usdt_probedef_t **link;
+	usdt_probedef_t *prev = PDPRIV(pd)->prev;
+	usdt_probedef_t **link = prev != NULL ? &prev->next : &provider->probedefs;
 
-	for (link = &provider->probedefs; *link != NULL; link = &(*link)->next)
-		if (*link == pd)
-			break;
-	if (*link != NULL) {
-		*link = pd->next;
-		if (pp->tail == &pd->next)
-			pp->tail = link;
-	}
-	set_delete(pp, set_slot(pp, pd));
+	*link = pd->next;
+	if (pd->next != NULL)
+		PDPRIV(pd->next)->prev = prev;
+	if (pp->tail == &pd->next)
+		pp->tail = link;
+	idset_remove(&pp->set, probe_hash(pd), same_probe, NULL, pd);
 	pd->next = NULL;
+	PDPRIV(pd)->prev = NULL;
 	/* Its unit stays loaded until disable, but it no longer fires. */
 	pd->probe = NULL;
 	PDPRIV(pd)->owner = NULL;
@@ -811,7 +787,7 @@ usdt_provider_free(usdt_provider_t *provider)
 		PDPRIV(pd)->owner = NULL;
 		drop_provider_ref(pd);
 	}
-	free(PRIV(provider)->set);
+	idset_free(&PRIV(provider)->set);
 	free((char *)provider->name);
 	free((char *)provider->module);
 	free(PRIV(provider));

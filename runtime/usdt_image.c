@@ -25,8 +25,11 @@
  * that making a provider is linear and cheap (bench/runtime): the model is
  * laid out in a few arrays over the caller's strings (image_model_t), the
  * notes' argument strings are formatted once per list of argument types,
- * probe i's pieces are found by arithmetic (unit i, semaphore i), and the
- * only per-probe symbol is the one the DOF's relocation names (unit_name).
+ * probe i's pieces are found by arithmetic (unit i, semaphore i), and no
+ * probe has a symbol of its own: in the DOF, every probe's function
+ * address is that of the units' start, and its offsets reach its own unit
+ * (DTrace places a tracepoint at the function address plus each offset,
+ * and the image has no symbol table for the address to be looked up in).
  *
  * Each probe of the API is its own model probe with one site pair in its
  * unit: function = the function name the caller gave (what DTrace shows as
@@ -167,8 +170,8 @@ add_build_id(elfw_t *w, const usdt_target_t *t, uint64_t page, const char *provi
  * Units lie back to back in one .text, `stride` bytes apart, semaphores in
  * one .probes, STAPSDT_SEMAPHORE_SIZE bytes apart: probe i's tracepoint is
  * units + i * stride + probe_offset and its semaphore sems + 2 * i, so the
- * notes' relocations carry addends, and no probe needs a section of its
- * own (only the DOF wants a symbol per unit, unit_name).
+ * notes' relocations carry addends, the DOF's sites are offsets from the
+ * units' symbol, and no probe needs a section or a symbol of its own.
  */
 #define IMAGE_UNITS_SYMBOL	"__usdt_units"
 #define IMAGE_SEMAPHORES_SYMBOL	"__usdt_semaphores"
@@ -239,40 +242,12 @@ typedef struct image_model {
 	mdl_provider_t *providers[1];
 	mdl_probe_t *probes;	/* [n] */
 	mdl_probe_t **order;	/* [n]: p.probes */
-	mdl_arg_t *args;	/* every probe's arguments, back to back */
+	mdl_arg_t *args;	/* the probes' arguments, a list for each run of
+				   probes declared alike */
 	mdl_site_t *sites;	/* [2n]: each probe's firing and is-enabled site */
-	char *strs;		/* declared names that differ, unit symbols */
+	char *strs;		/* declared names that differ */
 	uint8_t identity[256];	/* the argmap: translated = native */
 } image_model_t;
-
-/* Longest "__usdt_unit.I" with its NUL. */
-#define UNIT_NAME_MAX	(sizeof("__usdt_unit.") + 20)
-
-/*
- * "__usdt_unit.I" at buf, the local symbol of unit i: DTrace finds a probe
- * at its function's address plus offsets, and the DOF carries that address
- * as a relocation against a symbol (dofgen.c), so each unit has one.
- * Written without printf, which would cost more than the rest of the
- * probe.  Returns the end of the string.
- */
-static char *
-unit_name(char *buf, size_t i)
-{
-	static const char prefix[] = "__usdt_unit.";
-	char digits[24];
-	size_t n = 0;
-
-	do {
-		digits[n++] = (char)('0' + i % 10);
-		i /= 10;
-	} while (i != 0);
-	memcpy(buf, prefix, sizeof(prefix) - 1);
-	buf += sizeof(prefix) - 1;
-	while (n > 0)
-		*buf++ = digits[--n];
-	*buf++ = '\0';
-	return buf;
-}
 
 /*
  * The name Linux tracers see: "a-b" becomes "a__b" (model.h), written at
@@ -298,26 +273,48 @@ declared_name(const char *dof_name, char **strs)
 	return out;
 }
 
-/* Probe i: its names, arguments (the next ones of *args) and sites. */
+/* Whether ip's argument types are those of the model's probe pr. */
+static bool
+same_types(const mdl_probe_t *pr, const usdt_image_probe_t *ip)
+{
+	if (pr->nargc != ip->argc)
+		return false;
+	for (size_t k = 0; k < ip->argc; k++)
+		if (pr->nargs[k].type != ip->types[k] &&
+		    strcmp(pr->nargs[k].type, ip->types[k]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Probe i, whose unit is at unit from the units' start: its names,
+ * arguments (the next ones of *args) and sites.
+ */
 static void
 model_probe(image_model_t *im, const usdt_arch_t *a, const usdt_image_probe_t *ip,
-    size_t i, mdl_arg_t **args, char **strs)
+    size_t i, uint32_t unit, mdl_arg_t **args, char **strs)
 {
 	mdl_probe_t *pr = &im->probes[i];
 	mdl_site_t *site = &im->sites[2 * i];
-	char *sym = *strs;
+	char *sym = IMAGE_UNITS_SYMBOL;
 
-	*strs = unit_name(sym, i);
 	pr->dof_name = (char *)ip->name;
 	pr->name = declared_name(ip->name, strs);
-	pr->nargs = pr->xargs = *args;
 	pr->nargc = pr->xargc = ip->argc;
 	pr->argmap = im->identity;
-	for (size_t k = 0; k < ip->argc; k++)
-		pr->nargs[k].type = ip->types[k];
-	*args += ip->argc;
-	site[0] = (mdl_site_t){ (char *)ip->function, sym, 0, a->probe_offset, false };
-	site[1] = (mdl_site_t){ (char *)ip->function, sym, 0, a->enabled_offset, true };
+	if (i > 0 && same_types(&im->probes[i - 1], ip)) {
+		/* Probes declared alike share their argument list. */
+		pr->nargs = pr->xargs = im->probes[i - 1].nargs;
+	} else {
+		pr->nargs = pr->xargs = *args;
+		for (size_t k = 0; k < ip->argc; k++)
+			pr->nargs[k].type = ip->types[k];
+		*args += ip->argc;
+	}
+	site[0] = (mdl_site_t){ (char *)ip->function, sym, 0,
+	    unit + (uint32_t)a->probe_offset, false };
+	site[1] = (mdl_site_t){ (char *)ip->function, sym, 0,
+	    unit + (uint32_t)a->enabled_offset, true };
 	pr->sites = site;
 	pr->nsites = 2;
 	im->order[i] = pr;
@@ -325,10 +322,14 @@ model_probe(image_model_t *im, const usdt_arch_t *a, const usdt_image_probe_t *i
 
 static const mdl_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLASS_COMMON };
 
-/* The model of provider with probes[0..n); -1 when memory runs out. */
+/*
+ * The model of provider with probes[0..n), units stride bytes apart; -1
+ * when memory runs out or the units reach past what a DOF offset (32 bits)
+ * can say.
+ */
 static int
 image_model_init(image_model_t *im, const usdt_arch_t *a, const char *provider,
-    const usdt_image_probe_t *probes, size_t n)
+    const usdt_image_probe_t *probes, size_t n, uint64_t stride)
 {
 	size_t nargs = 0, nstrs = 0;
 	mdl_arg_t *args;
@@ -338,8 +339,10 @@ image_model_init(image_model_t *im, const usdt_arch_t *a, const char *provider,
 		if (probes[i].argc > sizeof(im->identity))
 			return -1;
 		nargs += probes[i].argc;
-		nstrs += UNIT_NAME_MAX + 2 * strlen(probes[i].name) + 1;
+		nstrs += 2 * strlen(probes[i].name) + 1;
 	}
+	if ((uint64_t)n * stride >= UINT32_MAX - 64)
+		return -1;
 	for (size_t k = 0; k < sizeof(im->identity); k++)
 		im->identity[k] = (uint8_t)k;
 	im->probes = calloc(n + 1, sizeof(*im->probes));
@@ -353,7 +356,7 @@ image_model_init(image_model_t *im, const usdt_arch_t *a, const char *provider,
 	args = im->args;
 	strs = im->strs;
 	for (size_t i = 0; i < n; i++)
-		model_probe(im, a, &probes[i], i, &args, &strs);
+		model_probe(im, a, &probes[i], i, (uint32_t)(i * stride), &args, &strs);
 	im->p.name = (char *)provider;
 	for (int k = 0; k < USDT_ATTR_NPARTS; k++)
 		im->p.attr[k] = stable;
@@ -373,17 +376,6 @@ image_model_free(image_model_t *im)
 	free(im->args);
 	free(im->sites);
 	free(im->strs);
-}
-
-/* The local symbol of every unit, named as the model's sites name it. */
-static int
-add_unit_symbols(image_t *img)
-{
-	for (size_t i = 0; i < img->n; i++)
-		if (add_local(img->u.w, img->p->probes[i]->sites[0].symbol, img->units_sec,
-		    unit_offset(img, i), img->stride, STT_FUNC) < 0)
-			return -1;
-	return 0;
 }
 
 /*
@@ -462,12 +454,16 @@ put_note(strbuf_t *out, unsigned asz, const char *provider, size_t plen,
 	return pc;
 }
 
-/* The note bytes of every probe, and the offset of each one's pc in pcs. */
+/*
+ * The note bytes of every probe, and the offset of each one's pc in pcs.
+ * Each probe's argument description is found first (its offset kept in
+ * pcs[i]), so that the notes' size is known and out is allocated once.
+ */
 static int
 note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
 {
 	unsigned asz = img->u.t->arch->elf_class == ELFCLASS64 ? 8 : 4;
-	size_t plen = strlen(img->p->name) + 1;
+	size_t plen = strlen(img->p->name) + 1, size = 0;
 	args_cache_t c = { NULL, 16, { 0 } };
 	int rc = -1;
 
@@ -475,14 +471,16 @@ note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
 		c.cap *= 2;
 	sb_init(&c.strs);
 	if ((c.slots = calloc(c.cap, sizeof(*c.slots))) != NULL) {
-		for (size_t i = 0; i < img->n; i++) {
-			const mdl_probe_t *pr = img->p->probes[i];
-			size_t off = cached_args(&c, &img->u, pr);
-
-			if (c.strs.failed)
-				break;
-			pcs[i] = put_note(out, asz, img->p->name, plen, pr, c.strs.data + off);
-		}
+		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
+			pcs[i] = cached_args(&c, &img->u, img->p->probes[i]);
+		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
+			size += (3 * 4 + sizeof(STAPSDT_NOTE_NAME) + STAPSDT_NADDRS * asz +
+			    plen + strlen(img->p->probes[i]->name) + 1 +
+			    strlen(c.strs.data + pcs[i]) + 1 + 3) & ~(size_t)3;
+		sb_presize(out, size);
+		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
+			pcs[i] = put_note(out, asz, img->p->name, plen, img->p->probes[i],
+			    c.strs.data + pcs[i]);
 		rc = c.strs.failed || out->failed ? -1 : 0;
 	}
 	free(c.slots);
@@ -506,6 +504,8 @@ add_notes(image_t *img)
 		    STAPSDT_NOTE_ALIGN, 0, NULL, bytes.len, 0 };
 
 		sec = elfw_adopt_section(img->u.w, &sd, sb_steal(&bytes, NULL));
+		if (sec > 0 && elfw_reserve(img->u.w, 0, sec, 3 * img->n) != 0)
+			sec = -1;
 	}
 	for (size_t i = 0; sec > 0 && i < img->n; i++) {
 		elfw_add_reloc(img->u.w, sec, pcs[i], abs, img->units_sym,
@@ -576,11 +576,21 @@ build_image(image_t *img, const char *provider, const usdt_image_probe_t *probes
 		units_add_stapsdt_base(&img->u);
 	add_property_note(img->u.w, t);
 	add_build_id(img->u.w, t, page, provider, probes, img->n);
-	if (add_units(img) != 0 || add_unit_symbols(img) != 0 ||
-	    (t->stapsdt && add_notes(img) != 0))
+	if (add_units(img) != 0)
 		return elfw_failed(img->u.w, e) ? -1 :
 		    err_errno(e, ENOMEM, "provider %s", provider);
-	return units_add_dof(&img->u, IMAGE_DOF_SYMBOL, false, e) < 0 ? -1 : 0;
+	/*
+	 * The DOF before the notes: what dofgen.c allocates while it works is
+	 * freed when it is done, and the notes then take its place instead of
+	 * adding to the most memory an enable holds at once.  The layout is
+	 * the same either way (the notes are not loaded, the DOF is).
+	 */
+	if (units_add_dof(&img->u, IMAGE_DOF_SYMBOL, false, e) < 0)
+		return -1;
+	if (t->stapsdt && add_notes(img) != 0)
+		return elfw_failed(img->u.w, e) ? -1 :
+		    err_errno(e, ENOMEM, "provider %s", provider);
+	return 0;
 }
 
 int
@@ -597,7 +607,7 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 	    t->arch->unit_align, 0, 0, 0 };
 	int rc = -1;
 
-	if (image_model_init(&im, t->arch, provider, probes, n) != 0)
+	if (image_model_init(&im, t->arch, provider, probes, n, img.stride) != 0)
 		err_errno(e, ENOMEM, "provider %s", provider);
 	else if (build_image(&img, provider, probes, o.page_size, e) == 0 &&
 	    elfw_write_dyn(img.u.w, fd, &o, e) == 0)

@@ -8,7 +8,13 @@
  * a hash that sends every key to one slot (so every lookup walks the
  * probe sequence and equality alone decides), "first wins" with
  * idset_add after a failed find and "last wins" with idset_set are each
- * compared with a linear scan.  Prints one line per mismatch and exits 1
+ * compared with a linear scan.  Removal (idset_remove, backward-shift
+ * deletion) is checked the same way: keys are removed in a scrambled
+ * order, some added back, then all removed, and after each round every
+ * key is looked up and compared with a scan of the keys still stored;
+ * with real hashes, with every key in one slot, and with keys whose home
+ * slots are the table's last ones, so that their runs wrap around to
+ * slot 0.  Prints one line per mismatch and exits 1
  * if there was any.  tests/scale/run runs it.
  */
 #include <stdbool.h>
@@ -135,6 +141,129 @@ run(bool collide, bool last_wins, unsigned nkeys, unsigned m)
 	free(s.buf);
 }
 
+/* Hash modes of the removal test. */
+enum { H_REAL, H_ONE_SLOT, H_WRAP };
+
+static uint64_t
+remove_hash(const key_t_ *k, int mode)
+{
+	uint64_t h = hash_bytes(HASH_FNV_OFFSET, k->p, k->n);
+
+	return mode == H_REAL ? h : mode == H_ONE_SLOT ? 0 : UINT64_MAX - h % 4;
+}
+
+/* The first live block equal to k, by a scan (dead[off] marks removed ones). */
+static size_t
+scan_live(const store_t *s, const unsigned char *dead, const key_t_ *k)
+{
+	for (size_t off = 0; off < s->len; off += s->buf[off] + 1u)
+		if (!dead[off] && same(s, off, k))
+			return off;
+	return IDSET_NONE;
+}
+
+/* Every key (and one absent) found as a scan of the live blocks finds it. */
+static void
+check_live(const idset_t *set, const store_t *s, const unsigned char *dead,
+    unsigned nkeys, int mode, const char *round)
+{
+	for (unsigned i = 0; i <= nkeys; i++) {
+		unsigned char b[16];
+		key_t_ k = i < nkeys ? make_key(i, b) :
+		    (key_t_){ (const unsigned char *)"absent", 6 };
+		size_t got = idset_find(set, remove_hash(&k, mode), same, s, &k);
+		size_t want = scan_live(s, dead, &k);
+
+		if (got != want) {
+			printf("remove mode=%d %s: key %u: found %zu, a scan finds %zu\n",
+			    mode, round, i, got, want);
+			failures++;
+		}
+	}
+}
+
+/* Remove key i's block; it must be the stored one, once. */
+static void
+remove_key(idset_t *set, const store_t *s, unsigned char *dead, const size_t *offs,
+    unsigned i, int mode)
+{
+	unsigned char b[16];
+	key_t_ k = make_key(i, b);
+	uint64_t h = remove_hash(&k, mode);
+	size_t got = idset_remove(set, h, same, s, &k);
+
+	if (got != offs[i] || idset_remove(set, h, same, s, &k) != IDSET_NONE) {
+		printf("remove mode=%d key %u: removed %zu, want %zu once\n", mode, i,
+		    got, offs[i]);
+		failures++;
+	}
+	dead[offs[i]] = 1;
+}
+
+static void
+run_remove(int mode, unsigned nkeys)
+{
+	store_t s = { NULL, 0, 0 };
+	size_t *offs = calloc(nkeys, sizeof(size_t));
+	unsigned char *dead;
+	unsigned lcg = 12345;
+	idset_t set;
+
+	modulus = nkeys;	/* keys 0..nkeys-1 are all different */
+	idset_init(&set);
+	for (unsigned i = 0; offs != NULL && i < nkeys; i++) {
+		unsigned char b[16];
+		key_t_ k = make_key(i, b);
+
+		offs[i] = store_put(&s, k.p, k.n);
+		if (!idset_add(&set, remove_hash(&k, mode), offs[i])) {
+			puts("out of memory");
+			exit(1);
+		}
+	}
+	if (offs == NULL || (dead = calloc(s.len + 1, 1)) == NULL) {
+		puts("out of memory");
+		exit(1);
+	}
+	/* A third of the keys, in a scrambled order. */
+	for (unsigned n = 0; n < nkeys; n++) {
+		unsigned i = (unsigned)(((unsigned long)n * 7919u) % nkeys);
+
+		lcg = lcg * 1103515245u + 12345u;
+		if ((lcg >> 16) % 3 == 0)
+			remove_key(&set, &s, dead, offs, i, mode);
+	}
+	check_live(&set, &s, dead, nkeys, mode, "after removing a third");
+	/* Half of those back, with their old ids. */
+	for (unsigned i = 0; i < nkeys; i += 2)
+		if (dead[offs[i]]) {
+			unsigned char b[16];
+			key_t_ k = make_key(i, b);
+
+			if (!idset_add(&set, remove_hash(&k, mode), offs[i])) {
+				puts("out of memory");
+				exit(1);
+			}
+			dead[offs[i]] = 0;
+		}
+	check_live(&set, &s, dead, nkeys, mode, "after adding some back");
+	for (unsigned n = 0; n < nkeys; n++) {
+		unsigned i = nkeys - 1 - n;
+
+		if (!dead[offs[i]])
+			remove_key(&set, &s, dead, offs, i, mode);
+	}
+	check_live(&set, &s, dead, nkeys, mode, "after removing all");
+	if (set.count != 0) {
+		printf("remove mode=%d: %zu ids left after removing all\n", mode, set.count);
+		failures++;
+	}
+	idset_free(&set);
+	free(dead);
+	free(offs);
+	free(s.buf);
+}
+
 int
 main(void)
 {
@@ -142,5 +271,8 @@ main(void)
 	run(false, true, 40000, 25000);
 	run(true, false, 1500, 1000);
 	run(true, true, 1500, 1000);
+	run_remove(H_REAL, 3000);
+	run_remove(H_ONE_SLOT, 1500);
+	run_remove(H_WRAP, 1500);
 	return failures != 0;
 }
