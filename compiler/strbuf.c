@@ -36,9 +36,12 @@ sb_steal(strbuf_t *sb, size_t *lenp)
 	return data;
 }
 
-/* Make room for n more bytes plus a NUL; false once anything failed. */
+/*
+ * Give sb room for n more bytes plus a NUL: exactly that (exact) or the
+ * next power of two from 64 up.  False once anything failed.
+ */
 static bool
-sb_reserve(strbuf_t *sb, size_t n)
+sb_grow(strbuf_t *sb, size_t n, bool exact)
 {
 	size_t want, cap;
 	char *p;
@@ -52,11 +55,10 @@ sb_reserve(strbuf_t *sb, size_t n)
 	want = sb->len + n + 1;
 	if (want <= sb->cap)
 		return true;
-	cap = sb->cap ? sb->cap : 64;
+	cap = exact ? want : sb->cap ? sb->cap : 64;
 	while (cap < want)
 		cap *= 2;
-	p = realloc(sb->data, cap);
-	if (p == NULL) {
+	if ((p = realloc(sb->data, cap)) == NULL) {
 		sb->failed = true;
 		return false;
 	}
@@ -65,26 +67,17 @@ sb_reserve(strbuf_t *sb, size_t n)
 	return true;
 }
 
+/* Make room for n more bytes plus a NUL, growing by doubling. */
+static bool
+sb_reserve(strbuf_t *sb, size_t n)
+{
+	return sb_grow(sb, n, false);
+}
+
 bool
 sb_presize(strbuf_t *sb, size_t n)
 {
-	char *p;
-
-	if (sb->failed)
-		return false;
-	if (n > SIZE_MAX / 2 - sb->len) {
-		sb->failed = true;
-		return false;
-	}
-	if (sb->len + n + 1 <= sb->cap)
-		return true;
-	if ((p = realloc(sb->data, sb->len + n + 1)) == NULL) {
-		sb->failed = true;
-		return false;
-	}
-	sb->data = p;
-	sb->cap = sb->len + n + 1;
-	return true;
+	return sb_grow(sb, n, true);
 }
 
 void
