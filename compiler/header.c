@@ -52,8 +52,11 @@
  * Past it, a Linux tracer's count (bpftrace, perf) says yes at once; only
  * the DTrace bit, which drti_lite sets once a DTrace helper took the DOF
  * (stapsdt.h), leads to the is-enabled function, given the address of a
- * flag where DTrace stores 1 (DOF version 3).  A program built from the
- * header alone has no drti_lite and never gets that far.  On FreeBSD and illumos (DOF
+ * flag where DTrace stores 1 (DOF version 3).  On x86_64 all that lies
+ * past the branch is one asm statement that takes no register, so that the
+ * compiler allocates registers around the check as around <sys/sdt.h>'s
+ * (put_enabled_site_asm).  A program built from the header alone has no
+ * drti_lite and never gets that far.  On FreeBSD and illumos (DOF
  * version 2, no semaphores) it is a plain call of the is-enabled function,
  * which returns an int as their dtrace's header declares it, and the stub
  * clears the result before its tracepoint.  Everything GNU C is spelled so
@@ -616,6 +619,26 @@ put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
 	sb_free(&w.line);
 }
 
+/*
+ * What the slow path of an x86_64 _ENABLED() answers through
+ * (put_enabled_site_asm): the zero flag itself where the compiler has asm
+ * flag outputs (GCC 6, clang 9), else a byte register set from it.  Once
+ * per translation unit, however many headers it includes.
+ */
+static void
+put_enabled_helpers(strbuf_t *out)
+{
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)\n");
+	sb_puts(out, "#ifdef __GCC_ASM_FLAG_OUTPUTS__\n");
+	sb_puts(out, "#define _USDT_ENABLED_OUT \"=@ccnz\"\n");
+	sb_puts(out, "#define _USDT_ENABLED_SET \"\"\n");
+	sb_puts(out, "#else\n");
+	sb_puts(out, "#define _USDT_ENABLED_OUT \"=q\"\n");
+	sb_puts(out, "#define _USDT_ENABLED_SET \"\\tsetnz %0\\n\"\n");
+	sb_puts(out, "#endif\n");
+	sb_puts(out, "#endif\n\n");
+}
+
 /* ---- the C text of a probe ----------------------------------------------- */
 
 /*
@@ -734,43 +757,66 @@ put_inline_site(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
 	sb_puts(out, "); } }))\n");
 }
 
+/* One more line of a C asm string on the current line of the macro. */
+static void
+put_macro_asm_line(strbuf_t *out, strbuf_t *line)
+{
+	put_c_asm_line(out, line);
+	if (out->len > 0)
+		out->data[out->len - 1] = ' ';
+	line->len = 0;
+}
+
 /*
- * x86_64: DTrace's is-enabled site as an asm statement, not a C call, so
- * that the slow path of _ENABLED() clobbers no register and the compiler
- * keeps its values in registers across the check, as it does across
- * <sys/sdt.h>'s.  The call in it is an ordinary call of the is-enabled
- * function (-G rewrites it and records the site, as any), with the flag's
- * address in %rdi, where DTrace writes 1 (DOF version 3); the unit's stub
- * clobbers nothing.  The stack pointer steps over the 128-byte red zone
- * around it: the compiler does not know of this call, and a leaf function
- * may keep data below %rsp, which the call's return address, or the call
- * the kernel makes of a traced 5-byte nop, would overwrite.
+ * x86_64: the slow path of _ENABLED(), reached only when the semaphore is
+ * not zero, as one asm statement that takes no register: the compiler keeps
+ * every value where it was across the check, as across <sys/sdt.h>'s, and
+ * the fast path stays one compare and one branch.  The statement reads the
+ * semaphore again (its "m" operand) and tests the Linux tracers' count;
+ * when that is zero, only the DTrace bit is set, and it asks DTrace's
+ * is-enabled site: an ordinary call of the is-enabled function (-G rewrites
+ * it and records the site, as any) with %rdi pointing at a zeroed stack
+ * slot, where DTrace writes 1 (DOF version 3).  %rdi is saved and restored
+ * around it, and the unit's stub clobbers nothing.  The answer leaves the
+ * statement in the flags: an asm flag output, or setnz for compilers
+ * without them (_USDT_ENABLED_OUT, put_enabled_helpers).  The stack pointer
+ * first steps over the 128-byte red zone: the compiler does not know of
+ * this call, and a leaf function may keep data below %rsp, which the
+ * pushes, the return address, or the call the kernel makes of a traced
+ * 5-byte nop would overwrite.
  */
 static void
 put_enabled_site_asm(strbuf_t *out, const probe_names_t *n)
 {
-	strbuf_t call, line;
+	static const char *const before[] = {
+		"\tjnz 1f", "\tlea -128(%%rsp),%%rsp", "\tpush %%rdi", "\tpush $0",
+		"\tmov %%rsp,%%rdi",
+	};
+	static const char *const after[] = {
+		"\tcmpl $0,(%%rsp)", "\tlea 8(%%rsp),%%rsp", "\tpop %%rdi",
+		"\tlea 128(%%rsp),%%rsp", "1:",
+	};
+	strbuf_t line;
 
-	sb_init(&call);
 	sb_init(&line);
-	sb_puts(&line, "\tlea -128(%%rsp),%%rsp");
-	put_c_asm_line(&call, &line);
-	line.len = 0;
+	sb_puts(out, "__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__(");
+	sb_printf(&line, "\ttestw $0x%x,%%1", STAPSDT_SEMAPHORE_COUNT);
+	put_macro_asm_line(out, &line);
+	for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
+		sb_puts(&line, before[i]);
+		put_macro_asm_line(out, &line);
+	}
 	sb_puts(&line, "\tcall ");
 	put_asm_symbol(&line, n->enabled);
-	put_c_asm_line(&call, &line);
-	line.len = 0;
-	sb_puts(&line, "\tlea 128(%%rsp),%%rsp");
-	put_c_asm_line(&call, &line);
-	for (size_t i = 0; i < call.len; i++)
-		if (call.data[i] == '\n' && i > 0 && call.data[i - 1] == '"')
-			call.data[i] = ' ';
-	sb_puts(out, "__asm__ __volatile__(");
-	sb_append(out, call.data, call.len > 0 ? call.len - 1 : 0);
-	sb_puts(out, " : \"+m\"(__usdt_e) : \"D\"(&__usdt_e));");
-	if (call.failed || line.failed)
+	put_macro_asm_line(out, &line);
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		sb_puts(&line, after[i]);
+		put_macro_asm_line(out, &line);
+	}
+	sb_printf(out, "_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : \"m\"(%s)); "
+	    "__usdt_on; })", n->c_semaphore);
+	if (line.failed)
 		out->failed = true;
-	sb_free(&call);
 	sb_free(&line);
 }
 
@@ -811,14 +857,16 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	 * slow path reads it again through a volatile lvalue, so that the
 	 * compiler cannot keep the first read in a register for it.
 	 */
-	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ((*(volatile unsigned short *)&%s & 0x%x) != 0 || \\\n"
-	    "\t__extension__ ({ uint32_t __usdt_e = 0; ",
-	    n->c_semaphore, n->c_semaphore, STAPSDT_SEMAPHORE_COUNT);
-	if (t->arch->elf_machine == EM_X86_64)
+	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ", n->c_semaphore);
+	if (t->arch->elf_machine == EM_X86_64) {
+		sb_puts(out, "\\\n\t");
 		put_enabled_site_asm(out, n);
-	else
-		sb_printf(out, "%s(&__usdt_e);", n->c_enabled);
-	sb_puts(out, " __usdt_e != 0; })))\n");
+		sb_puts(out, ")\n");
+		return;
+	}
+	sb_printf(out, "((*(volatile unsigned short *)&%s & 0x%x) != 0 || \\\n"
+	    "\t__extension__ ({ uint32_t __usdt_e = 0; %s(&__usdt_e); __usdt_e != 0; })))\n",
+	    n->c_semaphore, STAPSDT_SEMAPHORE_COUNT, n->c_enabled);
 }
 
 static void
@@ -1082,6 +1130,8 @@ header_write(const mdl_model_t *m, const usdt_target_t *t,
 	put_tag_declarations(out, m);
 	if (t->stapsdt && model_has_probes(m))
 		put_stapsdt_base(out, t);
+	if (t->stapsdt && model_has_probes(m) && t->arch->elf_machine == EM_X86_64)
+		put_enabled_helpers(out);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);

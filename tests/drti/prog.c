@@ -7,6 +7,8 @@
  *                   destructors), the parent waits
  *   prog enabled    print "sem=0xS enabled=E": the semaphore of
  *                   drtitest:stop-now and what DRTITEST_STOP_NOW_ENABLED() says
+ *   prog counted    the same after adding 1 to the semaphore, as a Linux
+ *                   tracer (bpftrace, perf) does when it attaches
  *   prog dlopen LIB print, dlopen LIB, run its lib_run() (which prints its
  *                   own probes), dlclose it, then open the shim's mark
  *                   path "dlclosed" so the log shows where dlclose ended
@@ -71,7 +73,9 @@ main(int argc, char **argv)
 #endif
 	if (strcmp(mode, "quiet") == 0)
 		return 0;
-	if (strcmp(mode, "enabled") == 0) {
+	if (strcmp(mode, "counted") == 0)
+		drtitest_stop__now_semaphore++;
+	if (strcmp(mode, "enabled") == 0 || strcmp(mode, "counted") == 0) {
 		printf("sem=0x%x enabled=%d\n", (unsigned)drtitest_stop__now_semaphore,
 		    DRTITEST_STOP_NOW_ENABLED() != 0);
 		return 0;

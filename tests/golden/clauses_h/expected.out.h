@@ -45,6 +45,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider clauses */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -56,8 +66,8 @@ __asm__(
 	__dtrace_clauses___tick(arg0)
 #endif
 #define CLAUSES_TICK_ENABLED() \
-	(__builtin_expect(clauses_tick_semaphore != 0, 0) && ((*(volatile unsigned short *)&clauses_tick_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_clauses___tick\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(clauses_tick_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_clauses___tick\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(clauses_tick_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

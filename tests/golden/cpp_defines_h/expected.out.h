@@ -45,6 +45,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider defs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -56,8 +66,8 @@ __asm__(
 	__dtrace_defs___linux__names()
 #endif
 #define DEFS_LINUX_NAMES_ENABLED() \
-	(__builtin_expect(defs_linux__names_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_linux__names_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___linux__names\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(defs_linux__names_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___linux__names\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_linux__names_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_SUNW_D() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___sunw__d : :); } }))
@@ -66,8 +76,8 @@ __asm__(
 	__dtrace_defs___sunw__d()
 #endif
 #define DEFS_SUNW_D_ENABLED() \
-	(__builtin_expect(defs_sunw__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_sunw__d_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___sunw__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(defs_sunw__d_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___sunw__d\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_sunw__d_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_NO_GNUC() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___no__gnuc : :); } }))
@@ -76,8 +86,8 @@ __asm__(
 	__dtrace_defs___no__gnuc()
 #endif
 #define DEFS_NO_GNUC_ENABLED() \
-	(__builtin_expect(defs_no__gnuc_semaphore != 0, 0) && ((*(volatile unsigned short *)&defs_no__gnuc_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_defs___no__gnuc\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(defs_no__gnuc_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___no__gnuc\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_no__gnuc_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

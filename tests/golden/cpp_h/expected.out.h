@@ -45,6 +45,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider cpp */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -56,8 +66,8 @@ __asm__(
 	__dtrace_cpp___request(arg0, (uintptr_t)(arg1))
 #endif
 #define CPP_REQUEST_ENABLED() \
-	(__builtin_expect(cpp_request_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_request_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___request\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(cpp_request_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_cpp___request\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(cpp_request_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define CPP_EXTRA(arg0) \
 	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___extra : : "r"(__usdt_r0)); } }))
@@ -66,8 +76,8 @@ __asm__(
 	__dtrace_cpp___extra(arg0)
 #endif
 #define CPP_EXTRA_ENABLED() \
-	(__builtin_expect(cpp_extra_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_extra_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___extra\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(cpp_extra_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_cpp___extra\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(cpp_extra_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define CPP_SIZED(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___sized : : "r"(__usdt_r0)); } }))
@@ -76,8 +86,8 @@ __asm__(
 	__dtrace_cpp___sized((uintptr_t)(arg0))
 #endif
 #define CPP_SIZED_ENABLED() \
-	(__builtin_expect(cpp_sized_semaphore != 0, 0) && ((*(volatile unsigned short *)&cpp_sized_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_cpp___sized\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(cpp_sized_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_cpp___sized\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(cpp_sized_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

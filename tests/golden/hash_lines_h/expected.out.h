@@ -45,6 +45,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider hashes */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -56,8 +66,8 @@ __asm__(
 	__dtrace_hashes___accept(arg0, (uintptr_t)(arg1))
 #endif
 #define HASHES_ACCEPT_ENABLED() \
-	(__builtin_expect(hashes_accept_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_accept_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___accept\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(hashes_accept_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_hashes___accept\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(hashes_accept_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define HASHES_CLOSE(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_hashes___close : : "r"(__usdt_r0)); } }))
@@ -66,8 +76,8 @@ __asm__(
 	__dtrace_hashes___close(arg0)
 #endif
 #define HASHES_CLOSE_ENABLED() \
-	(__builtin_expect(hashes_close_semaphore != 0, 0) && ((*(volatile unsigned short *)&hashes_close_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_hashes___close\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(hashes_close_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_hashes___close\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(hashes_close_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

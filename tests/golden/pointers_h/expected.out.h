@@ -48,6 +48,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider ptrs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -59,8 +69,8 @@ __asm__(
 	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #endif
 #define PTRS_STRINGS_ENABLED() \
-	(__builtin_expect(ptrs_strings_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_strings_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___strings\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_strings_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___strings\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_strings_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_STARS(arg0, arg1, arg2) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___stars : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
@@ -69,8 +79,8 @@ __asm__(
 	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
 #endif
 #define PTRS_STARS_ENABLED() \
-	(__builtin_expect(ptrs_stars_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_stars_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___stars\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_stars_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___stars\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_stars_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___spacing : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
@@ -79,8 +89,8 @@ __asm__(
 	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
 #endif
 #define PTRS_SPACING_ENABLED() \
-	(__builtin_expect(ptrs_spacing_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_spacing_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_spacing_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_spacing_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register p_t __usdt_r1 __asm__("rsi") = __usdt_v1; register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
@@ -89,8 +99,8 @@ __asm__(
 	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
 #endif
 #define PTRS_NAMED_ENABLED() \
-	(__builtin_expect(ptrs_named_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_named_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___named\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_named_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___named\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_named_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_TAGGED(arg0, arg1) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___tagged : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
@@ -99,8 +109,8 @@ __asm__(
 	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
 #endif
 #define PTRS_TAGGED_ENABLED() \
-	(__builtin_expect(ptrs_tagged_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_tagged_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___tagged\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_tagged_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___tagged\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_tagged_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_MIXED(arg0, arg1, arg2) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); long __usdt_v2 = (long)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register long __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___mixed : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
@@ -109,8 +119,8 @@ __asm__(
 	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)
 #endif
 #define PTRS_MIXED_ENABLED() \
-	(__builtin_expect(ptrs_mixed_semaphore != 0, 0) && ((*(volatile unsigned short *)&ptrs_mixed_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_ptrs___mixed\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(ptrs_mixed_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___mixed\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_mixed_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

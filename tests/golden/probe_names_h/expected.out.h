@@ -45,6 +45,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider names */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -56,8 +66,8 @@ __asm__(
 	__dtrace_names___request__start()
 #endif
 #define NAMES_REQUEST_START_ENABLED() \
-	(__builtin_expect(names_request__start_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_request__start_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___request__start\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_request__start_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___request__start\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_request__start_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_PLAIN_NAME() \
 	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___plain_name : :); } }))
@@ -66,8 +76,8 @@ __asm__(
 	__dtrace_names___plain_name()
 #endif
 #define NAMES_PLAIN_NAME_ENABLED() \
-	(__builtin_expect(names_plain_name_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_plain_name_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___plain_name\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_plain_name_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___plain_name\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_plain_name_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_NEW(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___new : : "r"(__usdt_r0)); } }))
@@ -76,8 +86,8 @@ __asm__(
 	__dtrace_names___new(arg0)
 #endif
 #define NAMES_NEW_ENABLED() \
-	(__builtin_expect(names_new_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_new_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___new\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_new_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___new\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_new_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_FREE(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "r"(__usdt_r0)); } }))
@@ -86,8 +96,8 @@ __asm__(
 	__dtrace_names___free((uintptr_t)(arg0))
 #endif
 #define NAMES_FREE_ENABLED() \
-	(__builtin_expect(names_free_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_free_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___free\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_free_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___free\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_free_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_DELETE(arg0) \
 	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "r"(__usdt_r0)); } }))
@@ -96,8 +106,8 @@ __asm__(
 	__dtrace_names___delete((uintptr_t)(arg0))
 #endif
 #define NAMES_DELETE_ENABLED() \
-	(__builtin_expect(names_delete_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_delete_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___delete\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_delete_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___delete\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_delete_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_A_B_C_D(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___a__b__c__d : : "r"(__usdt_r0)); } }))
@@ -106,8 +116,8 @@ __asm__(
 	__dtrace_names___a__b__c__d(arg0)
 #endif
 #define NAMES_A_B_C_D_ENABLED() \
-	(__builtin_expect(names_a__b__c__d_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_a__b__c__d_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___a__b__c__d\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_a__b__c__d_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___a__b__c__d\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_a__b__c__d_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_UPPER_LOWER(arg0) \
 	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___UPPER__lower : : "r"(__usdt_r0)); } }))
@@ -116,8 +126,8 @@ __asm__(
 	__dtrace_names___UPPER__lower(arg0)
 #endif
 #define NAMES_UPPER_LOWER_ENABLED() \
-	(__builtin_expect(names_UPPER__lower_semaphore != 0, 0) && ((*(volatile unsigned short *)&names_UPPER__lower_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_names___UPPER__lower\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(names_UPPER__lower_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___UPPER__lower\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_UPPER__lower_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push

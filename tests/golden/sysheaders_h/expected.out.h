@@ -48,6 +48,16 @@ __asm__(
 );
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#endif
+
 /* provider sys */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -59,8 +69,8 @@ __asm__(
 	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
 #endif
 #define SYS_IO_ENABLED() \
-	(__builtin_expect(sys_io_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_io_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___io\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(sys_io_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___io\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_io_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define SYS_NET(arg0, arg1, arg2, arg3) \
 	(__extension__ ({ socklen_t __usdt_v0 = (socklen_t)(arg0); sa_family_t __usdt_v1 = (sa_family_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register socklen_t __usdt_r0 __asm__("rdi") = __usdt_v0; register sa_family_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_sys___net : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
@@ -69,8 +79,8 @@ __asm__(
 	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))
 #endif
 #define SYS_NET_ENABLED() \
-	(__builtin_expect(sys_net_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_net_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___net\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(sys_net_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___net\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_net_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
 	(__extension__ ({ int8_t __usdt_v0 = (int8_t)(arg0); uint16_t __usdt_v1 = (uint16_t)(arg1); int32_t __usdt_v2 = (int32_t)(arg2); uint64_t __usdt_v3 = (uint64_t)(arg3); intptr_t __usdt_v4 = (intptr_t)(arg4); uid_t __usdt_v5 = (uid_t)(arg5); { register int8_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uint16_t __usdt_r1 __asm__("rsi") = __usdt_v1; register int32_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uint64_t __usdt_r3 __asm__("rcx") = __usdt_v3; register intptr_t __usdt_r4 __asm__("r8") = __usdt_v4; register uid_t __usdt_r5 __asm__("r9") = __usdt_v5; __asm__ __volatile__(_USDT_SITE___dtrace_sys___widths : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4), "r"(__usdt_r5)); } }))
@@ -79,8 +89,8 @@ __asm__(
 	__dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5)
 #endif
 #define SYS_WIDTHS_ENABLED() \
-	(__builtin_expect(sys_widths_semaphore != 0, 0) && ((*(volatile unsigned short *)&sys_widths_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __asm__ __volatile__("\tlea -128(%%rsp),%%rsp\n" "\tcall __dtraceenabled_sys___widths\n" "\tlea 128(%%rsp),%%rsp\n" : "+m"(__usdt_e) : "D"(&__usdt_e)); __usdt_e != 0; })))
+	(__builtin_expect(sys_widths_semaphore != 0, 0) && \
+	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___widths\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_widths_semaphore)); __usdt_on; }))
 
 #pragma GCC visibility push(hidden)
 #pragma GCC diagnostic push
