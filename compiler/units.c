@@ -325,8 +325,9 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
 	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
-	    8, 0, img.data, img.size, 0 };
-	sec = elfw_add_section(u->w, &sd);
+	    8, 0, NULL, img.size, 0 };
+	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
+	img.data = NULL;
 	elfw_symbol_desc_t sym = { symbol, sec, 0, img.size, STB_GLOBAL, STT_OBJECT,
 	    STV_HIDDEN };
 	elfw_add_symbol(u->w, &sym);
