@@ -854,8 +854,9 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	/*
 	 * The fast path reads the semaphore as <sys/sdt.h>'s does, so that it
 	 * is one compare with memory and one branch (cmpw $0,sem; jne); the
-	 * slow path reads it again through a volatile lvalue, so that the
-	 * compiler cannot keep the first read in a register for it.
+	 * slow path reads it again, through the asm statement's memory operand
+	 * on x86_64 and a volatile lvalue elsewhere, so that the compiler
+	 * cannot keep the first read in a register for it.
 	 */
 	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ", n->c_semaphore);
 	if (t->arch->elf_machine == EM_X86_64) {
