@@ -23,7 +23,12 @@ ifeq ($(FUZZ),1)
 SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 endif
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
+# The checkout's own path is kept out of what is built (debug info names
+# files relative to it), so the same sources give the same usdtc wherever
+# they are cloned: CI's client builds are keyed by usdtc's bytes
+# (tests/clients/run-clients), and Debian's packages are reproducible.
+REPRO_CFLAGS = -ffile-prefix-map=$(CURDIR)=.
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
 
 # Three layers (README.md, "Layout"):
