@@ -510,8 +510,10 @@ usdt_file_create(usdt_file_t *f, const char *provider, err_t *e)
 	if (rc == 0)
 		return usdt_file_create_memfd(f, provider, e);
 	pthread_mutex_lock(&files_lock);
-	f->next = live_files;
+	if ((f->next = live_files) != NULL)
+		live_files->pprev = &f->next;
 	live_files = f;
+	f->pprev = &live_files;
 	pthread_mutex_unlock(&files_lock);
 	return 0;
 }
@@ -569,11 +571,12 @@ usdt_file_remove(usdt_file_t *f)
 	if (f->name == NULL)
 		return;
 	pthread_mutex_lock(&files_lock);
-	for (usdt_file_t **l = &live_files; *l != NULL; l = &(*l)->next)
-		if (*l == f) {
-			*l = f->next;
-			break;
-		}
+	if (f->pprev != NULL) {
+		if ((*f->pprev = f->next) != NULL)
+			f->next->pprev = f->pprev;
+		f->pprev = NULL;
+		f->next = NULL;
+	}
 	pthread_mutex_unlock(&files_lock);
 	if (f->owner == getpid() && name_is_ours(f))
 		unlinkat(f->dir->fd, f->name, 0);

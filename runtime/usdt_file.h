@@ -24,6 +24,7 @@ typedef struct usdt_file {
 	char dlpath[320];	/* for dlopen: /proc/PID/fd/DIRFD/NAME or /proc/PID/fd/N */
 	pid_t owner;		/* the process that removes it */
 	struct usdt_file *next;	/* in the list removed at exit */
+	struct usdt_file **pprev;	/* what points at it there: removal is constant time */
 } usdt_file_t;
 
 /*
