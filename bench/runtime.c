@@ -7,6 +7,11 @@
  *				the same probes known at build time: dlopen +
  *				dlclose of SO, a shared object made by usdtc -G
  *				with N such probes (bench/runtime builds it)
+ *	runtime providers N	create + enable of N providers of 2 probes each,
+ *				kept enabled (as node-dtrace-provider users make
+ *				one per module or logger): CPU and wall time,
+ *				per provider, and the last tenth's per-provider
+ *				CPU time against the first's (1.0 when linear)
  *	runtime fire		per-call cost with no tracer: usdt_is_enabled,
  *				usdt_fire_probe, and the guarded pattern
  *				(if (usdt_is_enabled(p)) usdt_fire_probe(...)),
@@ -171,6 +176,50 @@ bench_baseline(const char *so, int n, int runs)
 	    n, median(up, runs) / 1e6, median(upcpu, runs) / 1e6);
 }
 
+/* N providers "benchprovI" of 2 probes each, created and enabled, then freed. */
+static void
+bench_providers(int n)
+{
+	usdt_provider_t **ps = calloc((size_t)n, sizeof(*ps));
+	usdt_probedef_t *(*defs)[2] = calloc((size_t)n, sizeof(*defs));
+	const char *types[] = { "int", "char *" };
+	double t0 = now_ns(), c0 = cpu_ns(), first = 0, last = 0, t1, c1;
+	int tenth = n / 10 > 0 ? n / 10 : 1;
+	char name[32];
+
+	if (ps == NULL || defs == NULL || n < 1)
+		die(NULL, "arguments");
+	for (int i = 0; i < n; i++) {
+		double ci = cpu_ns();
+
+		snprintf(name, sizeof(name), "benchprov%d", i);
+		if ((ps[i] = usdt_create_provider(name, "bench")) == NULL)
+			die(NULL, "usdt_create_provider");
+		for (int j = 0; j < 2; j++)
+			if ((defs[i][j] = usdt_create_probe("func", j ? "done" : "start", 2, types)) == NULL ||
+			    usdt_provider_add_probe(ps[i], defs[i][j]) != 0)
+				die(ps[i], "usdt_provider_add_probe");
+		if (usdt_provider_enable(ps[i]) != 0)
+			die(ps[i], "usdt_provider_enable");
+		if (i < tenth)
+			first += cpu_ns() - ci;
+		else if (i >= n - tenth)
+			last += cpu_ns() - ci;
+	}
+	t1 = now_ns() - t0;
+	c1 = cpu_ns() - c0;
+	printf("libusdt: %5d providers: create+enable %8.1f ms of CPU (%6.1f us a provider; "
+	    "wall %8.1f ms); last tenth / first tenth per provider: %.2fx\n", n, c1 / 1e6,
+	    c1 / 1e3 / n, t1 / 1e6, last / first);
+	for (int i = 0; i < n; i++) {
+		usdt_provider_free(ps[i]);
+		usdt_probe_release(defs[i][0]);
+		usdt_probe_release(defs[i][1]);
+	}
+	free(ps);
+	free(defs);
+}
+
 /* One timed loop of n iterations of `body`; ns per iteration. */
 #define TIME_LOOP(n, body) ({						\
 	double t0_ = now_ns();						\
@@ -253,12 +302,15 @@ main(int argc, char **argv)
 		bench_create(atoi(argv[2]), atoi(argv[3]));
 	else if (strcmp(mode, "baseline") == 0 && argc == 5)
 		bench_baseline(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (strcmp(mode, "providers") == 0 && argc == 3)
+		bench_providers(atoi(argv[2]));
 	else if (strcmp(mode, "fire") == 0)
 		bench_fire();
 	else if (strcmp(mode, "enabled") == 0)
 		bench_enabled();
 	else {
-		fprintf(stderr, "usage: %s create N RUNS | baseline SO N RUNS | fire | enabled\n",
+		fprintf(stderr, "usage: %s create N RUNS | baseline SO N RUNS | providers N | fire | "
+		    "enabled\n",
 		    argv[0]);
 		return 2;
 	}

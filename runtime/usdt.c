@@ -13,7 +13,9 @@
  *	   the loader can map from, or to a memfd where there is none
  *	   (usdt_file.c says which, and how nothing is left behind), and
  *	   makes it read-only;
- *	2. dlopens it (a memfd as /proc/PID/fd/N).  The loader maps it
+ *	2. dlopens it through descriptors, never its path again (a named
+ *	   file as /proc/PID/fd/DIRFD/NAME, a memfd as /proc/PID/fd/N), and
+ *	   compares the DOF loaded with the one written.  The loader maps it
  *	   read-only, read+execute and read+write by segment: no page is
  *	   ever writable and executable;
  *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
@@ -528,12 +530,11 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 }
 
 /*
- * The DOF in the loaded object must be the one in our file: a stale object
- * of the same /proc path (its descriptor number reused) would not be.  The
- * loader matches an object it has loaded by the name it was given, so
- * only a memfd's /proc path can meet a stale one; a named image's path is
- * new to the process (usdt_file.c), and for it the magic is checked, not
- * the whole DOF (reading it back faulted in a page per 4 KiB of DOF).
+ * The DOF in the loaded object must be the one in our file, read back
+ * through the descriptor of the inode we wrote: a stale object of the same
+ * /proc path (a memfd's descriptor number reused), or anything else than
+ * what we wrote under a named file's name, would not be.  One read for the
+ * whole DOF (a few pages a hundred probes).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
@@ -545,10 +546,7 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 
 	if (!drti_dof_magic_ok(h))
 		return err_set(e, "the loaded object has no DOF where it was written");
-	if (l->file.path != NULL)
-		return 0;
 	size = h->dofh_loadsz;
-	/* One read for the whole DOF (a few pages a hundred probes), not a page each. */
 	if ((buf = malloc(size ? (size_t)size : 1)) == NULL)
 		return err_errno(e, ENOMEM, "reading back the object");
 	while (done < size && rc == 0) {
@@ -605,7 +603,7 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 		return -1;
 	if (write_and_load(provider, l, ip, n, layout, e) == 0)
 		return 0;
-	if (l->file.path == NULL)
+	if (l->file.name == NULL)
 		return -1;
 	if (l->handle != NULL)
 		dlclose(l->handle);

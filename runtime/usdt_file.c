@@ -11,24 +11,38 @@
  *
  *  - the directory is the first usable one of $LIBUSDT_DIR (a ':'
  *    separated list; empty means none), else $XDG_RUNTIME_DIR,
- *    /run/user/EUID, /dev/shm, $TMPDIR, /tmp, /var/tmp.  Usable: mounted
- *    neither read-only nor noexec (the loader could not map it), owned by
- *    us or root, sticky if anyone may write to it (nobody else can rename
- *    or replace our file), and we can create a file in it.  Environment
- *    variables are read with secure_getenv, so a setuid program uses the
- *    fixed directories only;
- *  - the file, libusdt-NS-PID-START-SEQ-PROVIDER.so, is created with
- *    O_EXCL | O_NOFOLLOW and mode 0400, written, then the writable
- *    descriptor is closed (a write to the file would change the code of
- *    the running probes: MAP_PRIVATE pages not yet copied are the file's);
- *  - it is unlinked when the provider is disabled or freed, and at exit
- *    (a destructor walks the live files of this process, not of a parent
- *    it was forked from); and when a process is killed before that, the
- *    next process that uses the directory sweeps it: NS (the pid
- *    namespace), PID and START (its start time in /proc/PID/stat) say
- *    whether its owner is gone, so a pid reused since is not mistaken
- *    for the owner, and a process in another pid namespace is never
- *    judged;
+ *    /run/user/EUID, /dev/shm, $TMPDIR, /tmp, /var/tmp.  It is opened
+ *    once, and everything after the checks goes through that descriptor,
+ *    never through its path again (the path may be a symlink another
+ *    user flips).  Usable: mounted neither read-only nor noexec (the
+ *    loader could not map it), owned by us or root, sticky if anyone may
+ *    write to it (nobody else can rename or replace our file), we can
+ *    create a file in it, and its whole real path is safe as OpenSSH
+ *    wants a key file's: every component a directory (no symlink) owned
+ *    by root or us, none writable by group or others unless sticky and
+ *    root-owned, so the path tracers read in maps leads to our file.
+ *    Environment variables are read with secure_getenv, so a setuid
+ *    program uses the fixed directories only;
+ *  - the file, libusdt-NS-PID-START-SEQ-RAND-PROVIDER.so, is created
+ *    with openat(dirfd) O_EXCL | O_NOFOLLOW and mode 0400, written, then
+ *    the writable descriptor is exchanged for a read-only one of the same
+ *    inode (a write to the file would change the code of the running
+ *    probes: MAP_PRIVATE pages not yet copied are the file's).  RAND is
+ *    64 bits from getrandom, so no other user can plant the name before
+ *    us (a planted name would only cost a retry: up to NAME_TRIES);
+ *  - the loader is given /proc/PID/fd/DIRFD/NAME: the name in the
+ *    checked directory, whose descriptor stays open while an object
+ *    loaded from it is (gdb opens the link map's name).  Maps still show
+ *    the real path: the kernel names a mapping by the file's dentry;
+ *  - it is unlinked, with unlinkat in that directory and only while the
+ *    name is still the inode created, when the provider is disabled or
+ *    freed, and at exit (a destructor walks the live files of this
+ *    process, not of a parent it was forked from); and when a process is
+ *    killed before that, the next process of the same user that uses the
+ *    directory sweeps it: NS (the pid namespace), PID and START (its start
+ *    time in /proc/PID/stat) say whether its owner is gone, so a pid
+ *    reused since is not mistaken for the owner, and a process in another
+ *    pid namespace is never judged;
  *  - where no directory is usable the object goes into a memfd, as
  *    before (fileio.c's anon_exec_file and anon_file_seal): created
  *    executable (MFD_EXEC) where the kernel has that flag, and without it
@@ -44,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -51,18 +66,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
 #include "usdt_file.h"
 
 #define FILE_PREFIX "libusdt-"
+#define NAME_TRIES 16
 
-/* The live named files of this process, unlinked at exit. */
+/*
+ * A checked directory, shared by the files in it: its descriptor stays
+ * open while one of them is live (the loader's name for them goes through
+ * it), and is closed with the last.
+ */
+typedef struct usdt_dir {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char *path;		/* its real path when checked (messages) */
+	char proc[48];		/* /proc/PID/fd/FD, or /proc/self/fd/FD (see proc_name) */
+	unsigned refs;
+	struct usdt_dir *next;
+} usdt_dir_t;
+
+/* The live named files of this process (unlinked at exit), and their directories. */
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 static usdt_file_t *live_files;
+static usdt_dir_t *dirs;
 static unsigned file_seq;
 
 /* ---- who we are ---------------------------------------------------------- */
@@ -109,6 +143,20 @@ pid_namespace(void)
 	return ns;
 }
 
+/* 64 bits no other user can guess (getrandom; a weaker mix only without it). */
+static unsigned long long
+name_random(void)
+{
+	unsigned long long r = 0;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return r ^ ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+	    (unsigned long long)(uintptr_t)&r;
+}
+
 /* ---- sweeping ------------------------------------------------------------ */
 
 /* Whether the process that made a file (in our pid namespace) is gone. */
@@ -123,7 +171,11 @@ owner_gone(long pid, unsigned long long start)
 	return start != 0 && now != 0 && now != start;
 }
 
-/* Unlink the files in dirfd left by processes of our namespace now gone. */
+/*
+ * Unlink the files in dirfd that processes of our namespace, now gone,
+ * left: only regular files of our own user (root too leaves other users'
+ * files to them), only with unlinkat in the checked directory.
+ */
 static void
 sweep(int dirfd, unsigned long long ns)
 {
@@ -147,7 +199,7 @@ sweep(int dirfd, unsigned long long ns)
 		    &fns, &pid, &start, &seq) != 4 || fns != ns || pid <= 0)
 			continue;
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && geteuid() != 0))
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
 			continue;
 		if (owner_gone(pid, start))
 			unlinkat(dirfd, de->d_name, 0);
@@ -157,9 +209,9 @@ sweep(int dirfd, unsigned long long ns)
 
 /* Sweep each directory once per process (and again after a fork). */
 static void
-sweep_once(int dirfd, const char *dir, unsigned long long ns)
+sweep_once(const usdt_dir_t *dir, unsigned long long ns)
 {
-	static char done[8][256];
+	static struct { dev_t dev; ino_t ino; } done[8];
 	static pid_t done_pid;
 	static int ndone;
 
@@ -169,34 +221,98 @@ sweep_once(int dirfd, const char *dir, unsigned long long ns)
 		ndone = 0;
 	}
 	for (int i = 0; i < ndone; i++)
-		if (strcmp(done[i], dir) == 0) {
+		if (done[i].dev == dir->dev && done[i].ino == dir->ino) {
 			pthread_mutex_unlock(&files_lock);
 			return;
 		}
-	if (ndone < 8 && strlen(dir) < sizeof(done[0]))
-		strcpy(done[ndone++], dir);
+	if (ndone < 8) {
+		done[ndone].dev = dir->dev;
+		done[ndone++].ino = dir->ino;
+	}
 	pthread_mutex_unlock(&files_lock);
-	sweep(dirfd, ns);
+	sweep(dir->fd, ns);
 }
 
 /* ---- directories --------------------------------------------------------- */
 
 /* Whether a directory can hold an object the loader maps, safely. */
 static bool
-dir_usable(int dirfd)
+dir_usable(int dirfd, struct stat *st)
 {
 	struct statvfs vfs;
-	struct stat st;
 
 	if (fstatvfs(dirfd, &vfs) != 0 || (vfs.f_flag & (ST_RDONLY | ST_NOEXEC)) != 0)
 		return false;
-	if (fstat(dirfd, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (fstat(dirfd, st) != 0 || !S_ISDIR(st->st_mode))
 		return false;
-	if (st.st_uid != 0 && st.st_uid != geteuid())
+	if (st->st_uid != 0 && st->st_uid != geteuid())
 		return false;
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0)
 		return false;
 	return true;
+}
+
+/* An ancestor of the directory: a real directory nobody else can change. */
+static bool
+ancestor_safe(const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return false;
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return false;
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) == 0)
+		return true;
+	return (st->st_mode & S_ISVTX) != 0 && st->st_uid == 0;
+}
+
+/*
+ * The real path of the directory we hold, malloc'd, if every component of
+ * it is safe (ancestor_safe; the directory itself passed dir_usable) and
+ * it still names the directory we hold; else NULL.
+ */
+static char *
+dir_real_path(int dirfd, const struct stat *dst)
+{
+	char link[64], *path = malloc(PATH_MAX);
+	struct stat st;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	if (path == NULL || (n = readlink(link, path, PATH_MAX - 1)) <= 0 || path[0] != '/')
+		goto bad;
+	path[n] = '\0';
+	for (char *p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (lstat(path, &st) != 0 || !ancestor_safe(&st)) {
+			*p = '/';
+			goto bad;
+		}
+		*p = '/';
+	}
+	if (lstat("/", &st) != 0 || !ancestor_safe(&st))
+		goto bad;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_dev != dst->st_dev || st.st_ino != dst->st_ino)
+		goto bad;
+	return path;
+bad:
+	free(path);
+	return NULL;
+}
+
+/*
+ * How the loader reaches the directory: /proc/PID/fd/FD, which gdb (the
+ * link map's name) opens from outside too, where /proc is of our pid
+ * namespace; else (a container that kept the host's /proc) /proc/self/fd/FD.
+ */
+static void
+proc_name(usdt_dir_t *d)
+{
+	struct stat st;
+
+	snprintf(d->proc, sizeof(d->proc), "/proc/%ld/fd/%d", (long)getpid(), d->fd);
+	if (stat(d->proc, &st) != 0 || st.st_dev != d->dev || st.st_ino != d->ino)
+		snprintf(d->proc, sizeof(d->proc), "/proc/self/fd/%d", d->fd);
 }
 
 /* Errors that say "not this directory", as opposed to "not at all". */
@@ -207,44 +323,130 @@ dir_error(int err)
 }
 
 /*
- * Try to create the file in dir: 1 done, 0 not here, -1 with e set on an
- * error no other directory would avoid.
+ * The checked directory dir names now, shared with the files already in
+ * it: 1 with *out set (a reference taken), 0 not usable, -1 with e set.
  */
 static int
-try_dir(usdt_file_t *f, const char *dir, const char *provider, err_t *e)
+dir_get(const char *dir, usdt_dir_t **out, err_t *e)
 {
-	unsigned long long ns = pid_namespace();
-	char name[160];
-	int dirfd, fd, err;
-	unsigned seq;
+	usdt_dir_t *d;
+	struct stat st;
+	char *real;
+	int fd;
 
 	if (dir == NULL || dir[0] != '/')
 		return 0;
-	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return dir_error(errno) ? 0 : err_errno(e, errno, "opening %s", dir);
-	if (!dir_usable(dirfd)) {
-		close(dirfd);
+	if (!dir_usable(fd, &st)) {
+		close(fd);
 		return 0;
 	}
-	sweep_once(dirfd, dir, ns);
-	seq = __atomic_fetch_add(&file_seq, 1, __ATOMIC_RELAXED);
-	snprintf(name, sizeof(name), FILE_PREFIX "%llu-%ld-%llu-%u-%.63s.so", ns,
-	    (long)getpid(), start_time((long)getpid()), seq, provider);
-	if (asprintf(&f->path, "%s/%s", dir, name) < 0) {
+	pthread_mutex_lock(&files_lock);
+	for (d = dirs; d != NULL; d = d->next)
+		if (d->dev == st.st_dev && d->ino == st.st_ino)
+			break;
+	if (d != NULL) {
+		d->refs++;
+		pthread_mutex_unlock(&files_lock);
+		close(fd);
+		*out = d;
+		return 1;
+	}
+	pthread_mutex_unlock(&files_lock);
+	if ((real = dir_real_path(fd, &st)) == NULL || (d = calloc(1, sizeof(*d))) == NULL) {
+		close(fd);
+		if (real == NULL)
+			return 0;
+		free(real);
+		return err_errno(e, ENOMEM, "directory %s", dir);
+	}
+	*d = (usdt_dir_t){ fd, st.st_dev, st.st_ino, real, "", 1, NULL };
+	proc_name(d);
+	pthread_mutex_lock(&files_lock);
+	d->next = dirs;
+	dirs = d;
+	pthread_mutex_unlock(&files_lock);
+	*out = d;
+	return 1;
+}
+
+/* Drop a reference; the last closes the directory. */
+static void
+dir_put(usdt_dir_t *d)
+{
+	bool last;
+
+	pthread_mutex_lock(&files_lock);
+	if ((last = --d->refs == 0))
+		for (usdt_dir_t **l = &dirs; *l != NULL; l = &(*l)->next)
+			if (*l == d) {
+				*l = d->next;
+				break;
+			}
+	pthread_mutex_unlock(&files_lock);
+	if (last) {
+		close(d->fd);
+		free(d->path);
+		free(d);
+	}
+}
+
+/*
+ * Create f's file in d under a fresh name: 1 done, 0 not here, -1 with e
+ * set.  A name that exists (planted, or a clash) is retried with new
+ * random bits, a few times.
+ */
+static int
+create_in(usdt_file_t *f, usdt_dir_t *d, const char *provider, err_t *e)
+{
+	unsigned long long ns = pid_namespace(), start = start_time((long)getpid());
+	char name[200];
+	struct stat st;
+	int fd = -1, err = 0;
+
+	sweep_once(d, ns);
+	for (int i = 0; i < NAME_TRIES && fd < 0; i++) {
+		unsigned seq = __atomic_fetch_add(&file_seq, 1, __ATOMIC_RELAXED);
+
+		snprintf(name, sizeof(name), FILE_PREFIX "%llu-%ld-%llu-%u-%llu-%.63s.so", ns,
+		    (long)getpid(), start, seq, name_random(), provider);
+		fd = openat(d->fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+		err = errno;
+		if (fd < 0 && err != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return dir_error(err) ? 0 : err_errno(e, err, "creating a file in %s", d->path);
+	if (fstat(fd, &st) != 0 || (f->name = strdup(name)) == NULL ||
+	    asprintf(&f->path, "%s/%s", d->path, name) < 0) {
 		f->path = NULL;
-		close(dirfd);
+		unlinkat(d->fd, name, 0);
+		close(fd);
+		free(f->name);
+		f->name = NULL;
 		return err_errno(e, ENOMEM, "file name");
 	}
-	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
-	err = errno;
-	close(dirfd);
-	if (fd < 0) {
-		free(f->path);
-		f->path = NULL;
-		return dir_error(err) ? 0 : err_errno(e, err, "creating a file in %s", dir);
-	}
 	f->fd = fd;
+	f->dir = d;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	snprintf(f->dlpath, sizeof(f->dlpath), "%s/%s", d->proc, name);
 	return 1;
+}
+
+/* Try directory dir: 1 done, 0 not here, -1 with e set. */
+static int
+try_dir(usdt_file_t *f, const char *dir, const char *provider, err_t *e)
+{
+	usdt_dir_t *d = NULL;
+	int rc = dir_get(dir, &d, e);
+
+	if (rc != 1)
+		return rc;
+	if ((rc = create_in(f, d, provider, e)) != 1)
+		dir_put(d);
+	return rc;
 }
 
 /* The directories to try, in order; a malloc'd ':'-separated list. */
@@ -293,39 +495,50 @@ usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e)
 int
 usdt_file_create(usdt_file_t *f, const char *provider, err_t *e)
 {
-	char *dirs = candidate_dirs(), *save = NULL;
+	char *list = candidate_dirs(), *save = NULL;
 	int rc = 0;
 
 	file_init(f);
-	if (dirs == NULL)
+	if (list == NULL)
 		return err_errno(e, ENOMEM, "directory list");
-	for (char *d = strtok_r(dirs, ":", &save); d != NULL && rc == 0;
+	for (char *d = strtok_r(list, ":", &save); d != NULL && rc == 0;
 	    d = strtok_r(NULL, ":", &save))
 		rc = try_dir(f, d, provider, e);
-	free(dirs);
+	free(list);
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
 		return usdt_file_create_memfd(f, provider, e);
 	pthread_mutex_lock(&files_lock);
-	f->next = live_files;
+	if ((f->next = live_files) != NULL)
+		live_files->pprev = &f->next;
 	live_files = f;
+	f->pprev = &live_files;
 	pthread_mutex_unlock(&files_lock);
 	return 0;
+}
+
+/* Whether f's name in its directory is still the inode we created. */
+static bool
+name_is_ours(const usdt_file_t *f)
+{
+	struct stat st;
+
+	return fstatat(f->dir->fd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
 int
 usdt_file_seal(usdt_file_t *f, err_t *e)
 {
-	struct stat a, b;
+	struct stat st;
 	int ro;
 
-	if (f->path == NULL)
+	if (f->name == NULL)
 		return anon_file_seal(f->fd, e);
-	if ((ro = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((ro = openat(f->dir->fd, f->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "reopening %s", f->path);
-	if (fstat(ro, &a) != 0 || fstat(f->fd, &b) != 0 ||
-	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+	if (fstat(ro, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
 		close(ro);
 		return err_set(e, "%s was replaced while it was written", f->path);
 	}
@@ -337,13 +550,13 @@ usdt_file_seal(usdt_file_t *f, err_t *e)
 const char *
 usdt_file_dlpath(const usdt_file_t *f)
 {
-	return f->path != NULL ? f->path : f->dlpath;
+	return f->dlpath;
 }
 
 void
 usdt_file_loaded(usdt_file_t *f)
 {
-	if (f->path != NULL && f->fd >= 0) {
+	if (f->name != NULL && f->fd >= 0) {
 		close(f->fd);
 		f->fd = -1;
 	}
@@ -355,19 +568,23 @@ usdt_file_remove(usdt_file_t *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	if (f->path == NULL)
+	if (f->name == NULL)
 		return;
 	pthread_mutex_lock(&files_lock);
-	for (usdt_file_t **l = &live_files; *l != NULL; l = &(*l)->next)
-		if (*l == f) {
-			*l = f->next;
-			break;
-		}
+	if (f->pprev != NULL) {
+		if ((*f->pprev = f->next) != NULL)
+			f->next->pprev = f->pprev;
+		f->pprev = NULL;
+		f->next = NULL;
+	}
 	pthread_mutex_unlock(&files_lock);
-	if (f->owner == getpid())
-		unlink(f->path);
+	if (f->owner == getpid() && name_is_ours(f))
+		unlinkat(f->dir->fd, f->name, 0);
+	dir_put(f->dir);
+	f->dir = NULL;
+	free(f->name);
 	free(f->path);
-	f->path = NULL;
+	f->name = f->path = NULL;
 }
 
 /*
@@ -381,7 +598,7 @@ remove_at_exit(void)
 	if (pthread_mutex_trylock(&files_lock) != 0)
 		return;
 	for (usdt_file_t *f = live_files; f != NULL; f = f->next)
-		if (f->owner == getpid() && f->path != NULL)
-			unlink(f->path);
+		if (f->owner == getpid() && f->name != NULL && name_is_ours(f))
+			unlinkat(f->dir->fd, f->name, 0);
 	pthread_mutex_unlock(&files_lock);
 }

@@ -12,12 +12,19 @@
 
 #include "err.h"
 
+struct usdt_dir;
+
 typedef struct usdt_file {
 	int fd;			/* writable until sealed; -1 once closed */
-	char *path;		/* its name in a directory, NULL for a memfd */
-	char dlpath[64];	/* for a memfd: /proc/PID/fd/N */
+	struct usdt_dir *dir;	/* the checked directory it is in, NULL for a memfd */
+	char *name;		/* its name in dir, NULL for a memfd */
+	char *path;		/* dir's path and name (messages), NULL for a memfd */
+	dev_t dev;		/* the inode created, for removing only it */
+	ino_t ino;
+	char dlpath[320];	/* for dlopen: /proc/PID/fd/DIRFD/NAME or /proc/PID/fd/N */
 	pid_t owner;		/* the process that removes it */
 	struct usdt_file *next;	/* in the list removed at exit */
+	struct usdt_file **pprev;	/* what points at it there: removal is constant time */
 } usdt_file_t;
 
 /*
@@ -32,22 +39,32 @@ int usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e);
 
 /*
  * Once written: nothing can write to it through our descriptor any more
- * (a memfd is sealed; a named file's writable descriptor is closed and a
- * read-only one kept until usdt_file_loaded).  0, or -1 with e set.
+ * (a memfd is sealed; a named file's writable descriptor is replaced by a
+ * read-only one of the same inode, kept until usdt_file_loaded, through
+ * which the loaded object is compared with what was written).  0, or -1
+ * with e set.
  */
 int usdt_file_seal(usdt_file_t *f, err_t *e);
 
-/* What to give dlopen: the real path, or /proc/PID/fd/N for a memfd. */
+/*
+ * What to give dlopen: for a named file /proc/PID/fd/DIRFD/NAME, which
+ * resolves NAME in the directory that was checked, never its path again
+ * (/proc/PID/maps still shows the file's real path); for a memfd
+ * /proc/PID/fd/N.
+ */
 const char *usdt_file_dlpath(const usdt_file_t *f);
 
 /*
  * The object is loaded and checked: a named file's descriptor is closed
- * (its path is what tracers open); a memfd's stays open, since its
+ * (its path in maps is what tracers open); a memfd's stays open, since its
  * /proc/PID/fd entry is the only way tracers find it.
  */
 void usdt_file_loaded(usdt_file_t *f);
 
-/* Close and unlink it (at disable, or when enabling failed). */
+/*
+ * Close it and, if its name in the directory is still the inode created,
+ * unlink it there (at disable, or when enabling failed).
+ */
 void usdt_file_remove(usdt_file_t *f);
 
 #endif

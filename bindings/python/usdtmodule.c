@@ -19,7 +19,12 @@
  * Ownership follows libusdt's: a Probe object holds the caller's
  * reference to its probedef and a reference to its Provider, so the
  * provider outlives its probes; the provider's own references go with
- * usdt_provider_free when the Provider object is collected.
+ * usdt_provider_free when the Provider object is collected.  Probes take
+ * part in garbage collection, so a Provider subclass that keeps its probes
+ * as attributes (a cycle) is collected, and its image unloaded, too.
+ * Probes are added while the provider is disabled; add_probe on an
+ * enabled one raises usdt.Error rather than return a probe that could not
+ * fire until the next enable.
  *
  * Errors: every libusdt failure raises usdt.Error (a RuntimeError) with
  * usdt_errstr's message; a wrong number or type of arguments to fire is a
@@ -74,13 +79,36 @@ libusdt_type(const char *t, char *kind)
 	return t;
 }
 
+/*
+ * A Probe is tracked by the garbage collector: a Provider subclass that
+ * keeps its own probe as an attribute makes a cycle (provider -> __dict__
+ * -> probe -> provider) that only the collector can break.  Clearing keeps
+ * the probedef (released at dealloc): its memory is libusdt's.
+ */
+static int
+Probe_traverse(ProbeObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->owner);
+	Py_VISIT(self->types);
+	return 0;
+}
+
+static int
+Probe_clear(ProbeObject *self)
+{
+	Py_CLEAR(self->owner);
+	Py_CLEAR(self->types);
+	return 0;
+}
+
 static void
 Probe_dealloc(ProbeObject *self)
 {
+	PyObject_GC_UnTrack(self);
 	if (self->def != NULL)
 		usdt_probe_release(self->def);
-	Py_XDECREF(self->owner);
-	Py_XDECREF(self->types);
+	self->def = NULL;
+	Probe_clear(self);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -175,6 +203,8 @@ static PyObject *
 Probe_get_types(ProbeObject *self, void *closure)
 {
 	(void)closure;
+	if (self->types == NULL)	/* cleared by the collector */
+		return PyTuple_New(0);
 	Py_INCREF(self->types);
 	return self->types;
 }
@@ -182,7 +212,8 @@ Probe_get_types(ProbeObject *self, void *closure)
 static PyObject *
 Probe_repr(ProbeObject *self)
 {
-	return PyUnicode_FromFormat("<usdt.Probe %s:%s:%s>", self->owner->provider->name,
+	return PyUnicode_FromFormat("<usdt.Probe %s:%s:%s>",
+	    self->owner != NULL ? self->owner->provider->name : "?",
 	    self->def->function, self->def->name);
 }
 
@@ -208,8 +239,11 @@ static PyTypeObject ProbeType = {
 	.tp_basicsize = sizeof(ProbeObject),
 	.tp_dealloc = (destructor)Probe_dealloc,
 	.tp_repr = (reprfunc)Probe_repr,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.tp_doc = "A probe of a usdt.Provider (made by Provider.add_probe).",
+	.tp_traverse = (traverseproc)Probe_traverse,
+	.tp_free = PyObject_GC_Del,
+	.tp_clear = (inquiry)Probe_clear,
 	.tp_methods = Probe_methods,
 	.tp_getset = Probe_getset,
 };
@@ -292,18 +326,24 @@ Provider_add_probe(ProviderObject *self, PyObject *args, PyObject *kwds)
 	Py_ssize_t n = 0;
 
 	if (Provider_check(self) != 0 ||
-	    !PyArg_ParseTupleAndKeywords(args, kwds, "s|Os", kwlist, &name, &types_obj, &function))
+	    !PyArg_ParseTupleAndKeywords(args, kwds, "s|Oz", kwlist, &name, &types_obj, &function))
 		return NULL;
-	seq = types_obj != NULL ? PySequence_Fast(types_obj, "types must be a sequence") :
-	    PyTuple_New(0);
+	if (self->provider->enabled) {
+		PyErr_SetString(usdt_error_type, "the provider is enabled: disable it, "
+		    "add the probe, and enable it again");
+		return NULL;
+	}
+	seq = types_obj != NULL && types_obj != Py_None ?
+	    PySequence_Fast(types_obj, "types must be a sequence") : PyTuple_New(0);
 	if (seq == NULL)
 		return NULL;
 	if (parse_types(seq, types, kinds, &n) != 0 ||
-	    (probe = PyObject_New(ProbeObject, &ProbeType)) == NULL) {
+	    (probe = PyObject_GC_New(ProbeObject, &ProbeType)) == NULL) {
 		Py_DECREF(seq);
 		return NULL;
 	}
 	probe->owner = NULL;
+	probe->def = NULL;
 	probe->types = PySequence_Tuple(seq);
 	Py_DECREF(seq);
 	memcpy(probe->kinds, kinds, sizeof(kinds));
@@ -319,6 +359,7 @@ Provider_add_probe(ProviderObject *self, PyObject *args, PyObject *kwds)
 	}
 	Py_INCREF(self);
 	probe->owner = self;
+	PyObject_GC_Track(probe);
 	if (usdt_provider_add_probe(self->provider, probe->def) != 0) {
 		/* libusdt dropped its own reference; ours goes with the object. */
 		raise_usdt(self->provider);
@@ -408,8 +449,10 @@ Provider_get_module(ProviderObject *self, void *closure)
 static PyMethodDef Provider_methods[] = {
 	{ "add_probe", (PyCFunction)(void (*)(void))Provider_add_probe,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "add_probe(name, types=(), function=name) -> Probe; types are 'int', 'str' "
-	  "(or int, str), or C integer type names" },
+	  "add_probe(name, types=(), function=None) -> Probe; types are 'int', 'str' "
+	  "(or int, str), or C integer type names; function None means the name.  "
+	  "Only while the provider is disabled: on an enabled one it raises usdt.Error "
+	  "(disable, add, enable again)" },
 	{ "remove_probe", (PyCFunction)Provider_remove_probe, METH_O,
 	  "remove_probe(probe): takes effect at the next enable" },
 	{ "enable", (PyCFunction)Provider_enable, METH_NOARGS,

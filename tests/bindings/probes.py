@@ -1,7 +1,9 @@
 # probes.py - the usdt Python module as a program uses it, for
 # tests/bindings/run.
 #
-#   python3 probes.py api          checks of the API and its exceptions,
+#   python3 probes.py api          checks of the API and its exceptions
+#                                  (also: function=None, add_probe while
+#                                  enabled, providers in cycles collected),
 #                                  one "ok - " / "FAIL - " line each
 #   python3 probes.py trace STOP   provider "pyprov" with probes
 #                                  request(int, str) and wide(uint64_t,
@@ -87,7 +89,63 @@ def api():
     except KeyError:
         pass
     check(not prov.enabled, "an exception inside with disables and propagates")
+    defaults()
+    collected()
     return 1 if failures else 0
+
+
+def defaults():
+    prov = usdt.Provider("pydefaults", "mod")
+    prov.add_probe("base", ("int",))
+    p = None
+    try:
+        p = prov.add_probe("fn_none", ("int",), function=None)
+    except TypeError as e:
+        check(False, "add_probe(name, types, function=None)", repr(e))
+    if p is not None:
+        check(p.function == "fn_none", "add_probe(name, types, function=None): the function is the name",
+              repr(p.function))
+    with prov:
+        msg = raises(usdt.Error, prov.add_probe, "late", ("int",))
+        check(msg is not None and "enabled" in msg,
+              "add_probe on an enabled provider raises usdt.Error", repr(msg))
+    late = prov.add_probe("later", ("int",))
+    with prov:
+        check(late.fire(1) is None, "after disable, add_probe works again")
+
+
+def leaky_images(dirname):
+    with open("/proc/self/maps") as f:
+        maps = sum(1 for line in f if "-leaky" in line)
+    return maps, len([n for n in os.listdir(dirname) if "-leaky" in n])
+
+
+def collected():
+    """Providers that keep one of their probes (a reference cycle) are collected."""
+    import gc
+    import shutil
+    import tempfile
+
+    class Leaky(usdt.Provider):
+        def __init__(self, i):
+            super().__init__("leaky%d" % i, "mod")
+            self.probe = self.add_probe("p", ("int",))
+            self.enable()
+
+    dirname = tempfile.mkdtemp(prefix="usdt-py-")
+    os.environ["LIBUSDT_DIR"] = dirname
+    gc.disable()
+    for i in range(200):
+        Leaky(i)
+    before = leaky_images(dirname)
+    gc.enable()
+    gc.collect()
+    after = leaky_images(dirname)
+    del os.environ["LIBUSDT_DIR"]
+    check(before[0] >= 600 and before[1] == 200 and after == (0, 0),
+          "200 Provider subclasses keeping their probe are collected: no mapping, no file left",
+          "mappings, files before gc.collect() %r, after %r" % (before, after))
+    shutil.rmtree(dirname, ignore_errors=True)
 
 
 def trace(stop):
