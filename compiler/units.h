@@ -22,6 +22,7 @@ typedef struct units {
 	const mdl_model_t *m;
 	const usdt_target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
+	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
 } units_t;
 
 /* The .stapsdt.base group; call it before the first probe group. */
