@@ -151,6 +151,7 @@ const usdt_arch_t usdt_arch_aarch64 = {
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,
 	.reloc_abs64 = R_AARCH64_ABS64,
+	.reloc_pc64 = R_AARCH64_PREL64,
 	.reloc_relative = R_AARCH64_RELATIVE,
 	.reloc_glob_dat = R_AARCH64_GLOB_DAT,
 	.reloc_branch = { R_AARCH64_CALL26, R_AARCH64_JUMP26 },

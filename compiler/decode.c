@@ -25,8 +25,9 @@
  *             most 127 bytes for the native/translated types; the argument
  *             map inside PRARGS, each entry naming a native argument.
  *   relocs    URELHDR naming a STRTAB, a RELTAB and a PROBES section;
- *             types NONE or SETX; a SETX relocation on the dofpr_addr of a
- *             record inside the target, at most one per record.
+ *             types NONE, SETX or DOFREL (FreeBSD's); a SETX or DOFREL
+ *             relocation on the dofpr_addr of a record inside the target,
+ *             at most one per record.
  *
  * Every failure is one sentence naming where: "DOF section 3 (PROFFS):
  * offset 0x1f0 + size 0x20 exceeds the file size 0x1ff".  All arithmetic
@@ -669,9 +670,9 @@ decode_reloc(const decoder_t *dc, const char *who, const dofd_relhdr_t *rh,
 		return -1;
 	if (r->raw.dofr_type == DOF_RELO_NONE)
 		return 0;
-	if (r->raw.dofr_type != DOF_RELO_SETX)
-		return fail(dc, rwho, "type %" PRIu32 " is neither NONE (0) nor SETX (1)",
-		    r->raw.dofr_type);
+	if (r->raw.dofr_type != DOF_RELO_SETX && r->raw.dofr_type != DOF_RELO_DOFREL)
+		return fail(dc, rwho, "type %" PRIu32 " is neither NONE (0), SETX (1) "
+		    "nor DOFREL (2)", r->raw.dofr_type);
 	if (r->raw.dofr_offset > ts->hdr.dofs_size ||
 	    ts->hdr.dofs_size - r->raw.dofr_offset < sizeof(uint64_t))
 		return fail(dc, rwho, "offset 0x%" PRIx64 " + 8 exceeds section %s "
@@ -688,6 +689,8 @@ decode_reloc(const decoder_t *dc, const char *who, const dofd_relhdr_t *rh,
 			return fail(dc, rwho, "relocates probe record %" PRIu64
 			    " a second time", r->raw.dofr_offset / sizeof(dof_probe_t));
 		rec->reloc = r->name;
+		rec->reloc_type = r->raw.dofr_type;
+		rec->reloc_data = r->raw.dofr_data;
 	}
 	return 0;
 }

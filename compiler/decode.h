@@ -30,7 +30,9 @@ typedef struct dofd_probe {
 	uint32_t *offs;		/* [raw.dofpr_noffs] */
 	uint32_t *enoffs;	/* [nenoffs] */
 	uint16_t nenoffs;	/* raw.dofpr_nenoffs, or 0 below version 2 */
-	const char *reloc;	/* name of the SETX relocation of dofpr_addr, or NULL */
+	const char *reloc;	/* name of the SETX or DOFREL relocation of dofpr_addr, or NULL */
+	uint32_t reloc_type;	/* DOF_RELO_SETX or DOF_RELO_DOFREL when reloc is set */
+	uint64_t reloc_data;	/* its dofr_data (DOF_RELDATA_DOFBASE) */
 } dofd_probe_t;
 
 typedef struct dofd_provider {

@@ -116,7 +116,16 @@ typedef struct dof_relohdr {
 } dof_relohdr_t;
 
 #define DOF_RELO_NONE	0
-#define DOF_RELO_SETX	1
+#define DOF_RELO_SETX	1	/* the consumer adds the load base (dofhp_addr) */
+#define DOF_RELO_DOFREL	2	/* FreeBSD: the consumer adds the u64's own address */
+
+/*
+ * dofr_data of a SETX relocation whose u64 holds the address relative to
+ * the DOF's first byte (x86_64-illumos with drti_kernel.c, which makes
+ * dofhp_addr the DOF's address).  The kernels ignore dofr_data; usdtc's
+ * decoder reads it to place such a record in a linked file.
+ */
+#define DOF_RELDATA_DOFBASE	0x44424153u	/* "DBAS" */
 
 typedef struct dof_relodesc {
 	dof_stridx_t dofr_name;

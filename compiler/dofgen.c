@@ -477,9 +477,9 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 	r[po->nrelocs++] = (pending_reloc_t){ record, symbol };
 	memset(&d, 0, sizeof(d));
 	d.dofr_name = strtab_add(&g->strtab, symbol);
-	d.dofr_type = DOF_RELO_SETX;
+	d.dofr_type = g->t->dof_addr == DOF_ADDR_SELF ? DOF_RELO_DOFREL : DOF_RELO_SETX;
 	d.dofr_offset = (uint64_t)record * sizeof(dof_probe_t);
-	d.dofr_data = 0;
+	d.dofr_data = g->t->dof_addr == DOF_ADDR_DOFBASE ? DOF_RELDATA_DOFBASE : 0;
 	sb_append(&po->reltab, &d, sizeof(d));
 	return 0;
 }
@@ -916,6 +916,7 @@ write_image(gen_t *g, const dof_hdr_t *h, dof_image_t *out)
 		for (size_t r = 0; r < po->nrelocs; r++) {
 			out->relocs[k].offset = base + (uint64_t)po->relocs[r].record *
 			    sizeof(dof_probe_t) + offsetof(dof_probe_t, dofpr_addr);
+			out->relocs[k].dof_start = 0;
 			out->relocs[k++].symbol = po->relocs[r].symbol;
 		}
 	}

@@ -21,6 +21,7 @@
 typedef struct dof_reloc {
 	uint64_t offset;	/* byte offset of the u64 inside the image */
 	const char *symbol;	/* points into the model; valid while it lives */
+	uint64_t dof_start;	/* where the DOF holding it starts in the image */
 } dof_reloc_t;
 
 /*

@@ -856,7 +856,7 @@ int
 objgen_write(const mdl_model_t *m, const usdt_target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	units_t b = { NULL, m, t, 0 };
+	units_t b = { NULL, m, t, 0, o->lazyload };
 	gplan_t g;
 	int rc;
 

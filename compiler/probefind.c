@@ -84,7 +84,7 @@ typedef struct finder {
 	size_t *relsecs;	/* indices of the REL/RELA sections */
 	size_t nrelsecs;
 	bool macho;		/* a Mach-O file: eh.e_type says object or image */
-	uint64_t dof_addr;	/* Mach-O image: address of the section walked */
+	uint64_t dof_addr;	/* Mach-O image, linked ELF: address of the section walked */
 	size_t xndx_of;		/* the symbol table xndx belongs to, 0 if none looked up */
 	Elf_Data *xndx;		/* its SHT_SYMTAB_SHNDX data, or NULL */
 } finder_t;
@@ -295,16 +295,19 @@ static int dynamic_reloc_kind(unsigned machine, unsigned type);
  * Whether a relocation of a relocatable object can fill an address field
  * of a DOF or a note: a 64-bit absolute (symbol + addend) relocation of
  * the machine, whatever the target (R_X86_64_64, the R_X86_64_GLOB_DAT
- * Oracle's dtrace writes, R_AARCH64_ABS64).  Machines we do not know are
- * taken on trust.
+ * Oracle's dtrace writes, R_AARCH64_ABS64), or the 64-bit PC-relative one
+ * of the FreeBSD and illumos targets' DOF (R_X86_64_PC64, as FreeBSD's
+ * dtrace -G writes).  Machines we do not know are taken on trust.
  */
 static bool
 is_address_reloc(unsigned machine, unsigned type)
 {
+	const usdt_arch_t *a = arch_for_machine(machine);
+
 	switch (machine) {
 	case EM_X86_64:
 	case EM_AARCH64:
-		return dynamic_reloc_kind(machine, type) == 2;
+		return dynamic_reloc_kind(machine, type) == 2 || (a != NULL && type == a->reloc_pc64);
 	default:
 		return true;
 	}
@@ -448,6 +451,29 @@ set_record_bases(dof_decoded_t *d, uint64_t dof_addr)
 			d->providers[i].probes[j].raw.dofpr_addr = dof_addr;
 }
 
+/*
+ * A linked ELF file: the records whose address the linker wrote relative
+ * to where the DOF lies (target.h's DOF_ADDR_SELF and DOF_ADDR_DOFBASE),
+ * made absolute as their kernels make them, given the DOF's address: a
+ * DOFREL one is relative to its own u64, a SETX one marked
+ * DOF_RELDATA_DOFBASE to the DOF's first byte.
+ */
+static void
+resolve_dof_relative(dof_decoded_t *d, uint64_t dof_addr)
+{
+	for (size_t i = 0; i < d->nproviders; i++)
+		for (size_t j = 0; j < d->providers[i].nprobes; j++) {
+			dofd_probe_t *r = &d->providers[i].probes[j];
+
+			if (r->reloc == NULL)
+				continue;
+			if (r->reloc_type == DOF_RELO_DOFREL)
+				r->raw.dofpr_addr += dof_addr + r->addr_offset;
+			else if (r->reloc_data == DOF_RELDATA_DOFBASE)
+				r->raw.dofpr_addr += dof_addr;
+		}
+}
+
 /* What walk_dofs' callback needs: the finder and the section walked. */
 typedef struct dof_walk_ctx {
 	finder_t *L;
@@ -466,6 +492,8 @@ keep_dof(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
 	apply_base(d, L->base);
 	if (L->macho && L->eh.e_type != ET_REL)
 		set_record_bases(d, L->dof_addr + off);
+	else if (L->elf != NULL && L->eh.e_type != ET_REL)
+		resolve_dof_relative(d, L->dof_addr + off);
 	if (add_dof(L, d, c->sec, off) != 0) {
 		dof_decoded_free(d);
 		return -1;
@@ -499,6 +527,7 @@ find_dof_section(finder_t *L, Elf_Scn *scn, const GElf_Shdr *sh, const char *nam
 		return 0;
 	if ((sec = add_section(L, name, d->d_buf, d->d_size)) == NULL)
 		return -1;
+	L->dof_addr = sh->sh_addr;
 	if ((L->eh.e_type == ET_REL ? collect_relocs(L, elf_ndxscn(scn), &sec->rels) :
 	    apply_dynamic_relocs(L, sh, sec->bytes)) != 0)
 		return -1;

@@ -32,6 +32,7 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_FREEBSD,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
+		.dof_addr = DOF_ADDR_SELF,
 	},
 	{
 		.name = "x86_64-illumos",
@@ -39,6 +40,7 @@ static const usdt_target_t targets[] = {
 		.os = USDT_OS_ILLUMOS,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
+		.dof_addr = DOF_ADDR_DOFBASE,
 	},
 	{
 		.name = "aarch64-linux",
@@ -122,4 +124,10 @@ target_names(void)
 			    targets[i].name);
 		}
 	return names;
+}
+
+enum dof_addr_reloc
+target_dof_addr(const usdt_target_t *t, bool lazyload)
+{
+	return lazyload && t->dof_addr == DOF_ADDR_DOFBASE ? DOF_ADDR_ABS : t->dof_addr;
 }

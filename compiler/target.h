@@ -35,11 +35,13 @@ typedef struct usdt_arch {
 	unsigned elf_class;		/* ELFCLASS64 */
 	/*
 	 * The ELF relocation types usdtc writes or reads, all stated here:
-	 * the absolute address (notes, DOF probe addresses), the dynamic
-	 * base-relative and GOT ones (--list of linked programs), and the two
-	 * a call or tail jump to a probe function carries (-G rewriting).
+	 * the absolute address (notes, DOF probe addresses), the PC-relative
+	 * one (DOF probe addresses of the FreeBSD and illumos targets), the
+	 * dynamic base-relative and GOT ones (--list of linked programs), and
+	 * the two a call or tail jump to a probe function carries (-G rewriting).
 	 */
 	unsigned reloc_abs64;		/* R_X86_64_64 */
+	unsigned reloc_pc64;		/* R_X86_64_PC64 */
 	unsigned reloc_relative;	/* R_X86_64_RELATIVE */
 	unsigned reloc_glob_dat;	/* R_X86_64_GLOB_DAT */
 	unsigned reloc_branch[2];	/* R_X86_64_PC32, R_X86_64_PLT32 */
@@ -69,12 +71,31 @@ typedef struct usdt_arch {
 
 enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
 
+/*
+ * How the -G object makes a DOF probe record's dofpr_addr the function's
+ * address, as the consumer of that system relocates it (doc/dof.md):
+ *  DOF_ADDR_ABS      the linker writes the absolute address (reloc_abs64;
+ *                    the loader relocates it in a PIE), DOF SETX: Linux;
+ *  DOF_ADDR_SELF     the linker writes it relative to the u64 itself
+ *                    (reloc_pc64), DOF DOFREL: FreeBSD's kernel adds the
+ *                    u64's address, as for FreeBSD's own dtrace -G;
+ *  DOF_ADDR_DOFBASE  relative to the DOF's first byte (reloc_pc64 plus the
+ *                    u64's offset), DOF SETX with DOF_RELDATA_DOFBASE:
+ *                    illumos' kernel adds dofhp_addr, which drti_kernel.c
+ *                    sets to the DOF's address (illumos has no DOFREL).
+ * Neither relative form needs a load-time relocation, so every linker and
+ * loader leaves the value alone.
+ */
+enum dof_addr_reloc { DOF_ADDR_ABS, DOF_ADDR_SELF, DOF_ADDR_DOFBASE };
+
 typedef struct usdt_target {
 	const char *name;		/* "x86_64-linux" */
 	const usdt_arch_t *arch;
 	enum usdt_os os;
 	uint8_t dof_enabled_version;	/* DOF version when is-enabled probes exist */
 	bool stapsdt;			/* write .note.stapsdt and semaphores */
+	enum dof_addr_reloc dof_addr;	/* with drti; -x lazyload: DOF_ADDR_ABS
+					   unless DOF_ADDR_SELF (target_dof_addr) */
 } usdt_target_t;
 
 extern const usdt_arch_t usdt_arch_x86_64;
@@ -84,6 +105,13 @@ extern const usdt_arch_t usdt_arch_arm64_macos;	/* is-enabled slot: mov x0, #0 *
 
 /* NULL if the name is unknown. */
 const usdt_target_t *target_find(const char *name);
+
+/*
+ * How t's -G object relocates DOF probe addresses: t->dof_addr, but the
+ * system's own form (absolute, SETX) when no drti registers the DOF
+ * (lazyload: dofhp_addr is then the load base, as the system's tools set it).
+ */
+enum dof_addr_reloc target_dof_addr(const usdt_target_t *t, bool lazyload);
 
 /* The (first) architecture of an ELF e_machine, or NULL. */
 const usdt_arch_t *arch_for_machine(unsigned elf_machine);

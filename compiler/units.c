@@ -291,7 +291,7 @@ dof_bytes(const mdl_model_t *m, const site_table_t *sites, const usdt_target_t *
 		relocs = grown;
 		for (size_t k = 0; k < img.nrelocs; k++)
 			relocs[nrelocs++] = (dof_reloc_t){ bytes.len + img.relocs[k].offset,
-			    img.relocs[k].symbol };
+			    img.relocs[k].symbol, bytes.len };
 		sb_append(&bytes, img.data, img.size);	/* img.size is a multiple of 8 */
 		dof_image_free(&img);
 	}
@@ -314,14 +314,31 @@ units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e)
 	return units_add_dof_sites(u, symbol, per_provider, NULL, e);
 }
 
+/*
+ * The ELF relocation of one DOF probe address (target.h's dof_addr_reloc):
+ * the absolute address; or, PC-relative, the address minus the u64's own
+ * (FreeBSD's DOFREL) or minus the DOF's first byte (the addend puts the
+ * u64's offset in its DOF back).
+ */
+static void
+add_dof_reloc(units_t *u, int sec, enum dof_addr_reloc how, const dof_reloc_t *r)
+{
+	unsigned type = how == DOF_ADDR_ABS ? u->t->arch->reloc_abs64 : u->t->arch->reloc_pc64;
+	int64_t addend = how == DOF_ADDR_DOFBASE ? (int64_t)(r->offset - r->dof_start) : 0;
+
+	elfw_add_reloc(u->w, sec, r->offset, type, elfw_symbol_ref(u->w, r->symbol), addend);
+}
+
 int
 units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
 {
 	dof_image_t img = { 0 };
+	usdt_target_t t = *u->t;
 	int sec;
 
-	if (dof_bytes(u->m, sites, u->t, per_provider, &img, e) != 0)
+	t.dof_addr = target_dof_addr(u->t, u->lazyload);
+	if (dof_bytes(u->m, sites, &t, per_provider, &img, e) != 0)
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
 	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
@@ -332,8 +349,7 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
 	    STV_HIDDEN };
 	elfw_add_symbol(u->w, &sym);
 	for (size_t i = 0; i < img.nrelocs; i++)
-		elfw_add_reloc(u->w, sec, img.relocs[i].offset, u->t->arch->reloc_abs64,
-		    elfw_symbol_ref(u->w, img.relocs[i].symbol), 0);
+		add_dof_reloc(u, sec, t.dof_addr, &img.relocs[i]);
 	dof_image_free(&img);
 	if (sec < 0 && !elfw_failed(u->w, e))
 		return err_set(e, "cannot add the DOF section");

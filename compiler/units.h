@@ -22,6 +22,7 @@ typedef struct units {
 	const mdl_model_t *m;
 	const usdt_target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
+	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
 } units_t;
 
 /* The .stapsdt.base group; call it before the first probe group. */
@@ -74,7 +75,8 @@ int units_add_site_notes(units_t *u, const units_site_t *sites, size_t n);
 /*
  * .SUNW_dof for every provider of the model, whose probes must have sites,
  * with `symbol` (global hidden) at its start and one relocation per probe
- * address not yet known.  One DOF for the model, or, per_provider, one DOF
+ * address not yet known, of the form the target's consumer needs
+ * (target_dof_addr; u->lazyload: no drti registers it).  One DOF for the model, or, per_provider, one DOF
  * per provider back to back (each 8-aligned), then 8 zero bytes where the
  * list ends: Oracle's dtprobed 2.0.1 reads only the first provider of a
  * DOF, and drti_lite registers each DOF up to the zeros (which also keep

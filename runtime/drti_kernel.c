@@ -19,11 +19,22 @@
  *	device		/dev/dtrace/helper		the same, then the old
  *							/devices/pseudo/dtrace@0:helper
  *
- * dofhp_addr is the object's load bias (0 for an executable), dofhp_mod the
- * basename of its path; the object is the one whose PT_LOAD segment holds
- * __SUNW_dof, found with dl_iterate_phdr (both systems have it, with the
- * glibc layout of struct dl_phdr_info's first four fields).  A fork child
- * inherits the parent's helpers from the kernel, so nothing re-registers.
+ * dofhp_mod is the basename of the object's path; the object is the one
+ * whose PT_LOAD segment holds __SUNW_dof, found with dl_iterate_phdr (both
+ * systems have it, with the glibc layout of struct dl_phdr_info's first
+ * four fields).  dofhp_addr is the base the kernel adds to each DOF SETX
+ * address.  FreeBSD: the object's load bias (0 for an executable), as
+ * drti.c passes; -G writes DOFREL addresses, which the kernel makes
+ * absolute from dofhp_dof, so the bias goes unused (both kernels key a
+ * registration on dofhp_dof).  illumos, whose kernel knows only SETX:
+ * the address of __SUNW_dof.  -G writes each probe address relative to
+ * the DOF's first byte (an R_X86_64_PC64 the linker resolves and no loader
+ * touches), so the sum is right however the object was linked and loaded.
+ * An absolute address plus the bias is right only where the loader leaves
+ * the DOF alone (illumos' ld) and twice the bias off where it relocates it
+ * (GNU ld, gold, lld, mold in a PIE or a library); telling the two apart
+ * here would mean reading the DOF.  A fork child inherits the parent's
+ * helpers from the kernel, so nothing re-registers.
  * DTRACE_DOF_INIT_DISABLE, DTRACE_DOF_INIT_DEBUG and DTRACE_DOF_INIT_DEVNAME
  * mean what they mean to drti.c, but none is read when issetugid() says
  * the program runs with privileges it was not started with (a setuid
@@ -334,7 +345,11 @@ drti_describe(void)
 		drti_say("no loaded object contains the DOF", NULL, 0, 0);
 		return -1;
 	}
+#ifdef DRTI_FREEBSD
 	drti_helper.dofhp_addr = s.base;
+#else
+	drti_helper.dofhp_addr = (uintptr_t)__SUNW_dof;
+#endif
 	drti_helper.dofhp_dof = (uintptr_t)__SUNW_dof;
 #ifdef DRTI_FREEBSD
 	drti_helper.dofhp_pid = getpid();

@@ -8,6 +8,8 @@
 # if any check failed.
 
 : "${USDTC:?USDTC must name the usdtc binary}"
+# A relative path (USDTC=build/usdtc) still names it after a suite's cd.
+case $USDTC in /*) ;; */*) USDTC=$PWD/$USDTC ;; esac
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$TESTS_DIR/.." && pwd)
 CC=${CC:-cc}

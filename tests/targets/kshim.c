@@ -14,7 +14,10 @@
  *  - ioctl on it with FreeBSD's, illumos' or Linux's ADDDOF reads the
  *    helper in that system's layout (88 or 80 bytes), logs it, copies
  *    dofh_loadsz bytes of DOF into KSHIM_DIR/dof.GEN, and checks in the
- *    running process that each offset holds a tracepoint: on x86_64 a
+ *    running process that each offset holds a tracepoint (each record's
+ *    address relocated as that system's consumer does: FreeBSD's and
+ *    illumos' kernels by the DOF's SETX and DOFREL relocations, Linux's
+ *    dtprobed adding the base to an address not above it): on x86_64 a
  *    probe is the 5-byte nop (or c3 where a tail call was rewritten) and,
  *    under DOF version 2, an is-enabled site the first byte after
  *    `xor %rax,%rax` (48 33 c0 | 90, or c3 where it was a tail call); on
@@ -156,9 +159,47 @@ is_enabled_site(const uint8_t *p, unsigned version)
 }
 #endif
 
-/* Check every offset of every probe record, as the kernel would place them. */
+/*
+ * A record's address as FreeBSD's and illumos' kernels relocate it
+ * (dtrace_dof_relocate): its SETX relocation adds dofhp_addr (base), a
+ * DOFREL one the address of the u64 itself; a record without one is
+ * absolute.
+ */
+static uint64_t
+kernel_addr(const uint8_t *dof, uint32_t probes, uint64_t k, uint64_t base, uint64_t dofaddr)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)dof;
+	const dof_sec_t *secs = (const dof_sec_t *)(dof + h->dofh_secoff);
+	const dof_probe_t *pr = (const dof_probe_t *)(dof + secs[probes].dofs_offset) + k;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		const dof_relohdr_t *rh = (const dof_relohdr_t *)(dof + secs[i].dofs_offset);
+		const dof_sec_t *rs;
+
+		if (secs[i].dofs_type != DOF_SECT_URELHDR || rh->dofr_tgtsec != probes)
+			continue;
+		rs = &secs[rh->dofr_relsec];
+		for (uint64_t j = 0; j < rs->dofs_size / sizeof(dof_relodesc_t); j++) {
+			const dof_relodesc_t *r = (const dof_relodesc_t *)(dof + rs->dofs_offset) + j;
+
+			if (r->dofr_offset != k * sizeof(dof_probe_t))
+				continue;
+			if (r->dofr_type == DOF_RELO_SETX)
+				return pr->dofpr_addr + base;
+			if (r->dofr_type == DOF_RELO_DOFREL)
+				return pr->dofpr_addr + dofaddr + secs[probes].dofs_offset + r->dofr_offset;
+		}
+	}
+	return pr->dofpr_addr;
+}
+
+/*
+ * Check every offset of every probe record, as the consumer would place
+ * them: a kernel (FreeBSD, illumos) by the DOF's relocations, Linux's
+ * dtprobed adding base to an address not above it.
+ */
 static void
-check_sites(const uint8_t *dof, uint64_t base)
+check_sites(const uint8_t *dof, uint64_t base, uint64_t dofaddr, bool kernel)
 {
 	const dof_hdr_t *h = (const dof_hdr_t *)dof;
 	const dof_sec_t *secs = (const dof_sec_t *)(dof + h->dofh_secoff);
@@ -177,7 +218,8 @@ check_sites(const uint8_t *dof, uint64_t base)
 			enoffs = &secs[pv->dofpv_prenoffs];
 		for (uint64_t k = 0; k < probes->dofs_size / sizeof(dof_probe_t); k++) {
 			const dof_probe_t *pr = (const dof_probe_t *)(dof + probes->dofs_offset) + k;
-			uint64_t addr = pr->dofpr_addr <= base ? pr->dofpr_addr + base : pr->dofpr_addr;
+			uint64_t addr = kernel ? kernel_addr(dof, pv->dofpv_probes, k, base, dofaddr) :
+			    pr->dofpr_addr <= base ? pr->dofpr_addr + base : pr->dofpr_addr;
 			const uint32_t *o = (const uint32_t *)(dof + offs->dofs_offset);
 
 			for (unsigned j = 0; j < pr->dofpr_noffs; j++) {
@@ -231,7 +273,7 @@ add_dof(const char *os, const char *mod, uint64_t addr, uint64_t dofaddr, long p
 	kshim_log("ADDDOF os=%s mod=%s addr=0x%llx dof=0x%llx pid=%ld version=%u", os, mod,
 	    (unsigned long long)addr, (unsigned long long)dofaddr, pid, dof[DOF_ID_VERSION]);
 	capture(dof);
-	check_sites(dof, addr);
+	check_sites(dof, addr, dofaddr, strcmp(os, "linux") != 0);
 	return GENERATION;
 }
 

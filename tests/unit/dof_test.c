@@ -694,7 +694,7 @@ static const mutation_t mutations[] = {
 	{ "provider's probes section out of range", m_prov_range,
 	  "DOF provider in section 5: dofpv_probes 77 is not a section index (the DOF has 9)" },
 	{ "relocation type", m_reloc_type,
-	  "DOF relocation header in section 7: relocation 0: type 7 is neither NONE (0) nor SETX (1)" },
+	  "DOF relocation header in section 7: relocation 0: type 7 is neither NONE (0), SETX (1) nor DOFREL (2)" },
 	{ "relocation inside a record", m_reloc_off,
 	  "*relocation 1: offset 0x8 in section 1 (PROBES) is not the address of a probe record" },
 	{ "record relocated twice", m_reloc_twice, "*relocation 1: relocates probe record 0 a second time" },
