@@ -55,8 +55,10 @@ static struct dlist *dlist_new(struct parse_ctx *ctx, struct cdecl *d);
 static struct cdecl *decl_new(struct parse_ctx *ctx);
 static struct cdecl *decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d);
 static struct cdecl *decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim);
-static struct ctype *ctype_qualify(struct parse_ctx *ctx, const char *q1,
-    struct ctype *t, const char *q2);
+static struct ctype *ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1,
+    struct ctype *t, const struct ptext *q2);
+static struct ptext *words_add(struct parse_ctx *ctx, struct ptext *t, const char *w);
+static char *parenthesised(struct parse_ctx *ctx, const struct ptext *t);
 static char *cat(struct parse_ctx *ctx, const char *a, const char *b);
 static int bitfield_width(const char *s);
 }
@@ -76,6 +78,7 @@ static int bitfield_width(const char *s);
 	struct dlist *dl;
 	struct cparam *param;
 	struct plist *pl;
+	struct ptext *tx;
 	int num;
 }
 
@@ -100,8 +103,9 @@ static int bitfield_width(const char *s);
 %token LEXERR "invalid token"
 %token <str> '{' '}' '(' ')' '[' ']' ';' ',' '*' ':' '<' '>' '/'
 
-%type <str> probe_name decl_name quals_opt builtin_specs pointer pointer_opt ident_opt
-%type <str> dim_opt dim_items dim_item paren_items paren_item tok_basic
+%type <str> probe_name decl_name pointer pointer_opt ident_opt
+%type <str> dim_item paren_item tok_basic
+%type <tx> quals_opt builtin_specs dim_opt dim_items paren_items
 %type <ct> specs tagged
 %type <decl> declarator direct_opt direct member_decl
 %type <dl> declarators member_decls
@@ -192,22 +196,27 @@ param
 
 /* ---- types -------------------------------------------------------------- */
 
+/*
+ * Runs of words (quals_opt, builtin_specs, dim_items, paren_items) grow one
+ * ptext in place, words joined by one space: linear in the run's length.
+ */
+
 specs
 	: quals_opt IDENT quals_opt	{ $$ = ctype_qualify(ctx, $1, parse_ctype(ctx, $2), $3); }
 	| quals_opt tagged quals_opt	{ $$ = ctype_qualify(ctx, $1, $2, $3); }
-	| builtin_specs			{ $$ = parse_ctype(ctx, $1); }
+	| builtin_specs			{ $$ = parse_ctype(ctx, ptext_str($1)); }
 	;
 
 quals_opt
-	: %empty		{ $$ = ""; }
-	| quals_opt QUAL	{ $$ = cat(ctx, $1, $2); }
+	: %empty		{ $$ = ptext_new(ctx); }
+	| quals_opt QUAL	{ $$ = words_add(ctx, $1, $2); }
 	| quals_opt SCLASS	{ $$ = $1; }
 	;
 
 builtin_specs
-	: quals_opt BUILTIN		{ $$ = cat(ctx, $1, $2); }
-	| builtin_specs BUILTIN		{ $$ = cat(ctx, $1, $2); }
-	| builtin_specs QUAL		{ $$ = cat(ctx, $1, $2); }
+	: quals_opt BUILTIN		{ $$ = words_add(ctx, $1, $2); }
+	| builtin_specs BUILTIN		{ $$ = words_add(ctx, $1, $2); }
+	| builtin_specs QUAL		{ $$ = words_add(ctx, $1, $2); }
 	| builtin_specs SCLASS		{ $$ = $1; }
 	;
 
@@ -301,8 +310,8 @@ pointer_opt
  * another one can begin.
  */
 pointer
-	: '*' quals_opt			{ parse_pointer_star(ctx, true, $2); $$ = NULL; }
-	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, $3); $$ = NULL; }
+	: '*' quals_opt			{ parse_pointer_star(ctx, true, ptext_str($2)); $$ = NULL; }
+	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, ptext_str($3)); $$ = NULL; }
 	;
 
 direct_opt
@@ -320,8 +329,9 @@ direct
 	| '(' pointer ident_opt ')'
 		{
 			$$ = decl_new(ctx);
-			$$->abs = parse_join(ctx, parse_join(ctx, "(", "",
-			    parse_pointer_text(ctx)), "", ")");
+			ptext_append(ctx, &$$->abs, "(", 1);
+			ptext_append(ctx, &$$->abs, ctx->ptrs, ctx->ptrs_len);
+			ptext_append(ctx, &$$->abs, ")", 1);
 			$$->pointer = true;
 			$$->grouped = true;
 			if ($3 != NULL) {
@@ -329,13 +339,14 @@ direct
 				$$->name_loc = @3;
 			}
 		}
-	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), $2); }
-	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, $3); }
+	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), ptext_str($2)); }
+	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, ptext_str($3)); }
 	| direct '(' paren_items ')'
 		{
 			$$ = $1;
-			$$->abs = parse_join(ctx, $$->abs, "", parse_join(ctx,
-			    parse_join(ctx, "(", "", $3), "", ")"));
+			ptext_append(ctx, &$$->abs, "(", 1);
+			ptext_append(ctx, &$$->abs, $3->s, $3->len);
+			ptext_append(ctx, &$$->abs, ")", 1);
 		}
 	;
 
@@ -350,31 +361,29 @@ decl_name
 	;
 
 dim_opt
-	: %empty		{ $$ = ""; }
+	: %empty		{ $$ = ptext_new(ctx); }
 	| dim_items
 	;
 
 dim_items
-	: dim_item
-	| dim_items dim_item		{ $$ = cat(ctx, $1, $2); }
+	: dim_item			{ $$ = words_add(ctx, ptext_new(ctx), $1); }
+	| dim_items dim_item		{ $$ = words_add(ctx, $1, $2); }
 	;
 
 /* (1024 / (8 * sizeof (long))): a dimension we cannot evaluate. */
 dim_item
 	: tok_basic
-	| '(' paren_items ')'
-		{ $$ = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")"); }
+	| '(' paren_items ')'		{ $$ = parenthesised(ctx, $2); }
 	;
 
 paren_items
-	: %empty			{ $$ = ""; }
-	| paren_items paren_item	{ $$ = cat(ctx, $1, $2); }
+	: %empty			{ $$ = ptext_new(ctx); }
+	| paren_items paren_item	{ $$ = words_add(ctx, $1, $2); }
 	;
 
 paren_item
 	: tok_basic | ',' | '[' | ']'
-	| '(' paren_items ')'
-		{ $$ = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")"); }
+	| '(' paren_items ')'		{ $$ = parenthesised(ctx, $2); }
 	;
 
 /* ---- other declarations --------------------------------------------------- */
@@ -524,7 +533,6 @@ decl_new(struct parse_ctx *ctx)
 {
 	struct cdecl *d = parse_alloc(ctx, sizeof(*d));
 
-	d->abs = "";
 	d->nelem = 1;
 	d->bits = -1;
 	return d;
@@ -536,7 +544,11 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 {
 	if (ptr[0] == '\0')
 		return d;
-	d->abs = parse_join(ctx, ptr, "", d->abs);
+	struct ptext abs = { NULL, 0, 0 };
+
+	ptext_append(ctx, &abs, ptr, strlen(ptr));
+	ptext_append(ctx, &abs, d->abs.s, d->abs.len);
+	d->abs = abs;
 	if (!d->grouped)
 		d->pointer = true;
 	return d;
@@ -546,8 +558,9 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 static struct cdecl *
 decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 {
-	d->abs = parse_join(ctx, d->abs, "", parse_join(ctx,
-	    parse_join(ctx, "[", "", dim), "", "]"));
+	ptext_append(ctx, &d->abs, "[", 1);
+	ptext_append(ctx, &d->abs, dim, strlen(dim));
+	ptext_append(ctx, &d->abs, "]", 1);
 	if (d->grouped)
 		return d;	/* (*p)[4]: a pointer to an array */
 	if (dim[0] == '\0') {
@@ -567,13 +580,38 @@ decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 }
 
 static struct ctype *
-ctype_qualify(struct parse_ctx *ctx, const char *q1, struct ctype *t, const char *q2)
+ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1, struct ctype *t,
+    const struct ptext *q2)
 {
 	struct ctype *c = parse_alloc(ctx, sizeof(*c));
+	struct ptext text = { NULL, 0, 0 };
 
 	*c = *t;
-	c->text = cat(ctx, cat(ctx, q1, t->text), q2);
+	words_add(ctx, &text, ptext_str(q1));
+	words_add(ctx, &text, t->text);
+	words_add(ctx, &text, ptext_str(q2));
+	c->text = text.len > 0 ? text.s : parse_strdup(ctx, "");
 	return c;
+}
+
+/* Word w added to the run t (after one space); t. */
+static struct ptext *
+words_add(struct parse_ctx *ctx, struct ptext *t, const char *w)
+{
+	ptext_word(ctx, t, w);
+	return t;
+}
+
+/* "(" t ")", a new string. */
+static char *
+parenthesised(struct parse_ctx *ctx, const struct ptext *t)
+{
+	struct ptext p = { NULL, 0, 0 };
+
+	ptext_append(ctx, &p, "(", 1);
+	ptext_append(ctx, &p, t->s, t->len);
+	ptext_append(ctx, &p, ")", 1);
+	return p.s;
 }
 
 /* Words joined by one space. */
