@@ -386,7 +386,21 @@ all_digits(const char *s)
 	return true;
 }
 
-/* A quoted file name without its quotes and escapes (as cpp writes them). */
+/* The byte C's simple escape \c stands for (\n, \t ...); c itself for \\, \" ... */
+static char
+simple_escape(char c)
+{
+	static const char from[] = "abfnrtv", to[] = "\a\b\f\n\r\t\v";
+	const char *f = strchr(from, c);
+
+	return f != NULL && c != '\0' ? to[f - from] : c;
+}
+
+/*
+ * A quoted file name without its quotes and escapes, as cpp writes them:
+ * gcc writes a newline as \n and a carriage return as itself, clang the
+ * latter as \015 (usdtc/cpp.c escapes them in the #line it gives cpp).
+ */
 static char *
 unquote(struct parse_ctx *ctx, const char *q)
 {
@@ -401,7 +415,7 @@ unquote(struct parse_ctx *ctx, const char *q)
 				v = v * 8 + (*++p - '0');
 			*o++ = (char)v;
 		} else if (*p == '\\' && p[1] != '\0') {
-			*o++ = *++p;
+			*o++ = simple_escape(*++p);
 		} else {
 			*o++ = *p;
 		}
