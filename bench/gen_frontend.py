@@ -17,6 +17,8 @@ shapes:
   arrays    one argument with N array suffixes '[1]'
   dimexpr   one array dimension of N tokens '1+1+...+1'
   fnargs    a function pointer argument taking N 'int' arguments
+  parens    a function pointer argument whose parameter is in N nested
+            parentheses (bison's stack allows N < 4,990)
 """
 import sys
 
@@ -61,6 +63,8 @@ def main():
         out.write("provider p { probe a(int x[" + "1+" * n + "1]); };\n")
     elif shape == "fnargs":
         out.write("provider p { probe a(int (*)(" + "int," * n + "int)); };\n")
+    elif shape == "parens":
+        out.write("provider p { probe a(int (*)(" + "(" * n + "int" + ")" * n + ")); };\n")
     else:
         sys.exit("unknown shape " + shape)
 

@@ -183,8 +183,9 @@ ptext_word(struct parse_ctx *ctx, struct ptext *t, const char *w)
 
 	if (n == 0)
 		return;
-	if (t->len > 0)
+	if (t->len > 0 && !t->glue)
 		ptext_append(ctx, t, " ", 1);
+	t->glue = false;
 	ptext_append(ctx, t, w, n);
 }
 

@@ -85,6 +85,7 @@ struct ctype {
 struct ptext {
 	char *s;		/* NUL-terminated; NULL while nothing was appended */
 	size_t len, cap;
+	bool glue;		/* just after a '(': the next word takes no space */
 };
 
 /* One declarator: the name and what surrounds it. */
@@ -189,6 +190,8 @@ struct parse_ctx {
 	 */
 	char *ptrs;
 	size_t ptrs_len, ptrs_cap;
+	/* parser.y: the text a group's paren_items starts as (group_open). */
+	struct ptext *group_text;
 
 	struct arena_block *arena;
 	jmp_buf fatal;			/* out of memory: abandon the parse */

@@ -58,7 +58,9 @@ static struct cdecl *decl_array(struct parse_ctx *ctx, struct cdecl *d, const ch
 static struct ctype *ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1,
     struct ctype *t, const struct ptext *q2);
 static struct ptext *words_add(struct parse_ctx *ctx, struct ptext *t, const char *w);
-static char *parenthesised(struct parse_ctx *ctx, const struct ptext *t);
+static struct ptext *text_group_open(struct parse_ctx *ctx, struct ptext *t);
+static struct ptext *group_items(struct parse_ctx *ctx);
+static struct ptext *group_close(struct parse_ctx *ctx, struct ptext *t);
 static char *cat(struct parse_ctx *ctx, const char *a, const char *b);
 static int bitfield_width(const char *s);
 }
@@ -104,13 +106,14 @@ static int bitfield_width(const char *s);
 %token <str> '{' '}' '(' ')' '[' ']' ';' ',' '*' ':' '<' '>' '/'
 
 %type <str> probe_name decl_name pointer pointer_opt ident_opt
-%type <str> dim_item paren_item tok_basic
-%type <tx> quals_opt builtin_specs dim_opt dim_items paren_items
+%type <str> paren_item tok_basic
+%type <tx> quals_opt builtin_specs dim_opt paren_items
 %type <ct> specs tagged
 %type <decl> declarator direct_opt direct member_decl
 %type <dl> declarators member_decls
 %type <param> param
 %type <pl> params_opt param_list xlate_opt
+%type <str> group_open
 %type <num> bitfield_opt
 
 %%
@@ -197,7 +200,7 @@ param
 /* ---- types -------------------------------------------------------------- */
 
 /*
- * Runs of words (quals_opt, builtin_specs, dim_items, paren_items) grow one
+ * Runs of words (quals_opt, builtin_specs, dim_opt, paren_items) grow one
  * ptext in place, words joined by one space: linear in the run's length.
  */
 
@@ -360,30 +363,36 @@ decl_name
 	: IDENT | PROVIDER | PROBE | TRANSLATOR
 	;
 
+/*
+ * (1024 / (8 * sizeof (long))): a dimension we cannot evaluate.  A group
+ * in parentheses is written into the text of the list around it: its
+ * paren_items starts as that text (text_group_open, group_items), so groups
+ * nested n deep cost O(n), not a copy of the inner text per level.
+ */
 dim_opt
-	: %empty		{ $$ = ptext_new(ctx); }
-	| dim_items
-	;
-
-dim_items
-	: dim_item			{ $$ = words_add(ctx, ptext_new(ctx), $1); }
-	| dim_items dim_item		{ $$ = words_add(ctx, $1, $2); }
-	;
-
-/* (1024 / (8 * sizeof (long))): a dimension we cannot evaluate. */
-dim_item
-	: tok_basic
-	| '(' paren_items ')'		{ $$ = parenthesised(ctx, $2); }
+	: %empty			{ $$ = ptext_new(ctx); }
+	| dim_opt tok_basic		{ $$ = words_add(ctx, $1, $2); }
+	| dim_opt group_open paren_items ')'	{ $$ = group_close(ctx, $3); }
 	;
 
 paren_items
-	: %empty			{ $$ = ptext_new(ctx); }
+	: %empty			{ $$ = group_items(ctx); }
 	| paren_items paren_item	{ $$ = words_add(ctx, $1, $2); }
+	| paren_items group_open paren_items ')'	{ $$ = group_close(ctx, $3); }
+	;
+
+/*
+ * A '(' after a list, which is $0 (dim_opt or paren_items, just below it
+ * on the stack): a rule of its own rather than a mid-rule action, so that
+ * a level of nesting takes two stack entries, not three, and groups nest
+ * as deep as they did before.
+ */
+group_open
+	: '('				{ text_group_open(ctx, $<tx>0); }
 	;
 
 paren_item
 	: tok_basic | ',' | '[' | ']'
-	| '(' paren_items ')'		{ $$ = parenthesised(ctx, $2); }
 	;
 
 /* ---- other declarations --------------------------------------------------- */
@@ -544,7 +553,7 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 {
 	if (ptr[0] == '\0')
 		return d;
-	struct ptext abs = { NULL, 0, 0 };
+	struct ptext abs = { NULL, 0, 0, false };
 
 	ptext_append(ctx, &abs, ptr, strlen(ptr));
 	ptext_append(ctx, &abs, d->abs.s, d->abs.len);
@@ -584,7 +593,7 @@ ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1, struct ctype *t,
     const struct ptext *q2)
 {
 	struct ctype *c = parse_alloc(ctx, sizeof(*c));
-	struct ptext text = { NULL, 0, 0 };
+	struct ptext text = { NULL, 0, 0, false };
 
 	*c = *t;
 	words_add(ctx, &text, ptext_str(q1));
@@ -602,16 +611,36 @@ words_add(struct parse_ctx *ctx, struct ptext *t, const char *w)
 	return t;
 }
 
-/* "(" t ")", a new string. */
-static char *
-parenthesised(struct parse_ctx *ctx, const struct ptext *t)
+/*
+ * A '(' in the list t: written into it, and t handed to the group's own
+ * paren_items, whose empty start (group_items) is the next action to run.
+ */
+static struct ptext *
+text_group_open(struct parse_ctx *ctx, struct ptext *t)
 {
-	struct ptext p = { NULL, 0, 0 };
+	ptext_word(ctx, t, "(");
+	t->glue = true;
+	ctx->group_text = t;
+	return t;
+}
 
-	ptext_append(ctx, &p, "(", 1);
-	ptext_append(ctx, &p, t->s, t->len);
-	ptext_append(ctx, &p, ")", 1);
-	return p.s;
+/* A paren_items begins: the text of the list around its group, or new. */
+static struct ptext *
+group_items(struct parse_ctx *ctx)
+{
+	struct ptext *t = ctx->group_text;
+
+	ctx->group_text = NULL;
+	return t != NULL ? t : ptext_new(ctx);
+}
+
+/* The group's ')', right after its last word. */
+static struct ptext *
+group_close(struct parse_ctx *ctx, struct ptext *t)
+{
+	ptext_append(ctx, t, ")", 1);
+	t->glue = false;
+	return t;
 }
 
 /* Words joined by one space. */
