@@ -847,15 +847,25 @@ pf_find(const void *buf, size_t len, const char *name, uint64_t base,
 	return find_owned(image, len, name, base, out, e);
 }
 
+/* An ELF identification libelf would not take (find_elf: "not an ELF file"). */
+static bool
+bad_elf_ident(const uint8_t *h, size_t n)
+{
+	return n > EI_VERSION && ((h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64) ||
+	    (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB) ||
+	    h[EI_VERSION] != EV_CURRENT);
+}
+
 /*
  * The file's first bytes say whether it can be listed at all, before any
- * more is read (a 4 GiB file of zeros is refused at once); one that can is
- * read once, into the image the finder keeps.
+ * more is read (a 4 GiB file of zeros, or one that only starts as ELF
+ * does, is refused at once); one that can is read once, into the image
+ * the finder keeps.
  */
 int
 pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
 {
-	uint8_t head[8], *buf = NULL;
+	uint8_t head[EI_NIDENT], *buf = NULL;
 	struct stat st;
 	size_t len = 0;
 	ssize_t n;
@@ -872,6 +882,8 @@ pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
 	else if ((kind = file_magic(head, (size_t)n)) != MAGIC_ELF &&
 	    kind != MAGIC_MACHO && kind != MAGIC_DOF)
 		not_listable(e, path);
+	else if (kind == MAGIC_ELF && bad_elf_ident(head, (size_t)n))
+		err_set(e, "%s: not an ELF file", path);
 	else if (file_read_opened(fd, path, &st, &buf, &len, e) == 0)
 		rc = find_owned(buf, len, path, base, out, e);
 	close(fd);
