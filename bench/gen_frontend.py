@@ -12,6 +12,13 @@ shapes:
   comment   one comment of N bytes
   ident     a provider name of N bytes (an error: too long)
   nesting   a clause with braces nested N deep
+  quals     one argument type with N 'const' qualifiers
+  longs     one argument type of N 'long' words (a warning: unknown type)
+  arrays    one argument with N array suffixes '[1]'
+  dimexpr   one array dimension of N tokens '1+1+...+1'
+  fnargs    a function pointer argument taking N 'int' arguments
+  parens    a function pointer argument whose parameter is in N nested
+            parentheses (bison's stack allows N < 4,990)
 """
 import sys
 
@@ -46,6 +53,18 @@ def main():
         out.write("provider " + "a" * n + " { probe a(int); };\n")
     elif shape == "nesting":
         out.write("provider p { probe a(int); };\np:::a " + "{" * n + "}" * n + "\n")
+    elif shape == "quals":
+        out.write("provider p { probe a(" + "const " * n + "int); };\n")
+    elif shape == "longs":
+        out.write("provider p { probe a(" + "long " * n + "); };\n")
+    elif shape == "arrays":
+        out.write("provider p { probe a(int x" + "[1]" * n + "); };\n")
+    elif shape == "dimexpr":
+        out.write("provider p { probe a(int x[" + "1+" * n + "1]); };\n")
+    elif shape == "fnargs":
+        out.write("provider p { probe a(int (*)(" + "int," * n + "int)); };\n")
+    elif shape == "parens":
+        out.write("provider p { probe a(int (*)(" + "(" * n + "int" + ")" * n + ")); };\n")
     else:
         sys.exit("unknown shape " + shape)
 

@@ -114,21 +114,29 @@ int
 file_read_regular(const char *path, uint8_t **bufp, size_t *lenp,
     struct stat *stp, err_t *e)
 {
-	int fd, rc = -1;
+	int fd, rc;
 	struct stat st;
-	char *buf;
 
 	if ((fd = file_open_regular(path, &st, e)) < 0)
 		return -1;
 	if (stp != NULL)
 		*stp = st;
-	if (read_fd_all(fd, (size_t)st.st_size, (size_t)st.st_size, false, &buf, lenp) != 0)
-		errno == ENOMEM ? err_set(e, "%s: out of memory reading %zu bytes", path,
-		    (size_t)st.st_size) : err_errno(e, errno, "%s: read", path);
-	else
-		*bufp = (uint8_t *)buf, rc = 0;
+	rc = file_read_opened(fd, path, &st, bufp, lenp, e);
 	close(fd);
 	return rc;
+}
+
+int
+file_read_opened(int fd, const char *path, const struct stat *st, uint8_t **bufp,
+    size_t *lenp, err_t *e)
+{
+	char *buf;
+
+	if (read_fd_all(fd, (size_t)st->st_size, (size_t)st->st_size, false, &buf, lenp) != 0)
+		return errno == ENOMEM ? err_set(e, "%s: out of memory reading %zu bytes",
+		    path, (size_t)st->st_size) : err_errno(e, errno, "%s: read", path);
+	*bufp = (uint8_t *)buf;
+	return 0;
 }
 
 int

@@ -36,6 +36,14 @@ int file_read_regular(const char *path, uint8_t **bufp, size_t *lenp,
     struct stat *st, err_t *e);
 
 /*
+ * Its reading alone, of a descriptor file_open_regular gave with stat st:
+ * from the descriptor's offset, at most st->st_size bytes (for a reader
+ * that looks at the first bytes, with pread, before reading them all).
+ */
+int file_read_opened(int fd, const char *path, const struct stat *st, uint8_t **bufp,
+    size_t *lenp, err_t *e);
+
+/*
  * Open path for reading if it is a regular file (a FIFO is refused without
  * waiting for a writer, a device without reading it); its stat in *st.
  * Returns the descriptor, or -1 with e set as above.

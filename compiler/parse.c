@@ -58,6 +58,7 @@
 #include <limits.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,59 @@ parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b)
 	memcpy(p + na, sep, ns);
 	memcpy(p + na + ns, b, nb);
 	return p;
+}
+
+struct ptext *
+ptext_new(struct parse_ctx *ctx)
+{
+	return parse_alloc(ctx, sizeof(struct ptext));
+}
+
+/*
+ * The old room is left in the arena when the text moves: the rooms double,
+ * so what is left behind is less than the text's final room.
+ */
+void
+ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n)
+{
+	if (t->cap - t->len <= n) {
+		size_t cap = t->cap ? t->cap : 32;
+		char *p;
+
+		while (cap - t->len <= n) {
+			if (cap > SIZE_MAX / 2)
+				parse_nomem(ctx);
+			cap *= 2;
+		}
+		p = parse_alloc(ctx, cap);
+		if (t->len > 0)
+			memcpy(p, t->s, t->len);
+		t->s = p;
+		t->cap = cap;
+	}
+	if (n > 0)
+		memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+void
+ptext_word(struct parse_ctx *ctx, struct ptext *t, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (n == 0)
+		return;
+	if (t->len > 0 && !t->glue)
+		ptext_append(ctx, t, " ", 1);
+	t->glue = false;
+	ptext_append(ctx, t, w, n);
+}
+
+const char *
+ptext_str(const struct ptext *t)
+{
+	return t->len > 0 ? t->s : "";
 }
 
 /* Append n bytes to ctx->ptrs, doubling its room as needed. */
@@ -333,7 +387,21 @@ all_digits(const char *s)
 	return true;
 }
 
-/* A quoted file name without its quotes and escapes (as cpp writes them). */
+/* The byte C's simple escape \c stands for (\n, \t ...); c itself for \\, \" ... */
+static char
+simple_escape(char c)
+{
+	static const char from[] = "abfnrtv", to[] = "\a\b\f\n\r\t\v";
+	const char *f = strchr(from, c);
+
+	return f != NULL && c != '\0' ? to[f - from] : c;
+}
+
+/*
+ * A quoted file name without its quotes and escapes, as cpp writes them:
+ * gcc writes a newline as \n and a carriage return as itself, clang the
+ * latter as \015 (usdtc/cpp.c escapes them in the #line it gives cpp).
+ */
 static char *
 unquote(struct parse_ctx *ctx, const char *q)
 {
@@ -348,7 +416,7 @@ unquote(struct parse_ctx *ctx, const char *q)
 				v = v * 8 + (*++p - '0');
 			*o++ = (char)v;
 		} else if (*p == '\\' && p[1] != '\0') {
-			*o++ = *++p;
+			*o++ = simple_escape(*++p);
 		} else {
 			*o++ = *p;
 		}
@@ -648,7 +716,7 @@ parse_ctype(struct parse_ctx *ctx, const char *text)
 char *
 parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 {
-	return parse_join(ctx, t->text, " ", d->abs);
+	return parse_join(ctx, t->text, " ", ptext_str(&d->abs));
 }
 
 static bool
@@ -926,7 +994,7 @@ add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 
 	if (l == NULL)
 		return;
-	if (d->name == NULL && d->bits < 0 && d->abs[0] == '\0' && !is_anonymous(t))
+	if (d->name == NULL && d->bits < 0 && d->abs.len == 0 && !is_anonymous(t))
 		return;		/* `struct foo { ... };` inside: declares a tag only */
 	if (!d->pointer && is_floating(ctx, t))
 		l->has_float = true;
@@ -1068,7 +1136,7 @@ parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d, parse_loc_t
 	p->name = d->name;
 	p->loc = loc;
 	p->name_loc = d->name_loc;
-	p->is_void = strcmp(t->text, "void") == 0 && d->abs[0] == '\0';
+	p->is_void = strcmp(t->text, "void") == 0 && d->abs.len == 0;
 	return p;
 }
 

@@ -75,11 +75,24 @@ struct ctype {
 	unsigned size, align;
 };
 
+/*
+ * Text grown at its end: a run of type words, the tokens of an array
+ * dimension or of a parameter list, a declarator's suffixes.  Its room
+ * doubles in the arena, so n appends cost O(n) bytes and time in all;
+ * joining the whole text anew for every word was O(n^2) (16,000 `const`
+ * in one type took 800 MB).
+ */
+struct ptext {
+	char *s;		/* NUL-terminated; NULL while nothing was appended */
+	size_t len, cap;
+	bool glue;		/* just after a '(': the next word takes no space */
+};
+
 /* One declarator: the name and what surrounds it. */
 struct cdecl {
 	char *name;		/* NULL when abstract */
 	parse_loc_t name_loc;
-	char *abs;		/* the declarator without its name: "*", "*[4]", "(*)(int)" */
+	struct ptext abs;	/* the declarator without its name: "*", "*[4]", "(*)(int)" */
 	bool pointer;		/* the declared object (or array element) is a pointer */
 	bool grouped;		/* "(*name)...": later suffixes belong to the pointee */
 	unsigned long nelem;	/* array elements (product of dimensions); 1 if none */
@@ -177,6 +190,8 @@ struct parse_ctx {
 	 */
 	char *ptrs;
 	size_t ptrs_len, ptrs_cap;
+	/* parser.y: the text a group's paren_items starts as (group_open). */
+	struct ptext *group_text;
 
 	struct arena_block *arena;
 	jmp_buf fatal;			/* out of memory: abandon the parse */
@@ -202,6 +217,15 @@ char *parse_strdup(struct parse_ctx *ctx, const char *s);
 /* a, then sep and b if b is not empty (and a is not empty). */
 char *parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b);
 _Noreturn void parse_nomem(struct parse_ctx *ctx);
+
+/* parse.c: a new empty ptext in the arena; never NULL. */
+struct ptext *ptext_new(struct parse_ctx *ctx);
+/* Append n bytes of s. */
+void ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n);
+/* Append w after one space, or alone if t is empty; nothing if w is empty. */
+void ptext_word(struct parse_ctx *ctx, struct ptext *t, const char *w);
+/* The text so far ("" when empty); valid until the next append. */
+const char *ptext_str(const struct ptext *t);
 
 src_loc_t parse_src(parse_loc_t l);
 /* The location just after loc's last byte. */

@@ -55,8 +55,12 @@ static struct dlist *dlist_new(struct parse_ctx *ctx, struct cdecl *d);
 static struct cdecl *decl_new(struct parse_ctx *ctx);
 static struct cdecl *decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d);
 static struct cdecl *decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim);
-static struct ctype *ctype_qualify(struct parse_ctx *ctx, const char *q1,
-    struct ctype *t, const char *q2);
+static struct ctype *ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1,
+    struct ctype *t, const struct ptext *q2);
+static struct ptext *words_add(struct parse_ctx *ctx, struct ptext *t, const char *w);
+static struct ptext *text_group_open(struct parse_ctx *ctx, struct ptext *t);
+static struct ptext *group_items(struct parse_ctx *ctx);
+static struct ptext *group_close(struct parse_ctx *ctx, struct ptext *t);
 static char *cat(struct parse_ctx *ctx, const char *a, const char *b);
 static int bitfield_width(const char *s);
 }
@@ -76,6 +80,7 @@ static int bitfield_width(const char *s);
 	struct dlist *dl;
 	struct cparam *param;
 	struct plist *pl;
+	struct ptext *tx;
 	int num;
 }
 
@@ -100,13 +105,15 @@ static int bitfield_width(const char *s);
 %token LEXERR "invalid token"
 %token <str> '{' '}' '(' ')' '[' ']' ';' ',' '*' ':' '<' '>' '/'
 
-%type <str> probe_name decl_name quals_opt builtin_specs pointer pointer_opt ident_opt
-%type <str> dim_opt dim_items dim_item paren_items paren_item tok_basic
+%type <str> probe_name decl_name pointer pointer_opt ident_opt
+%type <str> paren_item tok_basic
+%type <tx> quals_opt builtin_specs dim_opt paren_items
 %type <ct> specs tagged
 %type <decl> declarator direct_opt direct member_decl
 %type <dl> declarators member_decls
 %type <param> param
 %type <pl> params_opt param_list xlate_opt
+%type <str> group_open
 %type <num> bitfield_opt
 
 %%
@@ -192,22 +199,27 @@ param
 
 /* ---- types -------------------------------------------------------------- */
 
+/*
+ * Runs of words (quals_opt, builtin_specs, dim_opt, paren_items) grow one
+ * ptext in place, words joined by one space: linear in the run's length.
+ */
+
 specs
 	: quals_opt IDENT quals_opt	{ $$ = ctype_qualify(ctx, $1, parse_ctype(ctx, $2), $3); }
 	| quals_opt tagged quals_opt	{ $$ = ctype_qualify(ctx, $1, $2, $3); }
-	| builtin_specs			{ $$ = parse_ctype(ctx, $1); }
+	| builtin_specs			{ $$ = parse_ctype(ctx, ptext_str($1)); }
 	;
 
 quals_opt
-	: %empty		{ $$ = ""; }
-	| quals_opt QUAL	{ $$ = cat(ctx, $1, $2); }
+	: %empty		{ $$ = ptext_new(ctx); }
+	| quals_opt QUAL	{ $$ = words_add(ctx, $1, $2); }
 	| quals_opt SCLASS	{ $$ = $1; }
 	;
 
 builtin_specs
-	: quals_opt BUILTIN		{ $$ = cat(ctx, $1, $2); }
-	| builtin_specs BUILTIN		{ $$ = cat(ctx, $1, $2); }
-	| builtin_specs QUAL		{ $$ = cat(ctx, $1, $2); }
+	: quals_opt BUILTIN		{ $$ = words_add(ctx, $1, $2); }
+	| builtin_specs BUILTIN		{ $$ = words_add(ctx, $1, $2); }
+	| builtin_specs QUAL		{ $$ = words_add(ctx, $1, $2); }
 	| builtin_specs SCLASS		{ $$ = $1; }
 	;
 
@@ -301,8 +313,8 @@ pointer_opt
  * another one can begin.
  */
 pointer
-	: '*' quals_opt			{ parse_pointer_star(ctx, true, $2); $$ = NULL; }
-	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, $3); $$ = NULL; }
+	: '*' quals_opt			{ parse_pointer_star(ctx, true, ptext_str($2)); $$ = NULL; }
+	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, ptext_str($3)); $$ = NULL; }
 	;
 
 direct_opt
@@ -320,8 +332,9 @@ direct
 	| '(' pointer ident_opt ')'
 		{
 			$$ = decl_new(ctx);
-			$$->abs = parse_join(ctx, parse_join(ctx, "(", "",
-			    parse_pointer_text(ctx)), "", ")");
+			ptext_append(ctx, &$$->abs, "(", 1);
+			ptext_append(ctx, &$$->abs, ctx->ptrs, ctx->ptrs_len);
+			ptext_append(ctx, &$$->abs, ")", 1);
 			$$->pointer = true;
 			$$->grouped = true;
 			if ($3 != NULL) {
@@ -329,13 +342,14 @@ direct
 				$$->name_loc = @3;
 			}
 		}
-	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), $2); }
-	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, $3); }
+	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), ptext_str($2)); }
+	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, ptext_str($3)); }
 	| direct '(' paren_items ')'
 		{
 			$$ = $1;
-			$$->abs = parse_join(ctx, $$->abs, "", parse_join(ctx,
-			    parse_join(ctx, "(", "", $3), "", ")"));
+			ptext_append(ctx, &$$->abs, "(", 1);
+			ptext_append(ctx, &$$->abs, $3->s, $3->len);
+			ptext_append(ctx, &$$->abs, ")", 1);
 		}
 	;
 
@@ -349,32 +363,36 @@ decl_name
 	: IDENT | PROVIDER | PROBE | TRANSLATOR
 	;
 
+/*
+ * (1024 / (8 * sizeof (long))): a dimension we cannot evaluate.  A group
+ * in parentheses is written into the text of the list around it: its
+ * paren_items starts as that text (text_group_open, group_items), so groups
+ * nested n deep cost O(n), not a copy of the inner text per level.
+ */
 dim_opt
-	: %empty		{ $$ = ""; }
-	| dim_items
-	;
-
-dim_items
-	: dim_item
-	| dim_items dim_item		{ $$ = cat(ctx, $1, $2); }
-	;
-
-/* (1024 / (8 * sizeof (long))): a dimension we cannot evaluate. */
-dim_item
-	: tok_basic
-	| '(' paren_items ')'
-		{ $$ = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")"); }
+	: %empty			{ $$ = ptext_new(ctx); }
+	| dim_opt tok_basic		{ $$ = words_add(ctx, $1, $2); }
+	| dim_opt group_open paren_items ')'	{ $$ = group_close(ctx, $3); }
 	;
 
 paren_items
-	: %empty			{ $$ = ""; }
-	| paren_items paren_item	{ $$ = cat(ctx, $1, $2); }
+	: %empty			{ $$ = group_items(ctx); }
+	| paren_items paren_item	{ $$ = words_add(ctx, $1, $2); }
+	| paren_items group_open paren_items ')'	{ $$ = group_close(ctx, $3); }
+	;
+
+/*
+ * A '(' after a list, which is $0 (dim_opt or paren_items, just below it
+ * on the stack): a rule of its own rather than a mid-rule action, so that
+ * a level of nesting takes two stack entries, not three, and groups nest
+ * as deep as they did before.
+ */
+group_open
+	: '('				{ text_group_open(ctx, $<tx>0); }
 	;
 
 paren_item
 	: tok_basic | ',' | '[' | ']'
-	| '(' paren_items ')'
-		{ $$ = parse_join(ctx, parse_join(ctx, "(", "", $2), "", ")"); }
 	;
 
 /* ---- other declarations --------------------------------------------------- */
@@ -524,7 +542,6 @@ decl_new(struct parse_ctx *ctx)
 {
 	struct cdecl *d = parse_alloc(ctx, sizeof(*d));
 
-	d->abs = "";
 	d->nelem = 1;
 	d->bits = -1;
 	return d;
@@ -536,7 +553,11 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 {
 	if (ptr[0] == '\0')
 		return d;
-	d->abs = parse_join(ctx, ptr, "", d->abs);
+	struct ptext abs = { NULL, 0, 0, false };
+
+	ptext_append(ctx, &abs, ptr, strlen(ptr));
+	ptext_append(ctx, &abs, d->abs.s, d->abs.len);
+	d->abs = abs;
 	if (!d->grouped)
 		d->pointer = true;
 	return d;
@@ -546,8 +567,9 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 static struct cdecl *
 decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 {
-	d->abs = parse_join(ctx, d->abs, "", parse_join(ctx,
-	    parse_join(ctx, "[", "", dim), "", "]"));
+	ptext_append(ctx, &d->abs, "[", 1);
+	ptext_append(ctx, &d->abs, dim, strlen(dim));
+	ptext_append(ctx, &d->abs, "]", 1);
 	if (d->grouped)
 		return d;	/* (*p)[4]: a pointer to an array */
 	if (dim[0] == '\0') {
@@ -567,13 +589,58 @@ decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 }
 
 static struct ctype *
-ctype_qualify(struct parse_ctx *ctx, const char *q1, struct ctype *t, const char *q2)
+ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1, struct ctype *t,
+    const struct ptext *q2)
 {
 	struct ctype *c = parse_alloc(ctx, sizeof(*c));
+	struct ptext text = { NULL, 0, 0, false };
 
 	*c = *t;
-	c->text = cat(ctx, cat(ctx, q1, t->text), q2);
+	words_add(ctx, &text, ptext_str(q1));
+	words_add(ctx, &text, t->text);
+	words_add(ctx, &text, ptext_str(q2));
+	c->text = text.len > 0 ? text.s : parse_strdup(ctx, "");
 	return c;
+}
+
+/* Word w added to the run t (after one space); t. */
+static struct ptext *
+words_add(struct parse_ctx *ctx, struct ptext *t, const char *w)
+{
+	ptext_word(ctx, t, w);
+	return t;
+}
+
+/*
+ * A '(' in the list t: written into it, and t handed to the group's own
+ * paren_items, whose empty start (group_items) is the next action to run.
+ */
+static struct ptext *
+text_group_open(struct parse_ctx *ctx, struct ptext *t)
+{
+	ptext_word(ctx, t, "(");
+	t->glue = true;
+	ctx->group_text = t;
+	return t;
+}
+
+/* A paren_items begins: the text of the list around its group, or new. */
+static struct ptext *
+group_items(struct parse_ctx *ctx)
+{
+	struct ptext *t = ctx->group_text;
+
+	ctx->group_text = NULL;
+	return t != NULL ? t : ptext_new(ctx);
+}
+
+/* The group's ')', right after its last word. */
+static struct ptext *
+group_close(struct parse_ctx *ctx, struct ptext *t)
+{
+	ptext_append(ctx, t, ")", 1);
+	t->glue = false;
+	return t;
 }
 
 /* Words joined by one space. */

@@ -2,7 +2,7 @@
  * probefind.c - the DOF and stapsdt notes of a file, found and decoded
  * (probefind.h); list.c prints them for --list and --dump.
  *
- * A file is read whole and recognised by its first bytes (magic.h): an
+ * A file is recognised by its first bytes (magic.h), then read whole: an
  * ELF file of any type and class (through libelf), a 64-bit Mach-O file,
  * or a raw DOF image such as the one drti_lite hands to the helper device.
  *
@@ -47,6 +47,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "dof.h"
@@ -620,8 +622,81 @@ find_elf_sections(finder_t *L, bool notes)
 	return 0;
 }
 
+/* ---- truncated ELF files ------------------------------------------------- */
+
+/*
+ * A cut file (a copy that stopped, a download cut short) keeps its ELF
+ * header, but its section headers, which linkers put last, are gone: libelf
+ * then sees no sections at all, and the file would list as having no
+ * probes.  So every extent the headers give must lie inside the file: the
+ * header itself, the section and program header tables, each section's
+ * bytes and each segment's.
+ */
 static int
-find_elf(finder_t *L)
+truncated(finder_t *L, const char *what, uint64_t off, uint64_t size, size_t len)
+{
+	if (off <= len && size <= len - off)
+		return 0;
+	if (off > UINT64_MAX - size)
+		return err_set(L->e, "%s: truncated: %s lies past the end of the file "
+		    "(%zu bytes)", L->name, what, len);
+	return err_set(L->e, "%s: truncated: %s ends at byte %" PRIu64 ", past the end "
+	    "of the file (%zu bytes)", L->name, what, off + size, len);
+}
+
+/* The ELF header, before libelf reads it: whole, or the file is cut. */
+static int
+elf_header_whole(finder_t *L, const uint8_t *buf, size_t len)
+{
+	size_t need = len > EI_CLASS && buf[EI_CLASS] == ELFCLASS32 ?
+	    sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+
+	return truncated(L, "its ELF header", 0, need, len);
+}
+
+/* The tables, then each section and segment, inside the file's len bytes. */
+static int
+elf_extents_whole(finder_t *L, size_t len)
+{
+	const GElf_Ehdr *eh = &L->eh;
+	size_t n = 0;
+	Elf_Scn *scn = NULL;
+	char what[64];
+
+	/* e_shnum 0 with a table: the count is in section 0, which must be here. */
+	if (eh->e_shoff != 0 && (truncated(L, "its section header table", eh->e_shoff,
+	    (uint64_t)eh->e_shentsize * (eh->e_shnum ? eh->e_shnum : 1), len) != 0 ||
+	    (elf_getshdrnum(L->elf, &n) == 0 && truncated(L, "its section header table",
+	    eh->e_shoff, (uint64_t)eh->e_shentsize * n, len) != 0)))
+		return -1;
+	if (eh->e_phoff != 0 && elf_getphdrnum(L->elf, &n) == 0 &&
+	    truncated(L, "its program header table", eh->e_phoff,
+	    (uint64_t)eh->e_phentsize * n, len) != 0)
+		return -1;
+	while ((scn = elf_nextscn(L->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getshdr");
+		snprintf(what, sizeof(what), "section %zu", elf_ndxscn(scn));
+		if (sh.sh_type != SHT_NOBITS &&
+		    truncated(L, what, sh.sh_offset, sh.sh_size, len) != 0)
+			return -1;
+	}
+	for (size_t i = 0; eh->e_phoff != 0 && elf_getphdrnum(L->elf, &n) == 0 && i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(L->elf, (int)i, &ph) == NULL)
+			return err_libelf(L->e, L->name, "gelf_getphdr");
+		snprintf(what, sizeof(what), "segment %zu", i);
+		if (truncated(L, what, ph.p_offset, ph.p_filesz, len) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+find_elf(finder_t *L, size_t len)
 {
 	if (elf_kind(L->elf) == ELF_K_AR)
 		return err_set(L->e, "%s: is an archive; list its members instead", L->name);
@@ -629,6 +704,8 @@ find_elf(finder_t *L)
 		return err_set(L->e, "%s: not an ELF file", L->name);
 	if (gelf_getehdr(L->elf, &L->eh) == NULL)
 		return err_libelf(L->e, L->name, "gelf_getehdr");
+	if (elf_extents_whole(L, len) != 0)
+		return -1;
 	if (elf_getshdrstrndx(L->elf, &L->shstrndx) != 0)
 		return err_libelf(L->e, L->name, "elf_getshdrstrndx");
 	if (find_reloc_sections(L) != 0 || find_elf_sections(L, false) != 0)
@@ -722,6 +799,12 @@ pf_found_free(pf_found_t *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static int
+not_listable(err_t *e, const char *name)
+{
+	return err_set(e, "%s: neither an ELF file, a Mach-O file nor a DOF image", name);
+}
+
 /* The image (a copy libelf may write to) by its kind. */
 static int
 find_image(finder_t *L, uint8_t *buf, size_t len)
@@ -740,20 +823,22 @@ find_image(finder_t *L, uint8_t *buf, size_t len)
 	case MAGIC_ELF:
 		break;
 	default:
-		return err_set(L->e, "%s: neither an ELF file, a Mach-O file nor a DOF image",
-		    L->name);
+		return not_listable(L->e, L->name);
 	}
 	L->out->kind = PF_ELF;
+	if (elf_header_whole(L, buf, len) != 0)
+		return -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(L->e, "%s: elf_version: libelf is out of date: %s",
 		    L->name, elf_errmsg(-1));
 	if ((L->elf = L->out->keep->elf = elf_memory((char *)buf, len)) == NULL)
 		return err_libelf(L->e, L->name, "elf_memory");
-	return find_elf(L);
+	return find_elf(L, len);
 }
 
-int
-pf_find(const void *buf, size_t len, const char *name, uint64_t base,
+/* pf_find on image, which it takes: kept in out, or freed on failure. */
+static int
+find_owned(uint8_t *image, size_t len, const char *name, uint64_t base,
     pf_found_t *out, err_t *e)
 {
 	finder_t L;
@@ -765,13 +850,12 @@ pf_find(const void *buf, size_t len, const char *name, uint64_t base,
 	L.base = base;
 	L.name = name;
 	L.e = e;
-	if ((out->keep = calloc(1, sizeof(*out->keep))) == NULL ||
-	    (out->keep->image = malloc(len ? len : 1)) == NULL) {
-		pf_found_free(out);
+	if ((out->keep = calloc(1, sizeof(*out->keep))) == NULL) {
+		free(image);
 		return err_set(e, "%s: out of memory", name);
 	}
-	memcpy(out->keep->image, buf, len);
-	rc = find_image(&L, out->keep->image, len);
+	out->keep->image = image;
+	rc = find_image(&L, image, len);
 	out->object = L.eh.e_type == ET_REL;
 	free(L.relsecs);
 	if (rc != 0)
@@ -780,16 +864,57 @@ pf_find(const void *buf, size_t len, const char *name, uint64_t base,
 }
 
 int
-pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
+pf_find(const void *buf, size_t len, const char *name, uint64_t base,
+    pf_found_t *out, err_t *e)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	int rc;
+	uint8_t *image = malloc(len ? len : 1);
 
 	memset(out, 0, sizeof(*out));
-	if (file_read_regular(path, &buf, &len, NULL, e) != 0)
+	if (image == NULL)
+		return err_set(e, "%s: out of memory", name);
+	memcpy(image, buf, len);
+	return find_owned(image, len, name, base, out, e);
+}
+
+/* An ELF identification libelf would not take (find_elf: "not an ELF file"). */
+static bool
+bad_elf_ident(const uint8_t *h, size_t n)
+{
+	return n > EI_VERSION && ((h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64) ||
+	    (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB) ||
+	    h[EI_VERSION] != EV_CURRENT);
+}
+
+/*
+ * The file's first bytes say whether it can be listed at all, before any
+ * more is read (a 4 GiB file of zeros, or one that only starts as ELF
+ * does, is refused at once); one that can is read once, into the image
+ * the finder keeps.
+ */
+int
+pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
+{
+	uint8_t head[EI_NIDENT], *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	enum file_magic kind;
+	int fd, rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if ((fd = file_open_regular(path, &st, e)) < 0)
 		return -1;
-	rc = pf_find(buf, len, path, base, out, e);
-	free(buf);
+	while ((n = pread(fd, head, sizeof(head), 0)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		err_errno(e, errno, "%s: read", path);
+	else if ((kind = file_magic(head, (size_t)n)) != MAGIC_ELF &&
+	    kind != MAGIC_MACHO && kind != MAGIC_DOF)
+		not_listable(e, path);
+	else if (kind == MAGIC_ELF && bad_elf_ident(head, (size_t)n))
+		err_set(e, "%s: not an ELF file", path);
+	else if (file_read_opened(fd, path, &st, &buf, &len, e) == 0)
+		rc = find_owned(buf, len, path, base, out, e);
+	close(fd);
 	return rc;
 }

@@ -73,7 +73,11 @@ typedef struct pf_found {
 int pf_find(const void *buf, size_t len, const char *name, uint64_t base,
     pf_found_t *out, err_t *e);
 
-/* The same for the regular file at path. */
+/*
+ * The same for the regular file at path: refused on its first bytes if it
+ * is neither ELF, Mach-O nor DOF, else read once.  An ELF file with
+ * anything past its end is refused as "truncated" (so is such a buffer).
+ */
 int pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e);
 
 void pf_found_free(pf_found_t *f);

@@ -84,15 +84,26 @@ split_words(char *cmd, char **argv)
 	return n;
 }
 
-/* `#line 1 "path"` and the text: what cpp reads. */
+/*
+ * `#line 1 "path"` and the text: what cpp reads.  The name is written as a
+ * C string literal, which cpp decodes: a quote or backslash escaped, '?'
+ * as \? (no trigraph can form), and every control character as a
+ * three-digit octal escape, since cpp ends a line at a carriage return as
+ * at a newline and would run what follows as a directive.  cpp writes the
+ * name back in its markers escaped its own way (\n, \015 or the raw
+ * byte), which the parser decodes (parse.c, unquote).
+ */
 static void
 make_input(strbuf_t *in, const char *path, const char *text, size_t len)
 {
 	sb_puts(in, "#line 1 \"");
-	for (const char *p = path; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			sb_putc(in, '\\');
-		sb_putc(in, *p == '\n' ? '?' : *p);
+	for (const unsigned char *p = (const unsigned char *)path; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\' || *p == '?')
+			sb_printf(in, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(in, "\\%03o", *p);
+		else
+			sb_putc(in, (char)*p);
 	}
 	sb_puts(in, "\"\n");
 	sb_append(in, text, len);
