@@ -744,10 +744,10 @@ is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *
 }
 
 /*
- * Whether an inline site's argument may be a pointer whose memory the
- * tracer reads: spelled as one, a typedef of the file that names one, or a
- * name the model cannot resolve (a typedef of the program's headers, which
- * may be a pointer).  Those get _USDT_READS (put_inline_site).
+ * Whether an inline site's argument is a pointer whose memory the tracer
+ * may read: spelled as one, or a typedef of the file that names one.  Those
+ * get _USDT_READS (put_inline_site).  A name the model cannot resolve is 8
+ * unsigned bytes here as everywhere (D_TYPE_UNKNOWN changes no output).
  */
 static bool
 arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
@@ -757,7 +757,7 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 	if (is_pointer_type(pr->nargs[i].type))
 		return true;
 	ti = model_type_info(m, pr->nargs[i].type);
-	return ti.is_pointer || !ti.known;
+	return ti.is_pointer;
 }
 
 /* Whether some inline site has such an argument (put_site_helpers). */

@@ -101,7 +101,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_spacing_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "D"(__usdt_v0), "S"(__usdt_v1), "r"(__usdt_r2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v3)); } }))
 #else
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
