@@ -31,6 +31,7 @@
 /* The types fid.d names, as the program declares them (the header does not). */
 struct pt { int x; int y; };
 struct node { char *name; int v; };
+struct big { long a, b, c; };
 enum color { RED, GREEN = 7, BLUE = -3 };
 typedef char *cstr_t;
 
@@ -235,6 +236,25 @@ t_tdef(void)
 	FID_TDEF(s);
 }
 
+/* fid.d declares the struct by value; the program passes a pointer. */
+static void NOINLINE
+t_byval(int k)
+{
+	struct big e, b;
+
+	memset(&e, 0, sizeof(e));
+	e.a = k;
+	e.b = -k;
+	e.c = 0x0123456789abcdefL;
+	out("byval ");
+	out_hex(&e, sizeof(e));
+	out(" 5\n");
+	b.a = k;
+	b.b = -k;
+	b.c = 0x0123456789abcdefL;
+	FID_BYVAL(&b, 5);
+}
+
 static void NOINLINE
 t_six(void)
 {
@@ -334,6 +354,7 @@ round_(int k)
 	t_lit();
 	t_vol(k - 77);
 	t_tdef();
+	t_byval(k);
 	t_six();
 	t_widths();
 	t_misc(k);

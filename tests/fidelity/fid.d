@@ -5,6 +5,7 @@
  */
 struct pt { int x; int y; };
 struct node { char *name; int v; };
+struct big { long a, b, c; };	/* by value: D_PROBE_BYVALUE, the program passes a pointer */
 enum color { RED, GREEN = 7, BLUE = -3 };
 typedef char *cstr_t;
 
@@ -21,6 +22,7 @@ provider fid {
 	probe lit(char *a, string b);
 	probe vol(int v, char *vs);
 	probe tdef(cstr_t s);
+	probe byval(struct big b, int after);
 	probe six(char *a, char *b, char *c, char *d, char *e, char *f);
 	probe w8(int8_t a, int8_t b, uint8_t c, uint8_t d);
 	probe w16(int16_t a, int16_t b, uint16_t c, uint16_t d);

@@ -21,7 +21,7 @@ import gdb
 KINDS = {
     "str_copy": "s", "str_loop": "s i", "str_init": "s", "str_wrap": "s",
     "pt": "b8", "arr": "b16 i", "deep": "n", "globals": "s s", "tls": "s b4",
-    "lit": "s s", "vol": "i s", "tdef": "s", "six": "s s s s s s",
+    "lit": "s s", "vol": "i s", "tdef": "s", "byval": "b24 i", "six": "s s s s s s",
     "w8": "i i i i", "w16": "i i i i", "w32": "i i i i", "w64": "i i i i",
     "wlong": "i i i i i i", "misc": "i i i i i i", "flt": "f4 f8 i f4",
     "a7": "i i s i i s i", "a8": "i i i i i i s i", "a9": "i i i i i i i i s",

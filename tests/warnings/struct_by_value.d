@@ -1,9 +1,12 @@
-/* expect: D_PROBE_BYVALUE 8:22 */
-/* message: argument #2 's' of probe bv:p is passed by value, and no probe argument can describe it: 'struct astruct' is 16 bytes, which the ABI splits between two registers; pass a pointer ('struct astruct *') instead */
-/* A 16-byte struct travels in %rdi:%rsi, which no note argument can say. */
+/* warn: D_PROBE_BYVALUE 10:21 */
+/* SystemTap's test providers declare structs by value; their programs pass a pointer. */
 struct astruct {
 	long a, b;
 };
-provider bv {
-	probe p(int before, struct astruct s);
+struct opaque;
+struct flt { double d; };
+provider test {
+	probe test_probe_3(int before);
+	probe test_probe_4(struct astruct arg);
+	probe test_probe_5(struct opaque o, int after, struct flt f);
 };
