@@ -11,9 +11,9 @@
  * r8, r9, floating values in xmm0-xmm7, the rest on the stack from 8(%rsp)
  * (0(%rsp) holds the return address).  A struct or union passed by value
  * reaches here only when one general register holds it (at most 8 bytes,
- * no floating member): the parser refuses the others (D_PROBE_BYVALUE in
- * parse.c), since no single note operand can describe two registers or a
- * copy on the stack.  The other branches stay for models built without
+ * no floating member): the parser takes the others for pointers, with a
+ * warning (D_PROBE_BYVALUE in parse.c), since no single note operand can
+ * describe two registers or a copy on the stack.  The other branches stay for models built without
  * the parser (libusdt).
  *
  * At a call site that -G rewrote into the tracepoint, the registers are the

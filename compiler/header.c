@@ -639,6 +639,26 @@ put_enabled_helpers(strbuf_t *out)
 	sb_puts(out, "#endif\n\n");
 }
 
+/*
+ * _USDT_READS(p), an operand of an inline site for each pointer argument
+ * (put_inline_site): the memory at p, of a size gcc cannot bound, read by
+ * the asm, so gcc keeps the stores a tracer reads there.  clang needs none
+ * (it takes a volatile asm statement to read any memory that reached it,
+ * and keeps those stores already) and refuses an operand of incomplete
+ * type.  Once per translation unit, however many headers it includes.
+ */
+static void
+put_site_helpers(strbuf_t *out)
+{
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)\n");
+	sb_puts(out, "#ifdef __clang__\n");
+	sb_puts(out, "#define _USDT_READS(p)\n");
+	sb_puts(out, "#else\n");
+	sb_puts(out, "#define _USDT_READS(p) , \"m\"(*(const char (*)[])(uintptr_t)(p))\n");
+	sb_puts(out, "#endif\n");
+	sb_puts(out, "#endif\n\n");
+}
+
 /* ---- the C text of a probe ----------------------------------------------- */
 
 /*
@@ -723,6 +743,40 @@ is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *
 	return true;
 }
 
+/*
+ * Whether an inline site's argument is a pointer whose memory the tracer
+ * may read: spelled as one, or a typedef of the file that names one.  Those
+ * get _USDT_READS (put_inline_site).  A name the model cannot resolve is 8
+ * unsigned bytes here as everywhere (D_TYPE_UNKNOWN changes no output).
+ */
+static bool
+arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
+{
+	mdl_typeinfo_t ti;
+
+	if (is_pointer_type(pr->nargs[i].type))
+		return true;
+	ti = model_type_info(m, pr->nargs[i].type);
+	return ti.is_pointer;
+}
+
+/* Whether some inline site has such an argument (put_site_helpers). */
+static bool
+has_inline_pointer(const mdl_model_t *m, const usdt_target_t *t)
+{
+	for (size_t i = 0; i < m->nproviders; i++)
+		for (size_t j = 0; j < m->providers[i]->nprobes; j++) {
+			const mdl_probe_t *pr = m->providers[i]->probes[j];
+
+			if (!is_inline_site(m, t, pr))
+				continue;
+			for (size_t k = 0; k < pr->nargc; k++)
+				if (arg_may_point(m, pr, k))
+					return true;
+		}
+	return false;
+}
+
 /* An argument's type in the probe's prototype and inline site. */
 static const char *
 arg_c_type(const mdl_probe_t *pr, size_t i)
@@ -737,23 +791,51 @@ arg_c_type(const mdl_probe_t *pr, size_t i)
  * in its register), then moved into the register a call would pass it in
  * (rdi, rsi, rdx, rcx, r8, r9: where DTrace and the note read it), then the
  * site's asm statement, which uses them and clobbers nothing.
+ *
+ * A pointer argument travels as an integer (uintptr_t, put_probe_decls),
+ * and an asm statement that is given an integer reads no memory as far as
+ * gcc knows: it dropped every store to a string or struct built on the
+ * stack just before the probe, and the tracer read stale bytes.  So each
+ * pointer argument also gives the asm the memory it points at, an "m"
+ * operand on an array of unknown size there (_USDT_READS,
+ * put_site_helpers): gcc keeps every store the tracer may read, and only
+ * those, where a "memory" clobber would also make it reload every value
+ * after the site.  Integer arguments stay registers and nothing else.  A
+ * pointer among the first four arguments goes to its register by the
+ * constraint that names it ("D", "S", "d", "c"), with the same temporary
+ * as the memory operand's address, so gcc needs no second copy of it in
+ * another register; r8 and r9 have no such letter and keep a register
+ * variable, as integer arguments do.
  */
 static void
-put_inline_site(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
+put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
+    const probe_names_t *n)
 {
 	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+	static const char *const letters[4] = { "D", "S", "d", "c" };
+	bool reads[6];
 
+	for (size_t i = 0; i < pr->nargc; i++)
+		reads[i] = arg_may_point(m, pr, i);
 	sb_puts(out, " \\\n\t(__extension__ ({ ");
 	for (size_t i = 0; i < pr->nargc; i++)
 		sb_printf(out, "%s __usdt_v%zu = (%s)(arg%zu); ", arg_c_type(pr, i), i,
 		    arg_c_type(pr, i), i);
 	sb_puts(out, "{ ");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "register %s __usdt_r%zu __asm__(\"%s\") = __usdt_v%zu; ",
-		    arg_c_type(pr, i), i, regs[i], i);
+		if (!reads[i] || i >= 4)
+			sb_printf(out, "register %s __usdt_r%zu __asm__(\"%s\") = __usdt_v%zu; ",
+			    arg_c_type(pr, i), i, regs[i], i);
 	sb_printf(out, "__asm__ __volatile__(_USDT_SITE_%s : :", n->c_func);
+	for (size_t i = 0; i < pr->nargc; i++) {
+		if (reads[i] && i < 4)
+			sb_printf(out, "%s \"%s\"(__usdt_v%zu)", i > 0 ? "," : "", letters[i], i);
+		else
+			sb_printf(out, "%s \"r\"(__usdt_r%zu)", i > 0 ? "," : "", i);
+	}
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s \"r\"(__usdt_r%zu)", i > 0 ? "," : "", i);
+		if (reads[i])
+			sb_printf(out, " _USDT_READS(__usdt_v%zu)", i);
 	sb_puts(out, "); } }))\n");
 }
 
@@ -830,7 +912,7 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 		sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
 		sb_printf(out, "#define %s", n->macro);
 		header_put_macro_params(out, pr);
-		put_inline_site(out, pr, n);
+		put_inline_site(out, m, pr, n);
 		sb_puts(out, "#else\n");
 	}
 	sb_printf(out, "#define %s", n->macro);
@@ -1133,6 +1215,8 @@ header_write(const mdl_model_t *m, const usdt_target_t *t,
 		put_stapsdt_base(out, t);
 	if (t->stapsdt && model_has_probes(m) && t->arch->elf_machine == EM_X86_64)
 		put_enabled_helpers(out);
+	if (has_inline_pointer(m, t))
+		put_site_helpers(out);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);

@@ -663,7 +663,7 @@ skip_qualifiers(const char *t, size_t *lenp)
 static mdl_typeinfo_t
 typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
 {
-	mdl_typeinfo_t ti = { c, size, is_signed, known };
+	mdl_typeinfo_t ti = { c, size, is_signed, known, false };
 	return ti;
 }
 
@@ -710,15 +710,22 @@ type_info_depth(const mdl_model_t *m, const char *type, int depth)
 
 	if (len == 0 || len >= sizeof(base))
 		return typeinfo(USDT_TC_INTEGER, 8, false, false);
-	if (t[len - 1] == '*' || t[len - 1] == ']')
-		return typeinfo(USDT_TC_INTEGER, 8, false, true);
+	if (t[len - 1] == '*' || t[len - 1] == ']') {
+		ti = typeinfo(USDT_TC_INTEGER, 8, false, true);
+		ti.is_pointer = true;
+		return ti;
+	}
 	memcpy(base, t, len);
 	base[len] = '\0';
 
 	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
-		if (strcmp(base, known_types[i].name) == 0)
-			return typeinfo(known_types[i].tclass, known_types[i].size,
+		if (strcmp(base, known_types[i].name) == 0) {
+			ti = typeinfo(known_types[i].tclass, known_types[i].size,
 			    known_types[i].is_signed, true);
+			ti.is_pointer = strcmp(base, "string") == 0 ||
+			    strcmp(base, "caddr_t") == 0;
+			return ti;
+		}
 	if (integer_words(base, &ti))
 		return ti;
 	if (strncmp(base, "enum ", 5) == 0)

@@ -86,6 +86,7 @@ typedef struct mdl_typeinfo {
 	unsigned size;		/* bytes; 0 = unknown (treated as 8 in registers) */
 	bool is_signed;
 	bool known;		/* false: a name we could not resolve; size is a guess */
+	bool is_pointer;	/* a pointer, array or D string, typedefs resolved */
 } mdl_typeinfo_t;
 
 typedef struct mdl_arg {

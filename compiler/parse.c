@@ -22,8 +22,7 @@
  *   D_PROV_PRARGLEN                  more than 255 arguments
  *   D_PROBE_VOID                     void that is not the only, unnamed parameter
  *   D_PROV_PRXLATOR                  a translated argument nothing can produce
- *   D_PROBE_BYVALUE                  a struct, union or long double passed by
- *                                    value that no register holds whole
+ *   D_PROBE_BYVALUE                  a long double passed by value
  *   D_PRAGMA_MALFORM                 #line not understood
  *   D_CPP, D_IO, D_NOMEM             running cpp, reading the file, memory
  *
@@ -33,6 +32,9 @@
  *   D_PROV_SEMICOLON                 a provider body without its ';'
  *   D_PRAGMA_MALFORM, D_PRAGMA_INVAL a #pragma D attributes line not
  *                                    understood, ignored
+ *   D_PROBE_BYVALUE                  a struct or union by value that no
+ *                                    register holds, taken for a pointer
+ *                                    (Oracle's dtrace -G accepts it too)
  *
  * and what usdtc accepted silently where DTrace would have said something:
  *
@@ -1593,7 +1595,34 @@ check_known_types(struct parse_ctx *ctx)
 	}
 }
 
-/* Structs and unions by value: refused unless one register holds them. */
+/* `TYPE *`, in place of arg's type; false when out of memory. */
+static bool
+arg_to_pointer(mdl_arg_t *arg)
+{
+	size_t n = strlen(arg->type);
+	char *t = malloc(n + 3);
+
+	if (t == NULL)
+		return false;
+	memcpy(t, arg->type, n);
+	memcpy(t + n, " *", 3);
+	free(arg->type);
+	arg->type = t;
+	return true;
+}
+
+/*
+ * Structs and unions by value that no register holds whole (one of unknown
+ * size, over 8 bytes, or with a floating member): the files SystemTap's and
+ * Oracle's dtrace accept, whose programs pass a pointer (SystemTap's own
+ * test providers declare `probe test_probe_4(struct astruct arg)`).  So it
+ * is a warning, and the argument is taken for what the program passes, a
+ * pointer to the type: `struct astruct *` in the header (a uintptr_t that
+ * takes any pointer), the note (8 bytes, where a pointer lies) and the DOF
+ * (the native and the untranslated type), the output of the same file
+ * with `struct astruct *` written.  A long double by value is no pointer
+ * and still refused.
+ */
 static void
 check_by_value(struct parse_ctx *ctx)
 {
@@ -1603,19 +1632,32 @@ check_by_value(struct parse_ctx *ctx)
 		mdl_probe_t *pr = np->probe;
 
 		for (size_t i = 0; i < pr->nargc; i++) {
-			const mdl_arg_t *a = &pr->nargs[i];
+			mdl_arg_t *a = &pr->nargs[i];
 			const char *w = by_value_problem(ctx,
 			    canonical_type(ctx, a->type), why, sizeof(why));
 
 			if (w == NULL)
 				continue;
-			diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
-			    "argument #%zu%s%s%s of probe %s:%s is passed by value, "
-			    "and no probe argument can describe it: %s; pass a "
-			    "pointer ('%s *') instead", i + 1,
+			if (w != why) {
+				diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
+				    "argument #%zu%s%s%s of probe %s:%s is passed by value, "
+				    "and no probe argument can describe it: %s; pass a "
+				    "pointer ('%s *') instead", i + 1,
+				    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
+				    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
+				    a->type);
+				continue;
+			}
+			diag_warning(ctx->d, a->loc, "D_PROBE_BYVALUE",
+			    "argument #%zu%s%s%s of probe %s:%s is declared by value, "
+			    "which no probe argument can describe: %s; it is taken "
+			    "for the pointer a program passes, '%s *'", i + 1,
 			    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
 			    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
 			    a->type);
+			if (!arg_to_pointer(a) ||
+			    (!pr->translated && i < pr->xargc && !arg_to_pointer(&pr->xargs[i])))
+				parse_nomem(ctx);
 		}
 	}
 }

@@ -55,12 +55,20 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider myprov */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define MYPROV_OP_START(arg0, arg1, arg2) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uint64_t __usdt_v2 = (uint64_t)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uint64_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_myprov___op__start : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uint64_t __usdt_v2 = (uint64_t)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uint64_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_myprov___op__start : : "r"(__usdt_r0), "S"(__usdt_v1), "r"(__usdt_r2) _USDT_READS(__usdt_v1)); } }))
 #else
 #define MYPROV_OP_START(arg0, arg1, arg2) \
 	__dtrace_myprov___op__start(arg0, (uintptr_t)(arg1), arg2)

@@ -55,12 +55,20 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider cpp */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define CPP_REQUEST(arg0, arg1) \
-	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___request : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
+	(__extension__ ({ request_id_t __usdt_v0 = (request_id_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register request_id_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___request : : "r"(__usdt_r0), "S"(__usdt_v1) _USDT_READS(__usdt_v1)); } }))
 #else
 #define CPP_REQUEST(arg0, arg1) \
 	__dtrace_cpp___request(arg0, (uintptr_t)(arg1))
@@ -80,7 +88,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_cpp___extra\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(cpp_extra_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define CPP_SIZED(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_cpp___sized : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_cpp___sized : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define CPP_SIZED(arg0) \
 	__dtrace_cpp___sized((uintptr_t)(arg0))

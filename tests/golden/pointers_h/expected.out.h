@@ -58,12 +58,20 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider ptrs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_STRINGS(arg0, arg1, arg2) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___strings : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___strings : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
 #else
 #define PTRS_STRINGS(arg0, arg1, arg2) \
 	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
@@ -73,7 +81,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___strings\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_strings_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_STARS(arg0, arg1, arg2) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___stars : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___stars : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
 #else
 #define PTRS_STARS(arg0, arg1, arg2) \
 	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
@@ -83,7 +91,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___stars\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_stars_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___spacing : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___spacing : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
 #else
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
@@ -93,7 +101,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_spacing_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register p_t __usdt_r1 __asm__("rsi") = __usdt_v1; register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "D"(__usdt_v0), "S"(__usdt_v1), "r"(__usdt_r2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v3)); } }))
 #else
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
 	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
@@ -103,7 +111,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___named\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_named_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_TAGGED(arg0, arg1) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___tagged : : "r"(__usdt_r0), "r"(__usdt_r1)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___tagged : : "D"(__usdt_v0), "S"(__usdt_v1) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1)); } }))
 #else
 #define PTRS_TAGGED(arg0, arg1) \
 	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
@@ -113,7 +121,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___tagged\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_tagged_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); long __usdt_v2 = (long)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register uintptr_t __usdt_r1 __asm__("rsi") = __usdt_v1; register long __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___mixed : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2)); } }))
+	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); long __usdt_v2 = (long)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register long __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___mixed : : "r"(__usdt_r0), "S"(__usdt_v1), "r"(__usdt_r2) _USDT_READS(__usdt_v1)); } }))
 #else
 #define PTRS_MIXED(arg0, arg1, arg2) \
 	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)

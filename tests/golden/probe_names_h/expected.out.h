@@ -55,6 +55,14 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider names */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
@@ -90,7 +98,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___new\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_new_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_FREE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define NAMES_FREE(arg0) \
 	__dtrace_names___free((uintptr_t)(arg0))
@@ -100,7 +108,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___free\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_free_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_DELETE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define NAMES_DELETE(arg0) \
 	__dtrace_names___delete((uintptr_t)(arg0))

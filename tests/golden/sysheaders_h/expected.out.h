@@ -58,12 +58,20 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider sys */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	(__extension__ ({ pid_t __usdt_v0 = (pid_t)(arg0); ssize_t __usdt_v1 = (ssize_t)(arg1); size_t __usdt_v2 = (size_t)(arg2); off_t __usdt_v3 = (off_t)(arg3); uintptr_t __usdt_v4 = (uintptr_t)(arg4); { register pid_t __usdt_r0 __asm__("rdi") = __usdt_v0; register ssize_t __usdt_r1 __asm__("rsi") = __usdt_v1; register size_t __usdt_r2 __asm__("rdx") = __usdt_v2; register off_t __usdt_r3 __asm__("rcx") = __usdt_v3; register uintptr_t __usdt_r4 __asm__("r8") = __usdt_v4; __asm__ __volatile__(_USDT_SITE___dtrace_sys___io : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4)); } }))
+	(__extension__ ({ pid_t __usdt_v0 = (pid_t)(arg0); ssize_t __usdt_v1 = (ssize_t)(arg1); size_t __usdt_v2 = (size_t)(arg2); off_t __usdt_v3 = (off_t)(arg3); uintptr_t __usdt_v4 = (uintptr_t)(arg4); { register pid_t __usdt_r0 __asm__("rdi") = __usdt_v0; register ssize_t __usdt_r1 __asm__("rsi") = __usdt_v1; register size_t __usdt_r2 __asm__("rdx") = __usdt_v2; register off_t __usdt_r3 __asm__("rcx") = __usdt_v3; register uintptr_t __usdt_r4 __asm__("r8") = __usdt_v4; __asm__ __volatile__(_USDT_SITE___dtrace_sys___io : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4) _USDT_READS(__usdt_v4)); } }))
 #else
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
 	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
@@ -73,7 +81,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___io\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_io_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ socklen_t __usdt_v0 = (socklen_t)(arg0); sa_family_t __usdt_v1 = (sa_family_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register socklen_t __usdt_r0 __asm__("rdi") = __usdt_v0; register sa_family_t __usdt_r1 __asm__("rsi") = __usdt_v1; register uintptr_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uintptr_t __usdt_r3 __asm__("rcx") = __usdt_v3; __asm__ __volatile__(_USDT_SITE___dtrace_sys___net : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3)); } }))
+	(__extension__ ({ socklen_t __usdt_v0 = (socklen_t)(arg0); sa_family_t __usdt_v1 = (sa_family_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register socklen_t __usdt_r0 __asm__("rdi") = __usdt_v0; register sa_family_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_sys___net : : "r"(__usdt_r0), "r"(__usdt_r1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
 #else
 #define SYS_NET(arg0, arg1, arg2, arg3) \
 	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))

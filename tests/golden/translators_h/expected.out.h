@@ -55,12 +55,20 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
+#endif
+
 /* provider http */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define HTTP_REQUEST_START(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_http___request__start : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_http___request__start : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define HTTP_REQUEST_START(arg0) \
 	__dtrace_http___request__start((uintptr_t)(arg0))
@@ -70,7 +78,7 @@ __asm__(
 	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_http___request__start\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(http_request__start_semaphore)); __usdt_on; }))
 #ifndef _USDT_PROBE_CALLS
 #define HTTP_REQUEST_DONE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { register uintptr_t __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_http___request__done : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_http___request__done : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define HTTP_REQUEST_DONE(arg0) \
 	__dtrace_http___request__done((uintptr_t)(arg0))
