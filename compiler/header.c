@@ -85,6 +85,15 @@ typedef struct probe_names {
 	char *c_semaphore;
 } probe_names_t;
 
+/*
+ * The generic unit macros (put_unit_macros) are written with the asm
+ * writers below, from names that hold a macro parameter: PARAM_MARK and
+ * the parameter's letter, which the C text gets as `" f "`, so that
+ * "__dtrace_" PARAM "f" becomes "__dtrace_" f "" in the macro.
+ */
+#define PARAM_MARK	'\001'
+#define PARAM(letter)	"\001" letter
+
 /* ---- names ------------------------------------------------------------- */
 
 static bool
@@ -151,6 +160,20 @@ names_init(probe_names_t *n, const mdl_provider_t *prov, const mdl_probe_t *pr)
 	return 0;
 }
 
+/*
+ * The probe's tag in the header's own macro names: its C function name
+ * after USDT_PROBE_PREFIX (`prov___probe`).  _USDT_P_<tag> holds what the
+ * generic unit macros need of the probe (put_probe_tuple), and also guards
+ * its declarations against a second header of the provider.
+ */
+static const char *
+probe_tag(const probe_names_t *n)
+{
+	size_t plen = strlen(USDT_PROBE_PREFIX);
+
+	return strncmp(n->c_func, USDT_PROBE_PREFIX, plen) == 0 ? n->c_func + plen : n->c_func;
+}
+
 /* ---- the include guard --------------------------------------------------- */
 
 /*
@@ -179,7 +202,8 @@ static bool
 is_plain_asm_symbol(const char *s)
 {
 	for (; *s != '\0'; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '$')
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '$' &&
+		    *s != PARAM_MARK)
 			return false;
 	return true;
 }
@@ -194,7 +218,7 @@ put_asm_quoted(strbuf_t *sb, const char *s)
 
 		if (c == '"' || c == '\\')
 			sb_printf(sb, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if ((c < 0x20 && c != PARAM_MARK) || c >= 0x7f)
 			sb_printf(sb, "\\%03o", c);
 		else
 			sb_putc(sb, (char)c);
@@ -215,14 +239,15 @@ put_asm_symbol(strbuf_t *sb, const char *name)
 /*
  * Write one assembler line as a line of a C string literal:
  *	"\t.weak sym\n"
- * escaping what C would read otherwise (`?` too: C89 has trigraphs).
+ * escaping what C would read otherwise (`?` too: C89 has trigraphs), and
+ * `%` as `%%` when the line goes into an asm statement with operands.
  */
 static void
-put_c_asm_line(strbuf_t *out, const strbuf_t *line)
+put_c_asm_line(strbuf_t *out, const strbuf_t *line, bool percent)
 {
 	sb_putc(out, '"');
 	for (size_t i = 0; i < line->len; i++) {
-		size_t plain = strcspn(line->data + i, "\t\"\\?");
+		size_t plain = strcspn(line->data + i, "\t\"\\?%\001");
 		char c;
 
 		if (plain > 0) {	/* a run that needs no escape, in one copy */
@@ -236,6 +261,11 @@ put_c_asm_line(strbuf_t *out, const strbuf_t *line)
 		case '"': sb_puts(out, "\\\""); break;
 		case '\\': sb_puts(out, "\\\\"); break;
 		case '?': sb_puts(out, "\\?"); break;
+		case '%': sb_puts(out, percent ? "%%" : "%"); break;
+		case PARAM_MARK:
+			if (i + 1 < line->len)
+				sb_printf(out, "\" %c \"", line->data[++i]);
+			break;
 		default: sb_putc(out, c); break;
 		}
 	}
@@ -251,6 +281,7 @@ typedef struct asm_writer {
 	strbuf_t line;
 	char type_mark;		/* before a type in .type and .section: @ or % */
 	bool words;		/* code as 4-byte .inst words (AArch64) */
+	bool percent;		/* `%` doubled: for an asm statement with operands */
 } asm_writer_t;
 
 /*
@@ -266,6 +297,7 @@ asm_writer_init(asm_writer_t *w, strbuf_t *out, const usdt_target_t *t)
 	sb_init(&w->line);
 	w->type_mark = t->arch->elf_machine == EM_X86_64 ? '@' : '%';
 	w->words = t->arch->elf_machine == EM_AARCH64;
+	w->percent = false;
 }
 
 static strbuf_t *
@@ -282,7 +314,7 @@ asm_end(asm_writer_t *w)
 {
 	if (w->line.failed)
 		w->out->failed = true;
-	put_c_asm_line(w->out, &w->line);
+	put_c_asm_line(w->out, &w->line, w->percent);
 }
 
 /* A directive with one symbol operand: "\t.weak sym". */
@@ -401,18 +433,18 @@ asm_code(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
  * them, the is-enabled function's symbol from enabled_offset to the end.
  */
 static void
-asm_stub(asm_writer_t *w, const usdt_arch_t *a, const probe_names_t *n)
+asm_stub(asm_writer_t *w, const usdt_arch_t *a, const char *func, const char *enabled)
 {
 	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
 	strbuf_t *l;
 
-	asm_push_group_section(w, ".text.", n->func, "ax", "progbits", n->func);
+	asm_push_group_section(w, ".text.", func, "ax", "progbits", func);
 	l = asm_begin(w);
 	sb_printf(l, "\t.balign %u", a->unit_align);
 	asm_end(w);
-	asm_define_symbol(w, n->func, "function", a->unit_size);
+	asm_define_symbol(w, func, "function", a->unit_size);
 	asm_code(w, a->unit, 0, split);
-	asm_define_symbol(w, n->enabled, "function", a->unit_size - split);
+	asm_define_symbol(w, enabled, "function", a->unit_size - split);
 	asm_code(w, a->unit, split, a->unit_size);
 	asm_plain(w, "\t.popsection");
 }
@@ -442,145 +474,45 @@ asm_address(asm_writer_t *w, const char *label, const char *sym, uint32_t off)
 }
 
 /*
- * The stapsdt note (version 3, as <sys/sdt.h> writes it): pc, base and
- * semaphore addresses, then provider, probe as declared, and arguments.
+ * The fields of a stapsdt note (version 3, as <sys/sdt.h> writes it), in
+ * the section the caller pushed: the pc (PC+OFF), base and semaphore
+ * addresses, then provider, probe as declared, and arguments.
  */
-static void
-asm_note(asm_writer_t *w, const mdl_model_t *m, const usdt_target_t *t,
-    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
-{
-	strbuf_t args;
+typedef struct note_text {
+	const char *prov, *name, *args, *semaphore;
+} note_text_t;
 
-	sb_init(&args);
-	t->arch->note_args(m, pr, &args);
-	if (args.failed)
-		w->out->failed = true;
-	asm_push_group_section(w, STAPSDT_NOTE_SECTION, "", "", "note", n->func);
+static void
+asm_note_fields(asm_writer_t *w, const char *pc, uint32_t off, const note_text_t *nt)
+{
 	asm_plain(w, "\t.balign 4");
 	asm_plain(w, "\t.4byte 992f-991f,994f-993f," STAPSDT_NOTE_TYPE_STR);
 	asm_plain(w, "991:\t.asciz \"" STAPSDT_NOTE_NAME "\"");
 	asm_plain(w, "992:\t.balign 4");
-	asm_address(w, "993:", n->func, t->arch->probe_offset);
+	asm_address(w, "993:", pc, off);
 	asm_address(w, "", STAPSDT_BASE_SYMBOL, 0);
-	asm_address(w, "", n->semaphore, 0);
-	asm_asciz(w, prov->name);
-	asm_asciz(w, pr->name);
-	asm_asciz(w, args.data != NULL ? args.data : "");
+	asm_address(w, "", nt->semaphore, 0);
+	asm_asciz(w, nt->prov);
+	asm_asciz(w, nt->name);
+	asm_asciz(w, nt->args);
 	asm_plain(w, "994:\t.balign 4");
 	asm_plain(w, "\t.popsection");
-	sb_free(&args);
 }
 
 /* The probe's semaphore: two zero bytes in `.probes`, where tracers look. */
 static void
-asm_semaphore(asm_writer_t *w, const probe_names_t *n)
+asm_semaphore(asm_writer_t *w, const char *func, const char *semaphore)
 {
-	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "aw", "progbits", n->func);
+	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "aw", "progbits", func);
 	asm_plain(w, "\t.balign 2");
-	asm_define_symbol(w, n->semaphore, "object", STAPSDT_SEMAPHORE_SIZE);
+	asm_define_symbol(w, semaphore, "object", STAPSDT_SEMAPHORE_SIZE);
 	asm_plain(w, "\t.zero 2");
 	asm_plain(w, "\t.popsection");
 }
 
-/*
- * The asm statements below can exceed the string length C90/C99 promise
- * (509/4095); gcc and clang take any length, so only the warning is off.
- */
-static void
-put_overlength_push(strbuf_t *out)
-{
-	sb_puts(out, "#pragma GCC diagnostic push\n");
-	sb_puts(out, "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n");
-}
-
-static void
-put_overlength_pop(strbuf_t *out)
-{
-	sb_puts(out, "#pragma GCC diagnostic pop\n");
-}
-
-/*
- * `#define _USDT_SITE_<func>`: the template of the probe's inline asm
- * site, in the manner of <sys/sdt.h>: the tracepoint, a 1-byte nop (which
- * uprobes emulate after a trap and never turn into a call, so no site can
- * reach below %rsp into a leaf function's red zone); a relocation of type
- * NONE against the probe function at it, which changes no byte and which
- * -G reads as the mark of a site to record in the DOF (rewrite.c); and the
- * site's stapsdt note, in the group of the code around it ("?", for
- * inline functions of C++), with the arguments where the macro put them.
- * Operands follow, so `%` is written `%%`.
- */
-static void
-put_site_template(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
-    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
-{
-	strbuf_t text, args, doubled;
-	asm_writer_t w;
-	strbuf_t *l;
-
-	sb_init(&text);
-	sb_init(&args);
-	sb_init(&doubled);
-	asm_writer_init(&w, &text, t);
-	t->arch->note_args_call(m, pr, &args);
-	for (size_t i = 0; i < args.len; i++)
-		sb_puts(&doubled, args.data[i] == '%' ? "%%" : (char[2]){ args.data[i], 0 });
-	asm_plain(&w, "990:\tnop");
-	l = asm_begin(&w);
-	sb_puts(l, "\t.reloc 990b,R_X86_64_NONE,");
-	put_asm_symbol(l, n->func);
-	asm_end(&w);
-	asm_plain(&w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",@note");
-	asm_plain(&w, "\t.balign 4");
-	asm_plain(&w, "\t.4byte 992f-991f,994f-993f," STAPSDT_NOTE_TYPE_STR);
-	asm_plain(&w, "991:\t.asciz \"" STAPSDT_NOTE_NAME "\"");
-	asm_plain(&w, "992:\t.balign 4");
-	asm_plain(&w, "993:\t.8byte 990b");
-	asm_address(&w, "", STAPSDT_BASE_SYMBOL, 0);
-	asm_address(&w, "", n->semaphore, 0);
-	asm_asciz(&w, prov->name);
-	asm_asciz(&w, pr->name);
-	asm_asciz(&w, doubled.data != NULL ? doubled.data : "");
-	asm_plain(&w, "994:\t.balign 4");
-	asm_plain(&w, "\t.popsection");
-	if (args.failed || doubled.failed || text.failed)
-		out->failed = true;
-	sb_printf(out, "#define _USDT_SITE_%s \\\n", n->c_func);
-	for (size_t i = 0; i < text.len; i++) {
-		if (text.data[i] == '\n' && i + 1 < text.len)
-			sb_puts(out, " \\\n");
-		else
-			sb_putc(out, text.data[i]);
-	}
-	sb_free(&text);
-	sb_free(&args);
-	sb_free(&doubled);
-	sb_free(&w.line);
-}
-
-/* One probe's unit: stub, and on Linux note and semaphore. */
-static void
-put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
-    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
-{
-	asm_writer_t w;
-
-	asm_writer_init(&w, out, t);
-	sb_puts(out, "__asm__(\n");
-	asm_sym_directive(&w, ".ifndef", n->func);
-	asm_stub(&w, t->arch, n);
-	if (t->stapsdt) {
-		asm_note(&w, m, t, prov, pr, n);
-		asm_semaphore(&w, n);
-	}
-	asm_plain(&w, "\t.endif");
-	sb_puts(out, ");\n");
-	sb_free(&w.line);
-}
-
 /* The semaphore page (stapsdt.h says why), before any semaphore of the unit. */
 static void
-put_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
+asm_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
 {
 	strbuf_t *l;
 
@@ -596,27 +528,275 @@ put_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
 	asm_plain(w, "\t.endif");
 }
 
-/* `.stapsdt.base`, which every stapsdt note points at: once per program. */
+/*
+ * `.stapsdt.base`, which every stapsdt note points at: once per program,
+ * guarded as <sys/sdt.h> guards it, so that our probes and <sys/sdt.h>
+ * probes can share a translation unit.
+ */
 static void
-put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
+asm_stapsdt_base(asm_writer_t *w)
 {
+	asm_plain(w, "\t.ifndef " STAPSDT_BASE_SYMBOL);
+	asm_push_group_section(w, STAPSDT_BASE_SECTION, "", "a", "progbits",
+	    STAPSDT_BASE_SECTION);
+	asm_define_symbol(w, STAPSDT_BASE_SYMBOL, NULL, 1);
+	asm_plain(w, "\t.space 1");
+	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
+}
+
+/* The names of the generic unit, from the parameters of its macro. */
+#define UNIT_FUNC	USDT_PROBE_PREFIX PARAM("f")
+#define UNIT_ENABLED	USDT_ENABLED_PREFIX PARAM("f")
+#define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
+
+/*
+ * A probe unit, generic in f (the probe function's name after
+ * USDT_PROBE_PREFIX), p (provider), n (probe as declared) and a (the
+ * note's arguments): `.stapsdt.base` and the semaphore page if the
+ * assembler file has none yet, the stub (a tracepoint and the is-enabled
+ * tracepoint, bytes taken from the target's arch), and on Linux the
+ * .note.stapsdt note that describes the stub to bpftrace, perf and gdb,
+ * and the probe's semaphore in `.probes`; each in the COMDAT group signed
+ * by the probe function, all under `.ifndef` on it.
+ */
+static void
+asm_generic_unit(asm_writer_t *w, const usdt_target_t *t)
+{
+	asm_sym_directive(w, ".ifndef", UNIT_FUNC);
+	if (t->stapsdt) {
+		asm_stapsdt_base(w);
+		asm_semaphore_page(w, t);
+	}
+	asm_stub(w, t->arch, UNIT_FUNC, UNIT_ENABLED);
+	if (t->stapsdt) {
+		asm_push_group_section(w, STAPSDT_NOTE_SECTION, "", "", "note", UNIT_FUNC);
+		if (t->arch->probe_offset != 0)
+			sb_printf(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
+			    t->arch->probe_offset);
+		else
+			sb_puts(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f, p, n, a)\n");
+		asm_semaphore(w, UNIT_FUNC, UNIT_SEMAPHORE);
+	}
+	asm_plain(w, "\t.endif");
+}
+
+/*
+ * The rest of an x86_64 inline site after its unit, in the manner of
+ * <sys/sdt.h>: the tracepoint, a 1-byte nop (which uprobes emulate after a
+ * trap and never turn into a call, so no site can reach below %rsp into a
+ * leaf function's red zone); a relocation of type NONE against the probe
+ * function at it, which changes no byte and which -G reads as the mark of
+ * a site to record in the DOF (rewrite.c); and the site's stapsdt note, in
+ * the group of the code around it ("?", for inline functions of C++), with
+ * the arguments where the macro put them (the unit's own: all registers).
+ */
+static void
+asm_generic_site(asm_writer_t *w)
+{
+	strbuf_t *l;
+
+	asm_plain(w, "990:\tnop");
+	l = asm_begin(w);
+	sb_puts(l, "\t.reloc 990b,R_X86_64_NONE,");
+	put_asm_symbol(l, UNIT_FUNC);
+	asm_end(w);
+	asm_plain(w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",@note");
+	sb_puts(w->out, "_USDT_NOTE_(\"990b\", p, n, a)\n");
+}
+
+/* The fields of a note (asm_note_fields) at pc c, generic as the unit. */
+static void
+asm_generic_note(asm_writer_t *w)
+{
+	const note_text_t nt = { PARAM("p"), PARAM("n"), PARAM("a"), UNIT_SEMAPHORE };
+
+	asm_note_fields(w, PARAM("c"), 0, &nt);
+}
+
+/*
+ * x86_64: the slow path of _ENABLED(), reached only when the semaphore is
+ * not zero, as one asm statement that takes no register: the compiler keeps
+ * every value where it was across the check, as across <sys/sdt.h>'s, and
+ * the fast path stays one compare and one branch.  The statement reads the
+ * semaphore again (its "m" operand) and tests the Linux tracers' count;
+ * when that is zero, only the DTrace bit is set, and it asks DTrace's
+ * is-enabled site: an ordinary call of the is-enabled function (-G rewrites
+ * it and records the site, as any) with %rdi pointing at a zeroed stack
+ * slot, where DTrace writes 1 (DOF version 3).  %rdi is saved and restored
+ * around it, and the unit's stub clobbers nothing.  The answer leaves the
+ * statement in the flags: an asm flag output, or setnz for compilers
+ * without them (_USDT_ENABLED_OUT, put_enabled_helpers).  The stack pointer
+ * first steps over the 128-byte red zone: the compiler does not know of
+ * this call, and a leaf function may keep data below %rsp, which the
+ * pushes, the return address, or the call the kernel makes of a traced
+ * 5-byte nop would overwrite.
+ */
+static void
+asm_generic_enabled_x86_64(asm_writer_t *w)
+{
+	static const char *const before[] = {
+		"\tjnz 1f", "\tlea -128(%rsp),%rsp", "\tpush %rdi", "\tpush $0",
+		"\tmov %rsp,%rdi",
+	};
+	static const char *const after[] = {
+		"\tcmpl $0,(%rsp)", "\tlea 8(%rsp),%rsp", "\tpop %rdi",
+		"\tlea 128(%rsp),%rsp", "1:",
+	};
+	strbuf_t *l = asm_begin(w);
+
+	w->percent = false;	/* %1 is the operand, the semaphore */
+	sb_printf(l, "\ttestw $0x%x,%%1", STAPSDT_SEMAPHORE_COUNT);
+	asm_end(w);
+	w->percent = true;
+	for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++)
+		asm_plain(w, before[i]);
+	asm_sym_directive(w, "call", UNIT_ENABLED);
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		asm_plain(w, after[i]);
+}
+
+/* `#define HEAD \` and TEXT's lines, each but the last continued. */
+static void
+put_macro_lines(strbuf_t *out, const char *head, const strbuf_t *text)
+{
+	sb_printf(out, "#define %s \\\n", head);
+	for (size_t i = 0; i < text->len; i++) {
+		if (text->data[i] == '\n' && i + 1 < text->len)
+			sb_puts(out, " \\\n");
+		else
+			sb_putc(out, text->data[i]);
+	}
+	if (text->failed)
+		out->failed = true;
+}
+
+/*
+ * The macros every probe's unit is written with, once per translation
+ * unit however many headers it includes (a header holds, per probe, only
+ * its names and note arguments: _USDT_P<func>, put_probe_tuple):
+ *
+ *	_USDT_NOTE_(c, p, n, a)	a stapsdt note's fields at pc c
+ *	_USDT_UNIT_(f, p, n, a)	the unit's assembler text (asm_generic_unit)
+ *	_USDT_CALL(P)		an asm statement that emits the unit of the
+ *				probe P names, beside a call of its function
+ *	_USDT_SITE(P)		x86_64: the unit and an inline site
+ *	_USDT_V, _USDT_R	x86_64: an inline site's temporary, its register
+ *	_USDT_ENABLED(s, P)	x86_64: the slow path of _ENABLED(), with the unit
+ *	_USDT_ENABLED(s, e, P)	elsewhere on Linux: the same in C
+ *
+ * So a translation unit carries the stub, note and semaphore of the probes
+ * it fires or tests, and only those, as with <sys/sdt.h>; the assembler's
+ * `.ifndef` keeps one of each per assembler file, and the COMDAT groups
+ * one per program.  A P is a _USDT_P<func> macro of four strings; each
+ * macro taking one passes it on expanded to one whose parameters are the
+ * four.  _USDT_ASM is `asm inline` where the compiler has it (GCC 9, clang
+ * 11): the unit's text emits no instruction where it stands, and the
+ * inliner must not count it.
+ */
+static void
+put_unit_macros(strbuf_t *out, const usdt_target_t *t)
+{
+	strbuf_t text;
 	asm_writer_t w;
 
-	asm_writer_init(&w, out, t);
-	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)\n");
-	sb_puts(out, "#define _USDT_STAPSDT_BASE 1\n");
-	sb_puts(out, "__asm__(\n");
-	asm_plain(&w, "\t.ifndef " STAPSDT_BASE_SYMBOL);
-	asm_push_group_section(&w, STAPSDT_BASE_SECTION, "", "a", "progbits",
-	    STAPSDT_BASE_SECTION);
-	asm_define_symbol(&w, STAPSDT_BASE_SYMBOL, NULL, 1);
-	asm_plain(&w, "\t.space 1");
-	asm_plain(&w, "\t.popsection");
-	asm_plain(&w, "\t.endif");
-	put_semaphore_page(&w, t);
-	sb_puts(out, ");\n");
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)\n");
+	sb_puts(out, "#if (defined(__clang__) && __clang_major__ >= 11) || "
+	    "(!defined(__clang__) && __GNUC__ >= 9)\n");
+	sb_puts(out, "#define _USDT_ASM __asm__ __volatile__ __inline__\n");
+	sb_puts(out, "#else\n#define _USDT_ASM __asm__ __volatile__\n#endif\n");
+	sb_init(&text);
+	asm_writer_init(&w, &text, t);
+	w.percent = true;
+	if (t->stapsdt) {
+		asm_generic_note(&w);
+		put_macro_lines(out, "_USDT_NOTE_(c, p, n, a)", &text);
+		text.len = 0;
+	}
+	asm_generic_unit(&w, t);
+	put_macro_lines(out, "_USDT_UNIT_(f, p, n, a)", &text);
+	sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })\n");
+	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
+		text.len = 0;
+		sb_puts(&text, "_USDT_UNIT_(f, p, n, a)\n");
+		asm_generic_site(&w);
+		sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
+		sb_puts(out, "#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;\n");
+		sb_puts(out, "#define _USDT_SITE(P) _USDT_SITE_(P)\n");
+		put_macro_lines(out, "_USDT_SITE_(f, p, n, a)", &text);
+		text.len = 0;
+		sb_puts(&text, "__extension__ ({ unsigned char __usdt_on; "
+		    "_USDT_ASM(_USDT_UNIT_(f, p, n, a)\n");
+		asm_generic_enabled_x86_64(&w);
+		sb_puts(&text, "_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "
+		    "\"m\"(s)); __usdt_on; })\n");
+		sb_puts(out, "#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)\n");
+		put_macro_lines(out, "_USDT_ENABLED_(s, f, p, n, a)", &text);
+	} else if (t->stapsdt) {
+		sb_printf(out, "#define _USDT_ENABLED(s, e, P) __extension__ ({ "
+		    "uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); "
+		    "(*(volatile unsigned short *)&s & 0x%x) != 0 || "
+		    "(e(&__usdt_e), __usdt_e != 0); })\n", STAPSDT_SEMAPHORE_COUNT);
+	}
 	sb_puts(out, "#endif\n\n");
+	if (text.failed)
+		out->failed = true;
+	sb_free(&text);
 	sb_free(&w.line);
+}
+
+/* s as the text of a C string literal; `%` doubled when percent. */
+static void
+put_c_string(strbuf_t *out, const char *s, bool percent)
+{
+	sb_putc(out, '"');
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(out, '\\');
+		if (*s == '?')
+			sb_putc(out, '\\');
+		if (*s == '%' && percent)
+			sb_putc(out, '%');
+		sb_putc(out, *s);
+	}
+	sb_putc(out, '"');
+}
+
+/*
+ * `#define _USDT_P<func> "f", "p", "n", "a"`: what the generic unit
+ * macros need of one probe (put_unit_macros), names as the assembler reads
+ * them and the unit's note arguments.  The names are plain assembler
+ * symbols (D identifiers, '.' and '$'); one that is not would need quotes
+ * inside the generic text, and is refused as a failure of the writer.
+ */
+static void
+put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
+{
+	size_t plen = strlen(USDT_PROBE_PREFIX);
+	strbuf_t args;
+
+	if (strncmp(n->func, USDT_PROBE_PREFIX, plen) != 0 ||
+	    !is_plain_asm_symbol(n->func) || !is_plain_asm_symbol(n->enabled) ||
+	    !is_plain_asm_symbol(n->semaphore) || strchr(n->semaphore, PARAM_MARK) != NULL) {
+		out->failed = true;
+		return;
+	}
+	sb_init(&args);
+	if (t->stapsdt)
+		t->arch->note_args(m, pr, &args);
+	sb_printf(out, "#define _USDT_P_%s ", probe_tag(n));
+	put_c_string(out, n->func + plen, false);
+	sb_puts(out, ", ");
+	put_c_string(out, prov->name, false);
+	sb_puts(out, ", ");
+	put_c_string(out, pr->name, false);
+	sb_puts(out, ", ");
+	put_c_string(out, args.data != NULL ? args.data : "", true);
+	sb_putc(out, '\n');
+	if (args.failed)
+		out->failed = true;
+	sb_free(&args);
 }
 
 /*
@@ -819,14 +999,12 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
 		reads[i] = arg_may_point(m, pr, i);
 	sb_puts(out, " \\\n\t(__extension__ ({ ");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s __usdt_v%zu = (%s)(arg%zu); ", arg_c_type(pr, i), i,
-		    arg_c_type(pr, i), i);
+		sb_printf(out, "_USDT_V(%s, %zu, arg%zu) ", arg_c_type(pr, i), i, i);
 	sb_puts(out, "{ ");
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (!reads[i] || i >= 4)
-			sb_printf(out, "register %s __usdt_r%zu __asm__(\"%s\") = __usdt_v%zu; ",
-			    arg_c_type(pr, i), i, regs[i], i);
-	sb_printf(out, "__asm__ __volatile__(_USDT_SITE_%s : :", n->c_func);
+			sb_printf(out, "_USDT_R(%s, %zu, %s) ", arg_c_type(pr, i), i, regs[i]);
+	sb_printf(out, "_USDT_ASM(_USDT_SITE(_USDT_P_%s) : :", probe_tag(n));
 	for (size_t i = 0; i < pr->nargc; i++) {
 		if (reads[i] && i < 4)
 			sb_printf(out, "%s \"%s\"(__usdt_v%zu)", i > 0 ? "," : "", letters[i], i);
@@ -837,69 +1015,6 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
 		if (reads[i])
 			sb_printf(out, " _USDT_READS(__usdt_v%zu)", i);
 	sb_puts(out, "); } }))\n");
-}
-
-/* One more line of a C asm string on the current line of the macro. */
-static void
-put_macro_asm_line(strbuf_t *out, strbuf_t *line)
-{
-	put_c_asm_line(out, line);
-	if (out->len > 0)
-		out->data[out->len - 1] = ' ';
-	line->len = 0;
-}
-
-/*
- * x86_64: the slow path of _ENABLED(), reached only when the semaphore is
- * not zero, as one asm statement that takes no register: the compiler keeps
- * every value where it was across the check, as across <sys/sdt.h>'s, and
- * the fast path stays one compare and one branch.  The statement reads the
- * semaphore again (its "m" operand) and tests the Linux tracers' count;
- * when that is zero, only the DTrace bit is set, and it asks DTrace's
- * is-enabled site: an ordinary call of the is-enabled function (-G rewrites
- * it and records the site, as any) with %rdi pointing at a zeroed stack
- * slot, where DTrace writes 1 (DOF version 3).  %rdi is saved and restored
- * around it, and the unit's stub clobbers nothing.  The answer leaves the
- * statement in the flags: an asm flag output, or setnz for compilers
- * without them (_USDT_ENABLED_OUT, put_enabled_helpers).  The stack pointer
- * first steps over the 128-byte red zone: the compiler does not know of
- * this call, and a leaf function may keep data below %rsp, which the
- * pushes, the return address, or the call the kernel makes of a traced
- * 5-byte nop would overwrite.
- */
-static void
-put_enabled_site_asm(strbuf_t *out, const probe_names_t *n)
-{
-	static const char *const before[] = {
-		"\tjnz 1f", "\tlea -128(%%rsp),%%rsp", "\tpush %%rdi", "\tpush $0",
-		"\tmov %%rsp,%%rdi",
-	};
-	static const char *const after[] = {
-		"\tcmpl $0,(%%rsp)", "\tlea 8(%%rsp),%%rsp", "\tpop %%rdi",
-		"\tlea 128(%%rsp),%%rsp", "1:",
-	};
-	strbuf_t line;
-
-	sb_init(&line);
-	sb_puts(out, "__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__(");
-	sb_printf(&line, "\ttestw $0x%x,%%1", STAPSDT_SEMAPHORE_COUNT);
-	put_macro_asm_line(out, &line);
-	for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
-		sb_puts(&line, before[i]);
-		put_macro_asm_line(out, &line);
-	}
-	sb_puts(&line, "\tcall ");
-	put_asm_symbol(&line, n->enabled);
-	put_macro_asm_line(out, &line);
-	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
-		sb_puts(&line, after[i]);
-		put_macro_asm_line(out, &line);
-	}
-	sb_printf(out, "_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : \"m\"(%s)); "
-	    "__usdt_on; })", n->c_semaphore);
-	if (line.failed)
-		out->failed = true;
-	sb_free(&line);
 }
 
 static void
@@ -915,41 +1030,39 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 		put_inline_site(out, m, pr, n);
 		sb_puts(out, "#else\n");
 	}
+	/* The call, beside the asm that gives this file the probe's unit. */
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
-	sb_printf(out, " \\\n\t%s", n->c_func);
+	sb_printf(out, " \\\n\t(_USDT_CALL(_USDT_P_%s), %s", probe_tag(n), n->c_func);
 	put_call_args(out, pr);
-	sb_putc(out, '\n');
+	sb_puts(out, ")\n");
 	if (inline_site)
 		sb_puts(out, "#endif\n");
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
 	if (enabled_returns_int(t)) {
-		sb_printf(out, "\t%s()\n", n->c_enabled);
+		sb_printf(out, "\t(_USDT_CALL(_USDT_P_%s), %s())\n", probe_tag(n), n->c_enabled);
 		return;
 	}
 	if (!t->stapsdt) {
-		sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = 0; "
-		    "%s(&__usdt_e); __usdt_e != 0; }))\n", n->c_enabled);
+		sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = 0; _USDT_CALL(_USDT_P_%s); "
+		    "%s(&__usdt_e); __usdt_e != 0; }))\n", probe_tag(n), n->c_enabled);
 		return;
 	}
 	/*
 	 * The fast path reads the semaphore as <sys/sdt.h>'s does, so that it
 	 * is one compare with memory and one branch (cmpw $0,sem; jne); the
-	 * slow path reads it again, through the asm statement's memory operand
-	 * on x86_64 and a volatile lvalue elsewhere, so that the compiler
-	 * cannot keep the first read in a register for it.
+	 * slow path (_USDT_ENABLED, which also gives this file the unit that
+	 * defines the semaphore) reads it again, through the asm statement's
+	 * memory operand on x86_64 and a volatile lvalue elsewhere, so that
+	 * the compiler cannot keep the first read in a register for it.
 	 */
-	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && ", n->c_semaphore);
-	if (t->arch->elf_machine == EM_X86_64) {
-		sb_puts(out, "\\\n\t");
-		put_enabled_site_asm(out, n);
-		sb_puts(out, ")\n");
-		return;
-	}
-	sb_printf(out, "((*(volatile unsigned short *)&%s & 0x%x) != 0 || \\\n"
-	    "\t__extension__ ({ uint32_t __usdt_e = 0; %s(&__usdt_e); __usdt_e != 0; })))\n",
-	    n->c_semaphore, STAPSDT_SEMAPHORE_COUNT, n->c_enabled);
+	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && \\\n", n->c_semaphore);
+	if (t->arch->elf_machine == EM_X86_64)
+		sb_printf(out, "\t_USDT_ENABLED(%s, _USDT_P_%s))\n", n->c_semaphore, probe_tag(n));
+	else
+		sb_printf(out, "\t_USDT_ENABLED(%s, %s, _USDT_P_%s))\n", n->c_semaphore,
+		    n->c_enabled, probe_tag(n));
 }
 
 static void
@@ -1073,19 +1186,13 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 	for (size_t i = 0; i < prov->nprobes; i++)
 		put_probe_macros(out, m, t, prov->probes[i], &names[i]);
 	sb_puts(out, "\n#pragma GCC visibility push(hidden)\n");
-	put_overlength_push(out);
 	for (size_t i = 0; i < prov->nprobes; i++) {
-		sb_printf(out, "\n#ifndef _USDT_UNIT_%s\n", names[i].c_func);
-		sb_printf(out, "#define _USDT_UNIT_%s 1\n", names[i].c_func);
+		sb_printf(out, "\n#ifndef _USDT_P_%s\n", probe_tag(&names[i]));
+		put_probe_tuple(out, m, t, prov, prov->probes[i], &names[i]);
 		put_probe_decls(out, t, prov->probes[i], &names[i]);
-		if (is_inline_site(m, t, prov->probes[i]))
-			put_site_template(out, m, t, prov, prov->probes[i], &names[i]);
-		put_probe_unit(out, m, t, prov, prov->probes[i], &names[i]);
 		sb_puts(out, "#endif\n");
 	}
-	sb_puts(out, "\n");
-	put_overlength_pop(out);
-	sb_puts(out, "#pragma GCC visibility pop\n");
+	sb_puts(out, "\n#pragma GCC visibility pop\n");
 	sb_puts(out, "\n#else\n\n");
 	for (size_t i = 0; i < prov->nprobes; i++)
 		put_disabled_macros(out, prov->probes[i], &names[i]);
@@ -1211,10 +1318,10 @@ header_write(const mdl_model_t *m, const usdt_target_t *t,
 {
 	put_prologue(out, guard_file);
 	put_tag_declarations(out, m);
-	if (t->stapsdt && model_has_probes(m))
-		put_stapsdt_base(out, t);
 	if (t->stapsdt && model_has_probes(m) && t->arch->elf_machine == EM_X86_64)
 		put_enabled_helpers(out);
+	if (model_has_probes(m))
+		put_unit_macros(out, t);
 	if (has_inline_pointer(m, t))
 		put_site_helpers(out);
 	for (size_t i = 0; i < m->nproviders; i++) {

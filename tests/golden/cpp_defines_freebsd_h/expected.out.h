@@ -20,102 +20,69 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#endif
+
 /* provider defs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define DEFS_FREEBSD_NAMES() \
-	__dtrace_defs___freebsd__names()
+	(_USDT_CALL(_USDT_P_defs___freebsd__names), __dtrace_defs___freebsd__names())
 #define DEFS_FREEBSD_NAMES_ENABLED() \
-	__dtraceenabled_defs___freebsd__names()
+	(_USDT_CALL(_USDT_P_defs___freebsd__names), __dtraceenabled_defs___freebsd__names())
 #define DEFS_SUNW_D() \
-	__dtrace_defs___sunw__d()
+	(_USDT_CALL(_USDT_P_defs___sunw__d), __dtrace_defs___sunw__d())
 #define DEFS_SUNW_D_ENABLED() \
-	__dtraceenabled_defs___sunw__d()
+	(_USDT_CALL(_USDT_P_defs___sunw__d), __dtraceenabled_defs___sunw__d())
 #define DEFS_NO_GNUC() \
-	__dtrace_defs___no__gnuc()
+	(_USDT_CALL(_USDT_P_defs___no__gnuc), __dtrace_defs___no__gnuc())
 #define DEFS_NO_GNUC_ENABLED() \
-	__dtraceenabled_defs___no__gnuc()
+	(_USDT_CALL(_USDT_P_defs___no__gnuc), __dtraceenabled_defs___no__gnuc())
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_defs___freebsd__names
-#define _USDT_UNIT___dtrace_defs___freebsd__names 1
+#ifndef _USDT_P_defs___freebsd__names
+#define _USDT_P_defs___freebsd__names "defs___freebsd__names", "defs", "freebsd__names", ""
 __extension__ extern void __dtrace_defs___freebsd__names(void);
 extern int __dtraceenabled_defs___freebsd__names(void);
-__asm__(
-"\t.ifndef __dtrace_defs___freebsd__names\n"
-"\t.pushsection .text.__dtrace_defs___freebsd__names,\"axG\",@progbits,__dtrace_defs___freebsd__names,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___freebsd__names\n"
-"\t.hidden __dtrace_defs___freebsd__names\n"
-"\t.type __dtrace_defs___freebsd__names,@function\n"
-"\t.size __dtrace_defs___freebsd__names,16\n"
-"__dtrace_defs___freebsd__names:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___freebsd__names\n"
-"\t.hidden __dtraceenabled_defs___freebsd__names\n"
-"\t.type __dtraceenabled_defs___freebsd__names,@function\n"
-"\t.size __dtraceenabled_defs___freebsd__names,8\n"
-"__dtraceenabled_defs___freebsd__names:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_defs___sunw__d
-#define _USDT_UNIT___dtrace_defs___sunw__d 1
+#ifndef _USDT_P_defs___sunw__d
+#define _USDT_P_defs___sunw__d "defs___sunw__d", "defs", "sunw__d", ""
 __extension__ extern void __dtrace_defs___sunw__d(void);
 extern int __dtraceenabled_defs___sunw__d(void);
-__asm__(
-"\t.ifndef __dtrace_defs___sunw__d\n"
-"\t.pushsection .text.__dtrace_defs___sunw__d,\"axG\",@progbits,__dtrace_defs___sunw__d,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___sunw__d\n"
-"\t.hidden __dtrace_defs___sunw__d\n"
-"\t.type __dtrace_defs___sunw__d,@function\n"
-"\t.size __dtrace_defs___sunw__d,16\n"
-"__dtrace_defs___sunw__d:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___sunw__d\n"
-"\t.hidden __dtraceenabled_defs___sunw__d\n"
-"\t.type __dtraceenabled_defs___sunw__d,@function\n"
-"\t.size __dtraceenabled_defs___sunw__d,8\n"
-"__dtraceenabled_defs___sunw__d:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_defs___no__gnuc
-#define _USDT_UNIT___dtrace_defs___no__gnuc 1
+#ifndef _USDT_P_defs___no__gnuc
+#define _USDT_P_defs___no__gnuc "defs___no__gnuc", "defs", "no__gnuc", ""
 __extension__ extern void __dtrace_defs___no__gnuc(void);
 extern int __dtraceenabled_defs___no__gnuc(void);
-__asm__(
-"\t.ifndef __dtrace_defs___no__gnuc\n"
-"\t.pushsection .text.__dtrace_defs___no__gnuc,\"axG\",@progbits,__dtrace_defs___no__gnuc,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___no__gnuc\n"
-"\t.hidden __dtrace_defs___no__gnuc\n"
-"\t.type __dtrace_defs___no__gnuc,@function\n"
-"\t.size __dtrace_defs___no__gnuc,16\n"
-"__dtrace_defs___no__gnuc:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___no__gnuc\n"
-"\t.hidden __dtraceenabled_defs___no__gnuc\n"
-"\t.type __dtraceenabled_defs___no__gnuc,@function\n"
-"\t.size __dtraceenabled_defs___no__gnuc,8\n"
-"__dtraceenabled_defs___no__gnuc:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

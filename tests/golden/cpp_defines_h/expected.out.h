@@ -20,31 +20,6 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
-"\t.popsection\n"
-"\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
-"\t.balign 4096\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,@object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
@@ -55,237 +30,158 @@ __asm__(
 #endif
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 4096\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,@object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,@object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_SITE(P) _USDT_SITE_(P)
+#define _USDT_SITE_(f, p, n, a) \
+_USDT_UNIT_(f, p, n, a) \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+_USDT_NOTE_("990b", p, n, a)
+#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
+#define _USDT_ENABLED_(s, f, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+"\ttestw $0x3fff,%1\n" \
+"\tjnz 1f\n" \
+"\tlea -128(%%rsp),%%rsp\n" \
+"\tpush %%rdi\n" \
+"\tpush $0\n" \
+"\tmov %%rsp,%%rdi\n" \
+"\tcall __dtraceenabled_" f "\n" \
+"\tcmpl $0,(%%rsp)\n" \
+"\tlea 8(%%rsp),%%rsp\n" \
+"\tpop %%rdi\n" \
+"\tlea 128(%%rsp),%%rsp\n" \
+"1:\n" \
+_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
+#endif
+
 /* provider defs */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_LINUX_NAMES() \
-	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___linux__names : :); } }))
+	(__extension__ ({ { _USDT_ASM(_USDT_SITE(_USDT_P_defs___linux__names) : :); } }))
 #else
 #define DEFS_LINUX_NAMES() \
-	__dtrace_defs___linux__names()
+	(_USDT_CALL(_USDT_P_defs___linux__names), __dtrace_defs___linux__names())
 #endif
 #define DEFS_LINUX_NAMES_ENABLED() \
 	(__builtin_expect(defs_linux__names_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___linux__names\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_linux__names_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(defs_linux__names_semaphore, _USDT_P_defs___linux__names))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_SUNW_D() \
-	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___sunw__d : :); } }))
+	(__extension__ ({ { _USDT_ASM(_USDT_SITE(_USDT_P_defs___sunw__d) : :); } }))
 #else
 #define DEFS_SUNW_D() \
-	__dtrace_defs___sunw__d()
+	(_USDT_CALL(_USDT_P_defs___sunw__d), __dtrace_defs___sunw__d())
 #endif
 #define DEFS_SUNW_D_ENABLED() \
 	(__builtin_expect(defs_sunw__d_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___sunw__d\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_sunw__d_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(defs_sunw__d_semaphore, _USDT_P_defs___sunw__d))
 #ifndef _USDT_PROBE_CALLS
 #define DEFS_NO_GNUC() \
-	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_defs___no__gnuc : :); } }))
+	(__extension__ ({ { _USDT_ASM(_USDT_SITE(_USDT_P_defs___no__gnuc) : :); } }))
 #else
 #define DEFS_NO_GNUC() \
-	__dtrace_defs___no__gnuc()
+	(_USDT_CALL(_USDT_P_defs___no__gnuc), __dtrace_defs___no__gnuc())
 #endif
 #define DEFS_NO_GNUC_ENABLED() \
 	(__builtin_expect(defs_no__gnuc_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_defs___no__gnuc\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(defs_no__gnuc_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(defs_no__gnuc_semaphore, _USDT_P_defs___no__gnuc))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_defs___linux__names
-#define _USDT_UNIT___dtrace_defs___linux__names 1
+#ifndef _USDT_P_defs___linux__names
+#define _USDT_P_defs___linux__names "defs___linux__names", "defs", "linux__names", ""
 __extension__ extern void __dtrace_defs___linux__names(void);
 extern void __dtraceenabled_defs___linux__names(uint32_t *);
 extern unsigned short defs_linux__names_semaphore;
-#define _USDT_SITE___dtrace_defs___linux__names \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___linux__names\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte defs_linux__names_semaphore\n" \
-"\t.asciz \"defs\"\n" \
-"\t.asciz \"linux__names\"\n" \
-"\t.asciz \"\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_defs___linux__names\n"
-"\t.pushsection .text.__dtrace_defs___linux__names,\"axG\",@progbits,__dtrace_defs___linux__names,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___linux__names\n"
-"\t.hidden __dtrace_defs___linux__names\n"
-"\t.type __dtrace_defs___linux__names,@function\n"
-"\t.size __dtrace_defs___linux__names,16\n"
-"__dtrace_defs___linux__names:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___linux__names\n"
-"\t.hidden __dtraceenabled_defs___linux__names\n"
-"\t.type __dtraceenabled_defs___linux__names,@function\n"
-"\t.size __dtraceenabled_defs___linux__names,8\n"
-"__dtraceenabled_defs___linux__names:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_defs___linux__names,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_defs___linux__names\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte defs_linux__names_semaphore\n"
-"\t.asciz \"defs\"\n"
-"\t.asciz \"linux__names\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_defs___linux__names,comdat\n"
-"\t.balign 2\n"
-"\t.weak defs_linux__names_semaphore\n"
-"\t.hidden defs_linux__names_semaphore\n"
-"\t.type defs_linux__names_semaphore,@object\n"
-"\t.size defs_linux__names_semaphore,2\n"
-"defs_linux__names_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_defs___sunw__d
-#define _USDT_UNIT___dtrace_defs___sunw__d 1
+#ifndef _USDT_P_defs___sunw__d
+#define _USDT_P_defs___sunw__d "defs___sunw__d", "defs", "sunw__d", ""
 __extension__ extern void __dtrace_defs___sunw__d(void);
 extern void __dtraceenabled_defs___sunw__d(uint32_t *);
 extern unsigned short defs_sunw__d_semaphore;
-#define _USDT_SITE___dtrace_defs___sunw__d \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___sunw__d\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte defs_sunw__d_semaphore\n" \
-"\t.asciz \"defs\"\n" \
-"\t.asciz \"sunw__d\"\n" \
-"\t.asciz \"\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_defs___sunw__d\n"
-"\t.pushsection .text.__dtrace_defs___sunw__d,\"axG\",@progbits,__dtrace_defs___sunw__d,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___sunw__d\n"
-"\t.hidden __dtrace_defs___sunw__d\n"
-"\t.type __dtrace_defs___sunw__d,@function\n"
-"\t.size __dtrace_defs___sunw__d,16\n"
-"__dtrace_defs___sunw__d:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___sunw__d\n"
-"\t.hidden __dtraceenabled_defs___sunw__d\n"
-"\t.type __dtraceenabled_defs___sunw__d,@function\n"
-"\t.size __dtraceenabled_defs___sunw__d,8\n"
-"__dtraceenabled_defs___sunw__d:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_defs___sunw__d,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_defs___sunw__d\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte defs_sunw__d_semaphore\n"
-"\t.asciz \"defs\"\n"
-"\t.asciz \"sunw__d\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_defs___sunw__d,comdat\n"
-"\t.balign 2\n"
-"\t.weak defs_sunw__d_semaphore\n"
-"\t.hidden defs_sunw__d_semaphore\n"
-"\t.type defs_sunw__d_semaphore,@object\n"
-"\t.size defs_sunw__d_semaphore,2\n"
-"defs_sunw__d_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_defs___no__gnuc
-#define _USDT_UNIT___dtrace_defs___no__gnuc 1
+#ifndef _USDT_P_defs___no__gnuc
+#define _USDT_P_defs___no__gnuc "defs___no__gnuc", "defs", "no__gnuc", ""
 __extension__ extern void __dtrace_defs___no__gnuc(void);
 extern void __dtraceenabled_defs___no__gnuc(uint32_t *);
 extern unsigned short defs_no__gnuc_semaphore;
-#define _USDT_SITE___dtrace_defs___no__gnuc \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_defs___no__gnuc\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte defs_no__gnuc_semaphore\n" \
-"\t.asciz \"defs\"\n" \
-"\t.asciz \"no__gnuc\"\n" \
-"\t.asciz \"\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_defs___no__gnuc\n"
-"\t.pushsection .text.__dtrace_defs___no__gnuc,\"axG\",@progbits,__dtrace_defs___no__gnuc,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_defs___no__gnuc\n"
-"\t.hidden __dtrace_defs___no__gnuc\n"
-"\t.type __dtrace_defs___no__gnuc,@function\n"
-"\t.size __dtrace_defs___no__gnuc,16\n"
-"__dtrace_defs___no__gnuc:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_defs___no__gnuc\n"
-"\t.hidden __dtraceenabled_defs___no__gnuc\n"
-"\t.type __dtraceenabled_defs___no__gnuc,@function\n"
-"\t.size __dtraceenabled_defs___no__gnuc,8\n"
-"__dtraceenabled_defs___no__gnuc:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_defs___no__gnuc,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_defs___no__gnuc\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte defs_no__gnuc_semaphore\n"
-"\t.asciz \"defs\"\n"
-"\t.asciz \"no__gnuc\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_defs___no__gnuc,comdat\n"
-"\t.balign 2\n"
-"\t.weak defs_no__gnuc_semaphore\n"
-"\t.hidden defs_no__gnuc_semaphore\n"
-"\t.type defs_no__gnuc_semaphore,@object\n"
-"\t.size defs_no__gnuc_semaphore,2\n"
-"defs_no__gnuc_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

@@ -23,31 +23,6 @@ extern "C" {
 struct Tcl_Obj;
 struct timeval;
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
-"\t.popsection\n"
-"\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
-"\t.balign 4096\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,@object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
@@ -56,6 +31,101 @@ __asm__(
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
+#endif
+
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 4096\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,@object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,@object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_SITE(P) _USDT_SITE_(P)
+#define _USDT_SITE_(f, p, n, a) \
+_USDT_UNIT_(f, p, n, a) \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+_USDT_NOTE_("990b", p, n, a)
+#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
+#define _USDT_ENABLED_(s, f, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+"\ttestw $0x3fff,%1\n" \
+"\tjnz 1f\n" \
+"\tlea -128(%%rsp),%%rsp\n" \
+"\tpush %%rdi\n" \
+"\tpush $0\n" \
+"\tmov %%rsp,%%rdi\n" \
+"\tcall __dtraceenabled_" f "\n" \
+"\tcmpl $0,(%%rsp)\n" \
+"\tlea 8(%%rsp),%%rsp\n" \
+"\tpop %%rdi\n" \
+"\tlea 128(%%rsp),%%rsp\n" \
+"1:\n" \
+_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
@@ -71,454 +141,109 @@ __asm__(
 
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_STRINGS(arg0, arg1, arg2) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___strings : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___strings) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
 #else
 #define PTRS_STRINGS(arg0, arg1, arg2) \
-	__dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
+	(_USDT_CALL(_USDT_P_ptrs___strings), __dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2)))
 #endif
 #define PTRS_STRINGS_ENABLED() \
 	(__builtin_expect(ptrs_strings_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___strings\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_strings_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_strings_semaphore, _USDT_P_ptrs___strings))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_STARS(arg0, arg1, arg2) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___stars : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___stars) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
 #else
 #define PTRS_STARS(arg0, arg1, arg2) \
-	__dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2))
+	(_USDT_CALL(_USDT_P_ptrs___stars), __dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2)))
 #endif
 #define PTRS_STARS_ENABLED() \
 	(__builtin_expect(ptrs_stars_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___stars\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_stars_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_stars_semaphore, _USDT_P_ptrs___stars))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___spacing : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___spacing) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
 #else
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	__dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3))
+	(_USDT_CALL(_USDT_P_ptrs___spacing), __dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3)))
 #endif
 #define PTRS_SPACING_ENABLED() \
 	(__builtin_expect(ptrs_spacing_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___spacing\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_spacing_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_spacing_semaphore, _USDT_P_ptrs___spacing))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); p_t __usdt_v1 = (p_t)(arg1); MYTYPE __usdt_v2 = (MYTYPE)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register MYTYPE __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___named : : "D"(__usdt_v0), "S"(__usdt_v1), "r"(__usdt_r2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v3)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(p_t, 1, arg1) _USDT_V(MYTYPE, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_R(MYTYPE, 2, rdx) _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___named) : : "D"(__usdt_v0), "S"(__usdt_v1), "r"(__usdt_r2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v3)); } }))
 #else
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	__dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3))
+	(_USDT_CALL(_USDT_P_ptrs___named), __dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3)))
 #endif
 #define PTRS_NAMED_ENABLED() \
 	(__builtin_expect(ptrs_named_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___named\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_named_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_named_semaphore, _USDT_P_ptrs___named))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_TAGGED(arg0, arg1) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); { __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___tagged : : "D"(__usdt_v0), "S"(__usdt_v1) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___tagged) : : "D"(__usdt_v0), "S"(__usdt_v1) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1)); } }))
 #else
 #define PTRS_TAGGED(arg0, arg1) \
-	__dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1))
+	(_USDT_CALL(_USDT_P_ptrs___tagged), __dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1)))
 #endif
 #define PTRS_TAGGED_ENABLED() \
 	(__builtin_expect(ptrs_tagged_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___tagged\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_tagged_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_tagged_semaphore, _USDT_P_ptrs___tagged))
 #ifndef _USDT_PROBE_CALLS
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); uintptr_t __usdt_v1 = (uintptr_t)(arg1); long __usdt_v2 = (long)(arg2); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; register long __usdt_r2 __asm__("rdx") = __usdt_v2; __asm__ __volatile__(_USDT_SITE___dtrace_ptrs___mixed : : "r"(__usdt_r0), "S"(__usdt_v1), "r"(__usdt_r2) _USDT_READS(__usdt_v1)); } }))
+	(__extension__ ({ _USDT_V(int, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(long, 2, arg2) { _USDT_R(int, 0, rdi) _USDT_R(long, 2, rdx) _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___mixed) : : "r"(__usdt_r0), "S"(__usdt_v1), "r"(__usdt_r2) _USDT_READS(__usdt_v1)); } }))
 #else
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	__dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2)
+	(_USDT_CALL(_USDT_P_ptrs___mixed), __dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2))
 #endif
 #define PTRS_MIXED_ENABLED() \
 	(__builtin_expect(ptrs_mixed_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_ptrs___mixed\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(ptrs_mixed_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(ptrs_mixed_semaphore, _USDT_P_ptrs___mixed))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_ptrs___strings
-#define _USDT_UNIT___dtrace_ptrs___strings 1
+#ifndef _USDT_P_ptrs___strings
+#define _USDT_P_ptrs___strings "ptrs___strings", "ptrs", "strings", "8@%%rdi 8@%%rsi 8@%%rdx"
 __extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___strings(uint32_t *);
 extern unsigned short ptrs_strings_semaphore;
-#define _USDT_SITE___dtrace_ptrs___strings \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___strings\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_strings_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"strings\"\n" \
-"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___strings\n"
-"\t.pushsection .text.__dtrace_ptrs___strings,\"axG\",@progbits,__dtrace_ptrs___strings,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___strings\n"
-"\t.hidden __dtrace_ptrs___strings\n"
-"\t.type __dtrace_ptrs___strings,@function\n"
-"\t.size __dtrace_ptrs___strings,16\n"
-"__dtrace_ptrs___strings:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___strings\n"
-"\t.hidden __dtraceenabled_ptrs___strings\n"
-"\t.type __dtraceenabled_ptrs___strings,@function\n"
-"\t.size __dtraceenabled_ptrs___strings,8\n"
-"__dtraceenabled_ptrs___strings:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___strings,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___strings\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_strings_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"strings\"\n"
-"\t.asciz \"8@%rdi 8@%rsi 8@%rdx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___strings,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_strings_semaphore\n"
-"\t.hidden ptrs_strings_semaphore\n"
-"\t.type ptrs_strings_semaphore,@object\n"
-"\t.size ptrs_strings_semaphore,2\n"
-"ptrs_strings_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___stars
-#define _USDT_UNIT___dtrace_ptrs___stars 1
+#ifndef _USDT_P_ptrs___stars
+#define _USDT_P_ptrs___stars "ptrs___stars", "ptrs", "stars", "8@%%rdi 8@%%rsi 8@%%rdx"
 __extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___stars(uint32_t *);
 extern unsigned short ptrs_stars_semaphore;
-#define _USDT_SITE___dtrace_ptrs___stars \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___stars\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_stars_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"stars\"\n" \
-"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___stars\n"
-"\t.pushsection .text.__dtrace_ptrs___stars,\"axG\",@progbits,__dtrace_ptrs___stars,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___stars\n"
-"\t.hidden __dtrace_ptrs___stars\n"
-"\t.type __dtrace_ptrs___stars,@function\n"
-"\t.size __dtrace_ptrs___stars,16\n"
-"__dtrace_ptrs___stars:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___stars\n"
-"\t.hidden __dtraceenabled_ptrs___stars\n"
-"\t.type __dtraceenabled_ptrs___stars,@function\n"
-"\t.size __dtraceenabled_ptrs___stars,8\n"
-"__dtraceenabled_ptrs___stars:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___stars,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___stars\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_stars_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"stars\"\n"
-"\t.asciz \"8@%rdi 8@%rsi 8@%rdx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___stars,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_stars_semaphore\n"
-"\t.hidden ptrs_stars_semaphore\n"
-"\t.type ptrs_stars_semaphore,@object\n"
-"\t.size ptrs_stars_semaphore,2\n"
-"ptrs_stars_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___spacing
-#define _USDT_UNIT___dtrace_ptrs___spacing 1
+#ifndef _USDT_P_ptrs___spacing
+#define _USDT_P_ptrs___spacing "ptrs___spacing", "ptrs", "spacing", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___spacing(uint32_t *);
 extern unsigned short ptrs_spacing_semaphore;
-#define _USDT_SITE___dtrace_ptrs___spacing \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___spacing\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_spacing_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"spacing\"\n" \
-"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___spacing\n"
-"\t.pushsection .text.__dtrace_ptrs___spacing,\"axG\",@progbits,__dtrace_ptrs___spacing,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___spacing\n"
-"\t.hidden __dtrace_ptrs___spacing\n"
-"\t.type __dtrace_ptrs___spacing,@function\n"
-"\t.size __dtrace_ptrs___spacing,16\n"
-"__dtrace_ptrs___spacing:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___spacing\n"
-"\t.hidden __dtraceenabled_ptrs___spacing\n"
-"\t.type __dtraceenabled_ptrs___spacing,@function\n"
-"\t.size __dtraceenabled_ptrs___spacing,8\n"
-"__dtraceenabled_ptrs___spacing:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___spacing,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___spacing\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_spacing_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"spacing\"\n"
-"\t.asciz \"8@%rdi 8@%rsi 8@%rdx 8@%rcx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___spacing,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_spacing_semaphore\n"
-"\t.hidden ptrs_spacing_semaphore\n"
-"\t.type ptrs_spacing_semaphore,@object\n"
-"\t.size ptrs_spacing_semaphore,2\n"
-"ptrs_spacing_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___named
-#define _USDT_UNIT___dtrace_ptrs___named 1
+#ifndef _USDT_P_ptrs___named
+#define _USDT_P_ptrs___named "ptrs___named", "ptrs", "named", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
 extern void __dtraceenabled_ptrs___named(uint32_t *);
 extern unsigned short ptrs_named_semaphore;
-#define _USDT_SITE___dtrace_ptrs___named \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___named\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_named_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"named\"\n" \
-"\t.asciz \"8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___named\n"
-"\t.pushsection .text.__dtrace_ptrs___named,\"axG\",@progbits,__dtrace_ptrs___named,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___named\n"
-"\t.hidden __dtrace_ptrs___named\n"
-"\t.type __dtrace_ptrs___named,@function\n"
-"\t.size __dtrace_ptrs___named,16\n"
-"__dtrace_ptrs___named:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___named\n"
-"\t.hidden __dtraceenabled_ptrs___named\n"
-"\t.type __dtraceenabled_ptrs___named,@function\n"
-"\t.size __dtraceenabled_ptrs___named,8\n"
-"__dtraceenabled_ptrs___named:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___named,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___named\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_named_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"named\"\n"
-"\t.asciz \"8@%rdi 8@%rsi 8@%rdx 8@%rcx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___named,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_named_semaphore\n"
-"\t.hidden ptrs_named_semaphore\n"
-"\t.type ptrs_named_semaphore,@object\n"
-"\t.size ptrs_named_semaphore,2\n"
-"ptrs_named_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___tagged
-#define _USDT_UNIT___dtrace_ptrs___tagged 1
+#ifndef _USDT_P_ptrs___tagged
+#define _USDT_P_ptrs___tagged "ptrs___tagged", "ptrs", "tagged", "8@%%rdi 8@%%rsi"
 __extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
 extern void __dtraceenabled_ptrs___tagged(uint32_t *);
 extern unsigned short ptrs_tagged_semaphore;
-#define _USDT_SITE___dtrace_ptrs___tagged \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___tagged\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_tagged_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"tagged\"\n" \
-"\t.asciz \"8@%%rdi 8@%%rsi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___tagged\n"
-"\t.pushsection .text.__dtrace_ptrs___tagged,\"axG\",@progbits,__dtrace_ptrs___tagged,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___tagged\n"
-"\t.hidden __dtrace_ptrs___tagged\n"
-"\t.type __dtrace_ptrs___tagged,@function\n"
-"\t.size __dtrace_ptrs___tagged,16\n"
-"__dtrace_ptrs___tagged:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___tagged\n"
-"\t.hidden __dtraceenabled_ptrs___tagged\n"
-"\t.type __dtraceenabled_ptrs___tagged,@function\n"
-"\t.size __dtraceenabled_ptrs___tagged,8\n"
-"__dtraceenabled_ptrs___tagged:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___tagged,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___tagged\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_tagged_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"tagged\"\n"
-"\t.asciz \"8@%rdi 8@%rsi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___tagged,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_tagged_semaphore\n"
-"\t.hidden ptrs_tagged_semaphore\n"
-"\t.type ptrs_tagged_semaphore,@object\n"
-"\t.size ptrs_tagged_semaphore,2\n"
-"ptrs_tagged_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_ptrs___mixed
-#define _USDT_UNIT___dtrace_ptrs___mixed 1
+#ifndef _USDT_P_ptrs___mixed
+#define _USDT_P_ptrs___mixed "ptrs___mixed", "ptrs", "mixed", "-4@%%edi 8@%%rsi -8@%%rdx"
 __extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
 extern void __dtraceenabled_ptrs___mixed(uint32_t *);
 extern unsigned short ptrs_mixed_semaphore;
-#define _USDT_SITE___dtrace_ptrs___mixed \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_ptrs___mixed\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte ptrs_mixed_semaphore\n" \
-"\t.asciz \"ptrs\"\n" \
-"\t.asciz \"mixed\"\n" \
-"\t.asciz \"-4@%%edi 8@%%rsi -8@%%rdx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_ptrs___mixed\n"
-"\t.pushsection .text.__dtrace_ptrs___mixed,\"axG\",@progbits,__dtrace_ptrs___mixed,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_ptrs___mixed\n"
-"\t.hidden __dtrace_ptrs___mixed\n"
-"\t.type __dtrace_ptrs___mixed,@function\n"
-"\t.size __dtrace_ptrs___mixed,16\n"
-"__dtrace_ptrs___mixed:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_ptrs___mixed\n"
-"\t.hidden __dtraceenabled_ptrs___mixed\n"
-"\t.type __dtraceenabled_ptrs___mixed,@function\n"
-"\t.size __dtraceenabled_ptrs___mixed,8\n"
-"__dtraceenabled_ptrs___mixed:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_ptrs___mixed,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_ptrs___mixed\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte ptrs_mixed_semaphore\n"
-"\t.asciz \"ptrs\"\n"
-"\t.asciz \"mixed\"\n"
-"\t.asciz \"-4@%edi 8@%rsi -8@%rdx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_ptrs___mixed,comdat\n"
-"\t.balign 2\n"
-"\t.weak ptrs_mixed_semaphore\n"
-"\t.hidden ptrs_mixed_semaphore\n"
-"\t.type ptrs_mixed_semaphore,@object\n"
-"\t.size ptrs_mixed_semaphore,2\n"
-"ptrs_mixed_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

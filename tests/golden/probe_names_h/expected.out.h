@@ -20,31 +20,6 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
-"\t.popsection\n"
-"\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
-"\t.balign 4096\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,@object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
@@ -53,6 +28,101 @@ __asm__(
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
+#endif
+
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 4096\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,@object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,@object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_SITE(P) _USDT_SITE_(P)
+#define _USDT_SITE_(f, p, n, a) \
+_USDT_UNIT_(f, p, n, a) \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+_USDT_NOTE_("990b", p, n, a)
+#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
+#define _USDT_ENABLED_(s, f, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+"\ttestw $0x3fff,%1\n" \
+"\tjnz 1f\n" \
+"\tlea -128(%%rsp),%%rsp\n" \
+"\tpush %%rdi\n" \
+"\tpush $0\n" \
+"\tmov %%rsp,%%rdi\n" \
+"\tcall __dtraceenabled_" f "\n" \
+"\tcmpl $0,(%%rsp)\n" \
+"\tlea 8(%%rsp),%%rsp\n" \
+"\tpop %%rdi\n" \
+"\tlea 128(%%rsp),%%rsp\n" \
+"1:\n" \
+_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
@@ -68,528 +138,126 @@ __asm__(
 
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_REQUEST_START() \
-	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___request__start : :); } }))
+	(__extension__ ({ { _USDT_ASM(_USDT_SITE(_USDT_P_names___request__start) : :); } }))
 #else
 #define NAMES_REQUEST_START() \
-	__dtrace_names___request__start()
+	(_USDT_CALL(_USDT_P_names___request__start), __dtrace_names___request__start())
 #endif
 #define NAMES_REQUEST_START_ENABLED() \
 	(__builtin_expect(names_request__start_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___request__start\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_request__start_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_request__start_semaphore, _USDT_P_names___request__start))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_PLAIN_NAME() \
-	(__extension__ ({ { __asm__ __volatile__(_USDT_SITE___dtrace_names___plain_name : :); } }))
+	(__extension__ ({ { _USDT_ASM(_USDT_SITE(_USDT_P_names___plain_name) : :); } }))
 #else
 #define NAMES_PLAIN_NAME() \
-	__dtrace_names___plain_name()
+	(_USDT_CALL(_USDT_P_names___plain_name), __dtrace_names___plain_name())
 #endif
 #define NAMES_PLAIN_NAME_ENABLED() \
 	(__builtin_expect(names_plain_name_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___plain_name\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_plain_name_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_plain_name_semaphore, _USDT_P_names___plain_name))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_NEW(arg0) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___new : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ _USDT_V(int, 0, arg0) { _USDT_R(int, 0, rdi) _USDT_ASM(_USDT_SITE(_USDT_P_names___new) : : "r"(__usdt_r0)); } }))
 #else
 #define NAMES_NEW(arg0) \
-	__dtrace_names___new(arg0)
+	(_USDT_CALL(_USDT_P_names___new), __dtrace_names___new(arg0))
 #endif
 #define NAMES_NEW_ENABLED() \
 	(__builtin_expect(names_new_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___new\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_new_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_new_semaphore, _USDT_P_names___new))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_FREE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_names___free : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) { _USDT_ASM(_USDT_SITE(_USDT_P_names___free) : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define NAMES_FREE(arg0) \
-	__dtrace_names___free((uintptr_t)(arg0))
+	(_USDT_CALL(_USDT_P_names___free), __dtrace_names___free((uintptr_t)(arg0)))
 #endif
 #define NAMES_FREE_ENABLED() \
 	(__builtin_expect(names_free_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___free\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_free_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_free_semaphore, _USDT_P_names___free))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_DELETE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_names___delete : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) { _USDT_ASM(_USDT_SITE(_USDT_P_names___delete) : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define NAMES_DELETE(arg0) \
-	__dtrace_names___delete((uintptr_t)(arg0))
+	(_USDT_CALL(_USDT_P_names___delete), __dtrace_names___delete((uintptr_t)(arg0)))
 #endif
 #define NAMES_DELETE_ENABLED() \
 	(__builtin_expect(names_delete_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___delete\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_delete_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_delete_semaphore, _USDT_P_names___delete))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_A_B_C_D(arg0) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___a__b__c__d : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ _USDT_V(int, 0, arg0) { _USDT_R(int, 0, rdi) _USDT_ASM(_USDT_SITE(_USDT_P_names___a__b__c__d) : : "r"(__usdt_r0)); } }))
 #else
 #define NAMES_A_B_C_D(arg0) \
-	__dtrace_names___a__b__c__d(arg0)
+	(_USDT_CALL(_USDT_P_names___a__b__c__d), __dtrace_names___a__b__c__d(arg0))
 #endif
 #define NAMES_A_B_C_D_ENABLED() \
 	(__builtin_expect(names_a__b__c__d_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___a__b__c__d\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_a__b__c__d_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_a__b__c__d_semaphore, _USDT_P_names___a__b__c__d))
 #ifndef _USDT_PROBE_CALLS
 #define NAMES_UPPER_LOWER(arg0) \
-	(__extension__ ({ int __usdt_v0 = (int)(arg0); { register int __usdt_r0 __asm__("rdi") = __usdt_v0; __asm__ __volatile__(_USDT_SITE___dtrace_names___UPPER__lower : : "r"(__usdt_r0)); } }))
+	(__extension__ ({ _USDT_V(int, 0, arg0) { _USDT_R(int, 0, rdi) _USDT_ASM(_USDT_SITE(_USDT_P_names___UPPER__lower) : : "r"(__usdt_r0)); } }))
 #else
 #define NAMES_UPPER_LOWER(arg0) \
-	__dtrace_names___UPPER__lower(arg0)
+	(_USDT_CALL(_USDT_P_names___UPPER__lower), __dtrace_names___UPPER__lower(arg0))
 #endif
 #define NAMES_UPPER_LOWER_ENABLED() \
 	(__builtin_expect(names_UPPER__lower_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_names___UPPER__lower\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(names_UPPER__lower_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(names_UPPER__lower_semaphore, _USDT_P_names___UPPER__lower))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_names___request__start
-#define _USDT_UNIT___dtrace_names___request__start 1
+#ifndef _USDT_P_names___request__start
+#define _USDT_P_names___request__start "names___request__start", "names", "request__start", ""
 __extension__ extern void __dtrace_names___request__start(void);
 extern void __dtraceenabled_names___request__start(uint32_t *);
 extern unsigned short names_request__start_semaphore;
-#define _USDT_SITE___dtrace_names___request__start \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___request__start\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_request__start_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"request__start\"\n" \
-"\t.asciz \"\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___request__start\n"
-"\t.pushsection .text.__dtrace_names___request__start,\"axG\",@progbits,__dtrace_names___request__start,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___request__start\n"
-"\t.hidden __dtrace_names___request__start\n"
-"\t.type __dtrace_names___request__start,@function\n"
-"\t.size __dtrace_names___request__start,16\n"
-"__dtrace_names___request__start:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___request__start\n"
-"\t.hidden __dtraceenabled_names___request__start\n"
-"\t.type __dtraceenabled_names___request__start,@function\n"
-"\t.size __dtraceenabled_names___request__start,8\n"
-"__dtraceenabled_names___request__start:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___request__start,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___request__start\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_request__start_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"request__start\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___request__start,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_request__start_semaphore\n"
-"\t.hidden names_request__start_semaphore\n"
-"\t.type names_request__start_semaphore,@object\n"
-"\t.size names_request__start_semaphore,2\n"
-"names_request__start_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___plain_name
-#define _USDT_UNIT___dtrace_names___plain_name 1
+#ifndef _USDT_P_names___plain_name
+#define _USDT_P_names___plain_name "names___plain_name", "names", "plain_name", ""
 __extension__ extern void __dtrace_names___plain_name(void);
 extern void __dtraceenabled_names___plain_name(uint32_t *);
 extern unsigned short names_plain_name_semaphore;
-#define _USDT_SITE___dtrace_names___plain_name \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___plain_name\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_plain_name_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"plain_name\"\n" \
-"\t.asciz \"\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___plain_name\n"
-"\t.pushsection .text.__dtrace_names___plain_name,\"axG\",@progbits,__dtrace_names___plain_name,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___plain_name\n"
-"\t.hidden __dtrace_names___plain_name\n"
-"\t.type __dtrace_names___plain_name,@function\n"
-"\t.size __dtrace_names___plain_name,16\n"
-"__dtrace_names___plain_name:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___plain_name\n"
-"\t.hidden __dtraceenabled_names___plain_name\n"
-"\t.type __dtraceenabled_names___plain_name,@function\n"
-"\t.size __dtraceenabled_names___plain_name,8\n"
-"__dtraceenabled_names___plain_name:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___plain_name,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___plain_name\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_plain_name_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"plain_name\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___plain_name,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_plain_name_semaphore\n"
-"\t.hidden names_plain_name_semaphore\n"
-"\t.type names_plain_name_semaphore,@object\n"
-"\t.size names_plain_name_semaphore,2\n"
-"names_plain_name_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___new
-#define _USDT_UNIT___dtrace_names___new 1
+#ifndef _USDT_P_names___new
+#define _USDT_P_names___new "names___new", "names", "new", "-4@%%edi"
 __extension__ extern void __dtrace_names___new(int);
 extern void __dtraceenabled_names___new(uint32_t *);
 extern unsigned short names_new_semaphore;
-#define _USDT_SITE___dtrace_names___new \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___new\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_new_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"new\"\n" \
-"\t.asciz \"-4@%%edi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___new\n"
-"\t.pushsection .text.__dtrace_names___new,\"axG\",@progbits,__dtrace_names___new,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___new\n"
-"\t.hidden __dtrace_names___new\n"
-"\t.type __dtrace_names___new,@function\n"
-"\t.size __dtrace_names___new,16\n"
-"__dtrace_names___new:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___new\n"
-"\t.hidden __dtraceenabled_names___new\n"
-"\t.type __dtraceenabled_names___new,@function\n"
-"\t.size __dtraceenabled_names___new,8\n"
-"__dtraceenabled_names___new:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___new,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___new\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_new_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"new\"\n"
-"\t.asciz \"-4@%edi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___new,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_new_semaphore\n"
-"\t.hidden names_new_semaphore\n"
-"\t.type names_new_semaphore,@object\n"
-"\t.size names_new_semaphore,2\n"
-"names_new_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___free
-#define _USDT_UNIT___dtrace_names___free 1
+#ifndef _USDT_P_names___free
+#define _USDT_P_names___free "names___free", "names", "free", "8@%%rdi"
 __extension__ extern void __dtrace_names___free(uintptr_t);
 extern void __dtraceenabled_names___free(uint32_t *);
 extern unsigned short names_free_semaphore;
-#define _USDT_SITE___dtrace_names___free \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___free\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_free_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"free\"\n" \
-"\t.asciz \"8@%%rdi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___free\n"
-"\t.pushsection .text.__dtrace_names___free,\"axG\",@progbits,__dtrace_names___free,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___free\n"
-"\t.hidden __dtrace_names___free\n"
-"\t.type __dtrace_names___free,@function\n"
-"\t.size __dtrace_names___free,16\n"
-"__dtrace_names___free:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___free\n"
-"\t.hidden __dtraceenabled_names___free\n"
-"\t.type __dtraceenabled_names___free,@function\n"
-"\t.size __dtraceenabled_names___free,8\n"
-"__dtraceenabled_names___free:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___free,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___free\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_free_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"free\"\n"
-"\t.asciz \"8@%rdi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___free,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_free_semaphore\n"
-"\t.hidden names_free_semaphore\n"
-"\t.type names_free_semaphore,@object\n"
-"\t.size names_free_semaphore,2\n"
-"names_free_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___delete
-#define _USDT_UNIT___dtrace_names___delete 1
+#ifndef _USDT_P_names___delete
+#define _USDT_P_names___delete "names___delete", "names", "delete", "8@%%rdi"
 __extension__ extern void __dtrace_names___delete(uintptr_t);
 extern void __dtraceenabled_names___delete(uint32_t *);
 extern unsigned short names_delete_semaphore;
-#define _USDT_SITE___dtrace_names___delete \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___delete\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_delete_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"delete\"\n" \
-"\t.asciz \"8@%%rdi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___delete\n"
-"\t.pushsection .text.__dtrace_names___delete,\"axG\",@progbits,__dtrace_names___delete,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___delete\n"
-"\t.hidden __dtrace_names___delete\n"
-"\t.type __dtrace_names___delete,@function\n"
-"\t.size __dtrace_names___delete,16\n"
-"__dtrace_names___delete:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___delete\n"
-"\t.hidden __dtraceenabled_names___delete\n"
-"\t.type __dtraceenabled_names___delete,@function\n"
-"\t.size __dtraceenabled_names___delete,8\n"
-"__dtraceenabled_names___delete:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___delete,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___delete\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_delete_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"delete\"\n"
-"\t.asciz \"8@%rdi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___delete,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_delete_semaphore\n"
-"\t.hidden names_delete_semaphore\n"
-"\t.type names_delete_semaphore,@object\n"
-"\t.size names_delete_semaphore,2\n"
-"names_delete_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___a__b__c__d
-#define _USDT_UNIT___dtrace_names___a__b__c__d 1
+#ifndef _USDT_P_names___a__b__c__d
+#define _USDT_P_names___a__b__c__d "names___a__b__c__d", "names", "a__b__c__d", "-4@%%edi"
 __extension__ extern void __dtrace_names___a__b__c__d(int);
 extern void __dtraceenabled_names___a__b__c__d(uint32_t *);
 extern unsigned short names_a__b__c__d_semaphore;
-#define _USDT_SITE___dtrace_names___a__b__c__d \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___a__b__c__d\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_a__b__c__d_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"a__b__c__d\"\n" \
-"\t.asciz \"-4@%%edi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___a__b__c__d\n"
-"\t.pushsection .text.__dtrace_names___a__b__c__d,\"axG\",@progbits,__dtrace_names___a__b__c__d,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___a__b__c__d\n"
-"\t.hidden __dtrace_names___a__b__c__d\n"
-"\t.type __dtrace_names___a__b__c__d,@function\n"
-"\t.size __dtrace_names___a__b__c__d,16\n"
-"__dtrace_names___a__b__c__d:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___a__b__c__d\n"
-"\t.hidden __dtraceenabled_names___a__b__c__d\n"
-"\t.type __dtraceenabled_names___a__b__c__d,@function\n"
-"\t.size __dtraceenabled_names___a__b__c__d,8\n"
-"__dtraceenabled_names___a__b__c__d:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___a__b__c__d,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___a__b__c__d\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_a__b__c__d_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"a__b__c__d\"\n"
-"\t.asciz \"-4@%edi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___a__b__c__d,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_a__b__c__d_semaphore\n"
-"\t.hidden names_a__b__c__d_semaphore\n"
-"\t.type names_a__b__c__d_semaphore,@object\n"
-"\t.size names_a__b__c__d_semaphore,2\n"
-"names_a__b__c__d_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_names___UPPER__lower
-#define _USDT_UNIT___dtrace_names___UPPER__lower 1
+#ifndef _USDT_P_names___UPPER__lower
+#define _USDT_P_names___UPPER__lower "names___UPPER__lower", "names", "UPPER__lower", "-4@%%edi"
 __extension__ extern void __dtrace_names___UPPER__lower(int);
 extern void __dtraceenabled_names___UPPER__lower(uint32_t *);
 extern unsigned short names_UPPER__lower_semaphore;
-#define _USDT_SITE___dtrace_names___UPPER__lower \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_names___UPPER__lower\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte names_UPPER__lower_semaphore\n" \
-"\t.asciz \"names\"\n" \
-"\t.asciz \"UPPER__lower\"\n" \
-"\t.asciz \"-4@%%edi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_names___UPPER__lower\n"
-"\t.pushsection .text.__dtrace_names___UPPER__lower,\"axG\",@progbits,__dtrace_names___UPPER__lower,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_names___UPPER__lower\n"
-"\t.hidden __dtrace_names___UPPER__lower\n"
-"\t.type __dtrace_names___UPPER__lower,@function\n"
-"\t.size __dtrace_names___UPPER__lower,16\n"
-"__dtrace_names___UPPER__lower:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_names___UPPER__lower\n"
-"\t.hidden __dtraceenabled_names___UPPER__lower\n"
-"\t.type __dtraceenabled_names___UPPER__lower,@function\n"
-"\t.size __dtraceenabled_names___UPPER__lower,8\n"
-"__dtraceenabled_names___UPPER__lower:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_names___UPPER__lower,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_names___UPPER__lower\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte names_UPPER__lower_semaphore\n"
-"\t.asciz \"names\"\n"
-"\t.asciz \"UPPER__lower\"\n"
-"\t.asciz \"-4@%edi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_names___UPPER__lower,comdat\n"
-"\t.balign 2\n"
-"\t.weak names_UPPER__lower_semaphore\n"
-"\t.hidden names_UPPER__lower_semaphore\n"
-"\t.type names_UPPER__lower_semaphore,@object\n"
-"\t.size names_UPPER__lower_semaphore,2\n"
-"names_UPPER__lower_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

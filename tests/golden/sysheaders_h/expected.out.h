@@ -23,31 +23,6 @@ extern "C" {
 struct msghdr;
 struct sockaddr;
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
-"\t.popsection\n"
-"\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
-"\t.balign 4096\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,@object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
@@ -56,6 +31,101 @@ __asm__(
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
+#endif
+
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 4096\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,@object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,@object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_SITE(P) _USDT_SITE_(P)
+#define _USDT_SITE_(f, p, n, a) \
+_USDT_UNIT_(f, p, n, a) \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+_USDT_NOTE_("990b", p, n, a)
+#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
+#define _USDT_ENABLED_(s, f, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+"\ttestw $0x3fff,%1\n" \
+"\tjnz 1f\n" \
+"\tlea -128(%%rsp),%%rsp\n" \
+"\tpush %%rdi\n" \
+"\tpush $0\n" \
+"\tmov %%rsp,%%rdi\n" \
+"\tcall __dtraceenabled_" f "\n" \
+"\tcmpl $0,(%%rsp)\n" \
+"\tlea 8(%%rsp),%%rsp\n" \
+"\tpop %%rdi\n" \
+"\tlea 128(%%rsp),%%rsp\n" \
+"1:\n" \
+_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
@@ -71,232 +141,58 @@ __asm__(
 
 #ifndef _USDT_PROBE_CALLS
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	(__extension__ ({ pid_t __usdt_v0 = (pid_t)(arg0); ssize_t __usdt_v1 = (ssize_t)(arg1); size_t __usdt_v2 = (size_t)(arg2); off_t __usdt_v3 = (off_t)(arg3); uintptr_t __usdt_v4 = (uintptr_t)(arg4); { register pid_t __usdt_r0 __asm__("rdi") = __usdt_v0; register ssize_t __usdt_r1 __asm__("rsi") = __usdt_v1; register size_t __usdt_r2 __asm__("rdx") = __usdt_v2; register off_t __usdt_r3 __asm__("rcx") = __usdt_v3; register uintptr_t __usdt_r4 __asm__("r8") = __usdt_v4; __asm__ __volatile__(_USDT_SITE___dtrace_sys___io : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4) _USDT_READS(__usdt_v4)); } }))
+	(__extension__ ({ _USDT_V(pid_t, 0, arg0) _USDT_V(ssize_t, 1, arg1) _USDT_V(size_t, 2, arg2) _USDT_V(off_t, 3, arg3) _USDT_V(uintptr_t, 4, arg4) { _USDT_R(pid_t, 0, rdi) _USDT_R(ssize_t, 1, rsi) _USDT_R(size_t, 2, rdx) _USDT_R(off_t, 3, rcx) _USDT_R(uintptr_t, 4, r8) _USDT_ASM(_USDT_SITE(_USDT_P_sys___io) : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4) _USDT_READS(__usdt_v4)); } }))
 #else
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	__dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4))
+	(_USDT_CALL(_USDT_P_sys___io), __dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4)))
 #endif
 #define SYS_IO_ENABLED() \
 	(__builtin_expect(sys_io_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___io\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_io_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(sys_io_semaphore, _USDT_P_sys___io))
 #ifndef _USDT_PROBE_CALLS
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ socklen_t __usdt_v0 = (socklen_t)(arg0); sa_family_t __usdt_v1 = (sa_family_t)(arg1); uintptr_t __usdt_v2 = (uintptr_t)(arg2); uintptr_t __usdt_v3 = (uintptr_t)(arg3); { register socklen_t __usdt_r0 __asm__("rdi") = __usdt_v0; register sa_family_t __usdt_r1 __asm__("rsi") = __usdt_v1; __asm__ __volatile__(_USDT_SITE___dtrace_sys___net : : "r"(__usdt_r0), "r"(__usdt_r1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
+	(__extension__ ({ _USDT_V(socklen_t, 0, arg0) _USDT_V(sa_family_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_R(socklen_t, 0, rdi) _USDT_R(sa_family_t, 1, rsi) _USDT_ASM(_USDT_SITE(_USDT_P_sys___net) : : "r"(__usdt_r0), "r"(__usdt_r1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
 #else
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	__dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3))
+	(_USDT_CALL(_USDT_P_sys___net), __dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3)))
 #endif
 #define SYS_NET_ENABLED() \
 	(__builtin_expect(sys_net_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___net\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_net_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(sys_net_semaphore, _USDT_P_sys___net))
 #ifndef _USDT_PROBE_CALLS
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	(__extension__ ({ int8_t __usdt_v0 = (int8_t)(arg0); uint16_t __usdt_v1 = (uint16_t)(arg1); int32_t __usdt_v2 = (int32_t)(arg2); uint64_t __usdt_v3 = (uint64_t)(arg3); intptr_t __usdt_v4 = (intptr_t)(arg4); uid_t __usdt_v5 = (uid_t)(arg5); { register int8_t __usdt_r0 __asm__("rdi") = __usdt_v0; register uint16_t __usdt_r1 __asm__("rsi") = __usdt_v1; register int32_t __usdt_r2 __asm__("rdx") = __usdt_v2; register uint64_t __usdt_r3 __asm__("rcx") = __usdt_v3; register intptr_t __usdt_r4 __asm__("r8") = __usdt_v4; register uid_t __usdt_r5 __asm__("r9") = __usdt_v5; __asm__ __volatile__(_USDT_SITE___dtrace_sys___widths : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4), "r"(__usdt_r5)); } }))
+	(__extension__ ({ _USDT_V(int8_t, 0, arg0) _USDT_V(uint16_t, 1, arg1) _USDT_V(int32_t, 2, arg2) _USDT_V(uint64_t, 3, arg3) _USDT_V(intptr_t, 4, arg4) _USDT_V(uid_t, 5, arg5) { _USDT_R(int8_t, 0, rdi) _USDT_R(uint16_t, 1, rsi) _USDT_R(int32_t, 2, rdx) _USDT_R(uint64_t, 3, rcx) _USDT_R(intptr_t, 4, r8) _USDT_R(uid_t, 5, r9) _USDT_ASM(_USDT_SITE(_USDT_P_sys___widths) : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4), "r"(__usdt_r5)); } }))
 #else
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	__dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5)
+	(_USDT_CALL(_USDT_P_sys___widths), __dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5))
 #endif
 #define SYS_WIDTHS_ENABLED() \
 	(__builtin_expect(sys_widths_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_sys___widths\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(sys_widths_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(sys_widths_semaphore, _USDT_P_sys___widths))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_sys___io
-#define _USDT_UNIT___dtrace_sys___io 1
+#ifndef _USDT_P_sys___io
+#define _USDT_P_sys___io "sys___io", "sys", "io", "-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8"
 __extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
 extern void __dtraceenabled_sys___io(uint32_t *);
 extern unsigned short sys_io_semaphore;
-#define _USDT_SITE___dtrace_sys___io \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___io\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte sys_io_semaphore\n" \
-"\t.asciz \"sys\"\n" \
-"\t.asciz \"io\"\n" \
-"\t.asciz \"-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_sys___io\n"
-"\t.pushsection .text.__dtrace_sys___io,\"axG\",@progbits,__dtrace_sys___io,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_sys___io\n"
-"\t.hidden __dtrace_sys___io\n"
-"\t.type __dtrace_sys___io,@function\n"
-"\t.size __dtrace_sys___io,16\n"
-"__dtrace_sys___io:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_sys___io\n"
-"\t.hidden __dtraceenabled_sys___io\n"
-"\t.type __dtraceenabled_sys___io,@function\n"
-"\t.size __dtraceenabled_sys___io,8\n"
-"__dtraceenabled_sys___io:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_sys___io,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_sys___io\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte sys_io_semaphore\n"
-"\t.asciz \"sys\"\n"
-"\t.asciz \"io\"\n"
-"\t.asciz \"-4@%edi -8@%rsi 8@%rdx -8@%rcx 8@%r8\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_sys___io,comdat\n"
-"\t.balign 2\n"
-"\t.weak sys_io_semaphore\n"
-"\t.hidden sys_io_semaphore\n"
-"\t.type sys_io_semaphore,@object\n"
-"\t.size sys_io_semaphore,2\n"
-"sys_io_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_sys___net
-#define _USDT_UNIT___dtrace_sys___net 1
+#ifndef _USDT_P_sys___net
+#define _USDT_P_sys___net "sys___net", "sys", "net", "4@%%edi 2@%%si 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
 extern void __dtraceenabled_sys___net(uint32_t *);
 extern unsigned short sys_net_semaphore;
-#define _USDT_SITE___dtrace_sys___net \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___net\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte sys_net_semaphore\n" \
-"\t.asciz \"sys\"\n" \
-"\t.asciz \"net\"\n" \
-"\t.asciz \"4@%%edi 2@%%si 8@%%rdx 8@%%rcx\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_sys___net\n"
-"\t.pushsection .text.__dtrace_sys___net,\"axG\",@progbits,__dtrace_sys___net,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_sys___net\n"
-"\t.hidden __dtrace_sys___net\n"
-"\t.type __dtrace_sys___net,@function\n"
-"\t.size __dtrace_sys___net,16\n"
-"__dtrace_sys___net:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_sys___net\n"
-"\t.hidden __dtraceenabled_sys___net\n"
-"\t.type __dtraceenabled_sys___net,@function\n"
-"\t.size __dtraceenabled_sys___net,8\n"
-"__dtraceenabled_sys___net:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_sys___net,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_sys___net\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte sys_net_semaphore\n"
-"\t.asciz \"sys\"\n"
-"\t.asciz \"net\"\n"
-"\t.asciz \"4@%edi 2@%si 8@%rdx 8@%rcx\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_sys___net,comdat\n"
-"\t.balign 2\n"
-"\t.weak sys_net_semaphore\n"
-"\t.hidden sys_net_semaphore\n"
-"\t.type sys_net_semaphore,@object\n"
-"\t.size sys_net_semaphore,2\n"
-"sys_net_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_sys___widths
-#define _USDT_UNIT___dtrace_sys___widths 1
+#ifndef _USDT_P_sys___widths
+#define _USDT_P_sys___widths "sys___widths", "sys", "widths", "-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d"
 __extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
 extern void __dtraceenabled_sys___widths(uint32_t *);
 extern unsigned short sys_widths_semaphore;
-#define _USDT_SITE___dtrace_sys___widths \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_sys___widths\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte sys_widths_semaphore\n" \
-"\t.asciz \"sys\"\n" \
-"\t.asciz \"widths\"\n" \
-"\t.asciz \"-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_sys___widths\n"
-"\t.pushsection .text.__dtrace_sys___widths,\"axG\",@progbits,__dtrace_sys___widths,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_sys___widths\n"
-"\t.hidden __dtrace_sys___widths\n"
-"\t.type __dtrace_sys___widths,@function\n"
-"\t.size __dtrace_sys___widths,16\n"
-"__dtrace_sys___widths:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_sys___widths\n"
-"\t.hidden __dtraceenabled_sys___widths\n"
-"\t.type __dtraceenabled_sys___widths,@function\n"
-"\t.size __dtraceenabled_sys___widths,8\n"
-"__dtraceenabled_sys___widths:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_sys___widths,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_sys___widths\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte sys_widths_semaphore\n"
-"\t.asciz \"sys\"\n"
-"\t.asciz \"widths\"\n"
-"\t.asciz \"-1@%dil 2@%si -4@%edx 8@%rcx -8@%r8 4@%r9d\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_sys___widths,comdat\n"
-"\t.balign 2\n"
-"\t.weak sys_widths_semaphore\n"
-"\t.hidden sys_widths_semaphore\n"
-"\t.type sys_widths_semaphore,@object\n"
-"\t.size sys_widths_semaphore,2\n"
-"sys_widths_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

@@ -20,315 +20,145 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",%progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
 "\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",%%progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",%%progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 65536\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,%%object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",%%progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",%%function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.inst 0xd503201f\n" \
+"\t.inst 0xd65f03c0\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",%%function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.inst 0xd503201f\n" \
+"\t.inst 0xd65f03c0\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",%%progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,%%object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
 "\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",%progbits,__usdt_probes_page,comdat\n"
-"\t.balign 65536\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,%object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_ENABLED(s, e, P) __extension__ ({ uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); (*(volatile unsigned short *)&s & 0x3fff) != 0 || (e(&__usdt_e), __usdt_e != 0); })
 #endif
 
 /* provider arm */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
-	__dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7)
+	(_USDT_CALL(_USDT_P_arm___ints), __dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7))
 #define ARM_INTS_ENABLED() \
-	(__builtin_expect(arm_ints_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_ints_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___ints(&__usdt_e); __usdt_e != 0; })))
+	(__builtin_expect(arm_ints_semaphore != 0, 0) && \
+	_USDT_ENABLED(arm_ints_semaphore, __dtraceenabled_arm___ints, _USDT_P_arm___ints))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
-	__dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10))
+	(_USDT_CALL(_USDT_P_arm___stack), __dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10)))
 #define ARM_STACK_ENABLED() \
-	(__builtin_expect(arm_stack_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_stack_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___stack(&__usdt_e); __usdt_e != 0; })))
+	(__builtin_expect(arm_stack_semaphore != 0, 0) && \
+	_USDT_ENABLED(arm_stack_semaphore, __dtraceenabled_arm___stack, _USDT_P_arm___stack))
 #define ARM_FLOATS(arg0, arg1, arg2) \
-	__dtrace_arm___floats(arg0, arg1, arg2)
+	(_USDT_CALL(_USDT_P_arm___floats), __dtrace_arm___floats(arg0, arg1, arg2))
 #define ARM_FLOATS_ENABLED() \
-	(__builtin_expect(arm_floats_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_floats_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___floats(&__usdt_e); __usdt_e != 0; })))
+	(__builtin_expect(arm_floats_semaphore != 0, 0) && \
+	_USDT_ENABLED(arm_floats_semaphore, __dtraceenabled_arm___floats, _USDT_P_arm___floats))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
-	__dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3)
+	(_USDT_CALL(_USDT_P_arm___structs), __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3))
 #define ARM_STRUCTS_ENABLED() \
-	(__builtin_expect(arm_structs_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_structs_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___structs(&__usdt_e); __usdt_e != 0; })))
+	(__builtin_expect(arm_structs_semaphore != 0, 0) && \
+	_USDT_ENABLED(arm_structs_semaphore, __dtraceenabled_arm___structs, _USDT_P_arm___structs))
 #define ARM_NONE() \
-	__dtrace_arm___none()
+	(_USDT_CALL(_USDT_P_arm___none), __dtrace_arm___none())
 #define ARM_NONE_ENABLED() \
-	(__builtin_expect(arm_none_semaphore != 0, 0) && ((*(volatile unsigned short *)&arm_none_semaphore & 0x3fff) != 0 || \
-	__extension__ ({ uint32_t __usdt_e = 0; __dtraceenabled_arm___none(&__usdt_e); __usdt_e != 0; })))
+	(__builtin_expect(arm_none_semaphore != 0, 0) && \
+	_USDT_ENABLED(arm_none_semaphore, __dtraceenabled_arm___none, _USDT_P_arm___none))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_arm___ints
-#define _USDT_UNIT___dtrace_arm___ints 1
+#ifndef _USDT_P_arm___ints
+#define _USDT_P_arm___ints "arm___ints", "arm", "ints", "1@x0 -1@x1 1@x2 -2@x3 -4@x4 -8@x5 -8@x6 8@x7"
 __extension__ extern void __dtrace_arm___ints(char, signed char, unsigned char, short, int, long, long long, unsigned long);
 extern void __dtraceenabled_arm___ints(uint32_t *);
 extern unsigned short arm_ints_semaphore;
-__asm__(
-"\t.ifndef __dtrace_arm___ints\n"
-"\t.pushsection .text.__dtrace_arm___ints,\"axG\",%progbits,__dtrace_arm___ints,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_arm___ints\n"
-"\t.hidden __dtrace_arm___ints\n"
-"\t.type __dtrace_arm___ints,%function\n"
-"\t.size __dtrace_arm___ints,16\n"
-"__dtrace_arm___ints:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.weak __dtraceenabled_arm___ints\n"
-"\t.hidden __dtraceenabled_arm___ints\n"
-"\t.type __dtraceenabled_arm___ints,%function\n"
-"\t.size __dtraceenabled_arm___ints,8\n"
-"__dtraceenabled_arm___ints:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",%note,__dtrace_arm___ints,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_arm___ints\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte arm_ints_semaphore\n"
-"\t.asciz \"arm\"\n"
-"\t.asciz \"ints\"\n"
-"\t.asciz \"1@x0 -1@x1 1@x2 -2@x3 -4@x4 -8@x5 -8@x6 8@x7\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___ints,comdat\n"
-"\t.balign 2\n"
-"\t.weak arm_ints_semaphore\n"
-"\t.hidden arm_ints_semaphore\n"
-"\t.type arm_ints_semaphore,%object\n"
-"\t.size arm_ints_semaphore,2\n"
-"arm_ints_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_arm___stack
-#define _USDT_UNIT___dtrace_arm___stack 1
+#ifndef _USDT_P_arm___stack
+#define _USDT_P_arm___stack "arm___stack", "arm", "stack", "-4@x0 -4@x1 -4@x2 -4@x3 -4@x4 -4@x5 -4@x6 -4@x7 -4@[sp] -8@[sp, 8] 8@[sp, 16]"
 __extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, uintptr_t);
 extern void __dtraceenabled_arm___stack(uint32_t *);
 extern unsigned short arm_stack_semaphore;
-__asm__(
-"\t.ifndef __dtrace_arm___stack\n"
-"\t.pushsection .text.__dtrace_arm___stack,\"axG\",%progbits,__dtrace_arm___stack,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_arm___stack\n"
-"\t.hidden __dtrace_arm___stack\n"
-"\t.type __dtrace_arm___stack,%function\n"
-"\t.size __dtrace_arm___stack,16\n"
-"__dtrace_arm___stack:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.weak __dtraceenabled_arm___stack\n"
-"\t.hidden __dtraceenabled_arm___stack\n"
-"\t.type __dtraceenabled_arm___stack,%function\n"
-"\t.size __dtraceenabled_arm___stack,8\n"
-"__dtraceenabled_arm___stack:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",%note,__dtrace_arm___stack,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_arm___stack\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte arm_stack_semaphore\n"
-"\t.asciz \"arm\"\n"
-"\t.asciz \"stack\"\n"
-"\t.asciz \"-4@x0 -4@x1 -4@x2 -4@x3 -4@x4 -4@x5 -4@x6 -4@x7 -4@[sp] -8@[sp, 8] 8@[sp, 16]\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___stack,comdat\n"
-"\t.balign 2\n"
-"\t.weak arm_stack_semaphore\n"
-"\t.hidden arm_stack_semaphore\n"
-"\t.type arm_stack_semaphore,%object\n"
-"\t.size arm_stack_semaphore,2\n"
-"arm_stack_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_arm___floats
-#define _USDT_UNIT___dtrace_arm___floats 1
+#ifndef _USDT_P_arm___floats
+#define _USDT_P_arm___floats "arm___floats", "arm", "floats", "4f@s0 8f@d1 -4@x0"
 __extension__ extern void __dtrace_arm___floats(float, double, int);
 extern void __dtraceenabled_arm___floats(uint32_t *);
 extern unsigned short arm_floats_semaphore;
-__asm__(
-"\t.ifndef __dtrace_arm___floats\n"
-"\t.pushsection .text.__dtrace_arm___floats,\"axG\",%progbits,__dtrace_arm___floats,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_arm___floats\n"
-"\t.hidden __dtrace_arm___floats\n"
-"\t.type __dtrace_arm___floats,%function\n"
-"\t.size __dtrace_arm___floats,16\n"
-"__dtrace_arm___floats:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.weak __dtraceenabled_arm___floats\n"
-"\t.hidden __dtraceenabled_arm___floats\n"
-"\t.type __dtraceenabled_arm___floats,%function\n"
-"\t.size __dtraceenabled_arm___floats,8\n"
-"__dtraceenabled_arm___floats:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",%note,__dtrace_arm___floats,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_arm___floats\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte arm_floats_semaphore\n"
-"\t.asciz \"arm\"\n"
-"\t.asciz \"floats\"\n"
-"\t.asciz \"4f@s0 8f@d1 -4@x0\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___floats,comdat\n"
-"\t.balign 2\n"
-"\t.weak arm_floats_semaphore\n"
-"\t.hidden arm_floats_semaphore\n"
-"\t.type arm_floats_semaphore,%object\n"
-"\t.size arm_floats_semaphore,2\n"
-"arm_floats_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_arm___structs
-#define _USDT_UNIT___dtrace_arm___structs 1
+#ifndef _USDT_P_arm___structs
+#define _USDT_P_arm___structs "arm___structs", "arm", "structs", "4@x0 8@x1 8@x2 -4@x3"
 __extension__ extern void __dtrace_arm___structs(s4_t, uintptr_t, uintptr_t, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
 extern unsigned short arm_structs_semaphore;
-__asm__(
-"\t.ifndef __dtrace_arm___structs\n"
-"\t.pushsection .text.__dtrace_arm___structs,\"axG\",%progbits,__dtrace_arm___structs,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_arm___structs\n"
-"\t.hidden __dtrace_arm___structs\n"
-"\t.type __dtrace_arm___structs,%function\n"
-"\t.size __dtrace_arm___structs,16\n"
-"__dtrace_arm___structs:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.weak __dtraceenabled_arm___structs\n"
-"\t.hidden __dtraceenabled_arm___structs\n"
-"\t.type __dtraceenabled_arm___structs,%function\n"
-"\t.size __dtraceenabled_arm___structs,8\n"
-"__dtraceenabled_arm___structs:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",%note,__dtrace_arm___structs,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_arm___structs\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte arm_structs_semaphore\n"
-"\t.asciz \"arm\"\n"
-"\t.asciz \"structs\"\n"
-"\t.asciz \"4@x0 8@x1 8@x2 -4@x3\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___structs,comdat\n"
-"\t.balign 2\n"
-"\t.weak arm_structs_semaphore\n"
-"\t.hidden arm_structs_semaphore\n"
-"\t.type arm_structs_semaphore,%object\n"
-"\t.size arm_structs_semaphore,2\n"
-"arm_structs_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_arm___none
-#define _USDT_UNIT___dtrace_arm___none 1
+#ifndef _USDT_P_arm___none
+#define _USDT_P_arm___none "arm___none", "arm", "none", ""
 __extension__ extern void __dtrace_arm___none(void);
 extern void __dtraceenabled_arm___none(uint32_t *);
 extern unsigned short arm_none_semaphore;
-__asm__(
-"\t.ifndef __dtrace_arm___none\n"
-"\t.pushsection .text.__dtrace_arm___none,\"axG\",%progbits,__dtrace_arm___none,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_arm___none\n"
-"\t.hidden __dtrace_arm___none\n"
-"\t.type __dtrace_arm___none,%function\n"
-"\t.size __dtrace_arm___none,16\n"
-"__dtrace_arm___none:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.weak __dtraceenabled_arm___none\n"
-"\t.hidden __dtraceenabled_arm___none\n"
-"\t.type __dtraceenabled_arm___none,%function\n"
-"\t.size __dtraceenabled_arm___none,8\n"
-"__dtraceenabled_arm___none:\n"
-"\t.inst 0xd503201f\n"
-"\t.inst 0xd65f03c0\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",%note,__dtrace_arm___none,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_arm___none\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte arm_none_semaphore\n"
-"\t.asciz \"arm\"\n"
-"\t.asciz \"none\"\n"
-"\t.asciz \"\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",%progbits,__dtrace_arm___none,comdat\n"
-"\t.balign 2\n"
-"\t.weak arm_none_semaphore\n"
-"\t.hidden arm_none_semaphore\n"
-"\t.type arm_none_semaphore,%object\n"
-"\t.size arm_none_semaphore,2\n"
-"arm_none_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

@@ -20,102 +20,69 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#endif
+
 /* provider illumos */
 #if _DTRACE_VERSION && defined(__GNUC__)
 
 #define ILLUMOS_REQUEST_START(arg0, arg1, arg2) \
-	__dtrace_illumos___request__start(arg0, (uintptr_t)(arg1), arg2)
+	(_USDT_CALL(_USDT_P_illumos___request__start), __dtrace_illumos___request__start(arg0, (uintptr_t)(arg1), arg2))
 #define ILLUMOS_REQUEST_START_ENABLED() \
-	__dtraceenabled_illumos___request__start()
+	(_USDT_CALL(_USDT_P_illumos___request__start), __dtraceenabled_illumos___request__start())
 #define ILLUMOS_REQUEST_DONE(arg0) \
-	__dtrace_illumos___request__done(arg0)
+	(_USDT_CALL(_USDT_P_illumos___request__done), __dtrace_illumos___request__done(arg0))
 #define ILLUMOS_REQUEST_DONE_ENABLED() \
-	__dtraceenabled_illumos___request__done()
+	(_USDT_CALL(_USDT_P_illumos___request__done), __dtraceenabled_illumos___request__done())
 #define ILLUMOS_TICK() \
-	__dtrace_illumos___tick()
+	(_USDT_CALL(_USDT_P_illumos___tick), __dtrace_illumos___tick())
 #define ILLUMOS_TICK_ENABLED() \
-	__dtraceenabled_illumos___tick()
+	(_USDT_CALL(_USDT_P_illumos___tick), __dtraceenabled_illumos___tick())
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_illumos___request__start
-#define _USDT_UNIT___dtrace_illumos___request__start 1
+#ifndef _USDT_P_illumos___request__start
+#define _USDT_P_illumos___request__start "illumos___request__start", "illumos", "request__start", ""
 __extension__ extern void __dtrace_illumos___request__start(int, uintptr_t, uint64_t);
 extern int __dtraceenabled_illumos___request__start(void);
-__asm__(
-"\t.ifndef __dtrace_illumos___request__start\n"
-"\t.pushsection .text.__dtrace_illumos___request__start,\"axG\",@progbits,__dtrace_illumos___request__start,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_illumos___request__start\n"
-"\t.hidden __dtrace_illumos___request__start\n"
-"\t.type __dtrace_illumos___request__start,@function\n"
-"\t.size __dtrace_illumos___request__start,16\n"
-"__dtrace_illumos___request__start:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_illumos___request__start\n"
-"\t.hidden __dtraceenabled_illumos___request__start\n"
-"\t.type __dtraceenabled_illumos___request__start,@function\n"
-"\t.size __dtraceenabled_illumos___request__start,8\n"
-"__dtraceenabled_illumos___request__start:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_illumos___request__done
-#define _USDT_UNIT___dtrace_illumos___request__done 1
+#ifndef _USDT_P_illumos___request__done
+#define _USDT_P_illumos___request__done "illumos___request__done", "illumos", "request__done", ""
 __extension__ extern void __dtrace_illumos___request__done(int);
 extern int __dtraceenabled_illumos___request__done(void);
-__asm__(
-"\t.ifndef __dtrace_illumos___request__done\n"
-"\t.pushsection .text.__dtrace_illumos___request__done,\"axG\",@progbits,__dtrace_illumos___request__done,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_illumos___request__done\n"
-"\t.hidden __dtrace_illumos___request__done\n"
-"\t.type __dtrace_illumos___request__done,@function\n"
-"\t.size __dtrace_illumos___request__done,16\n"
-"__dtrace_illumos___request__done:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_illumos___request__done\n"
-"\t.hidden __dtraceenabled_illumos___request__done\n"
-"\t.type __dtraceenabled_illumos___request__done,@function\n"
-"\t.size __dtraceenabled_illumos___request__done,8\n"
-"__dtraceenabled_illumos___request__done:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_illumos___tick
-#define _USDT_UNIT___dtrace_illumos___tick 1
+#ifndef _USDT_P_illumos___tick
+#define _USDT_P_illumos___tick "illumos___tick", "illumos", "tick", ""
 __extension__ extern void __dtrace_illumos___tick(void);
 extern int __dtraceenabled_illumos___tick(void);
-__asm__(
-"\t.ifndef __dtrace_illumos___tick\n"
-"\t.pushsection .text.__dtrace_illumos___tick,\"axG\",@progbits,__dtrace_illumos___tick,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_illumos___tick\n"
-"\t.hidden __dtrace_illumos___tick\n"
-"\t.type __dtrace_illumos___tick,@function\n"
-"\t.size __dtrace_illumos___tick,16\n"
-"__dtrace_illumos___tick:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_illumos___tick\n"
-"\t.hidden __dtraceenabled_illumos___tick\n"
-"\t.type __dtraceenabled_illumos___tick,@function\n"
-"\t.size __dtraceenabled_illumos___tick,8\n"
-"__dtraceenabled_illumos___tick:\n"
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else

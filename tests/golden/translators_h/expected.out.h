@@ -20,31 +20,6 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_STAPSDT_BASE)
-#define _USDT_STAPSDT_BASE 1
-__asm__(
-"\t.ifndef _.stapsdt.base\n"
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"
-"\t.weak _.stapsdt.base\n"
-"\t.hidden _.stapsdt.base\n"
-"\t.size _.stapsdt.base,1\n"
-"_.stapsdt.base:\n"
-"\t.space 1\n"
-"\t.popsection\n"
-"\t.endif\n"
-"\t.ifndef __usdt_probes_page\n"
-"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n"
-"\t.balign 4096\n"
-"\t.weak __usdt_probes_page\n"
-"\t.hidden __usdt_probes_page\n"
-"\t.type __usdt_probes_page,@object\n"
-"\t.size __usdt_probes_page,0\n"
-"__usdt_probes_page:\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
@@ -53,6 +28,101 @@ __asm__(
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
+#endif
+
+#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#define _USDT_ASM __asm__ __volatile__ __inline__
+#else
+#define _USDT_ASM __asm__ __volatile__
+#endif
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 4096\n" \
+"\t.weak __usdt_probes_page\n" \
+"\t.hidden __usdt_probes_page\n" \
+"\t.type __usdt_probes_page,@object\n" \
+"\t.size __usdt_probes_page,0\n" \
+"__usdt_probes_page:\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
+"\t.type __dtrace_" f ",@function\n" \
+"\t.size __dtrace_" f ",16\n" \
+"__dtrace_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.weak __dtraceenabled_" f "\n" \
+"\t.hidden __dtraceenabled_" f "\n" \
+"\t.type __dtraceenabled_" f ",@function\n" \
+"\t.size __dtraceenabled_" f ",8\n" \
+"__dtraceenabled_" f ":\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.popsection\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 2\n" \
+"\t.weak " p "_" n "_semaphore\n" \
+"\t.hidden " p "_" n "_semaphore\n" \
+"\t.type " p "_" n "_semaphore,@object\n" \
+"\t.size " p "_" n "_semaphore,2\n" \
+"" p "_" n "_semaphore:\n" \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_SITE(P) _USDT_SITE_(P)
+#define _USDT_SITE_(f, p, n, a) \
+_USDT_UNIT_(f, p, n, a) \
+"990:\tnop\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
+_USDT_NOTE_("990b", p, n, a)
+#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
+#define _USDT_ENABLED_(s, f, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+"\ttestw $0x3fff,%1\n" \
+"\tjnz 1f\n" \
+"\tlea -128(%%rsp),%%rsp\n" \
+"\tpush %%rdi\n" \
+"\tpush $0\n" \
+"\tmov %%rsp,%%rdi\n" \
+"\tcall __dtraceenabled_" f "\n" \
+"\tcmpl $0,(%%rsp)\n" \
+"\tlea 8(%%rsp),%%rsp\n" \
+"\tpop %%rdi\n" \
+"\tlea 128(%%rsp),%%rsp\n" \
+"1:\n" \
+_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
@@ -68,158 +138,41 @@ __asm__(
 
 #ifndef _USDT_PROBE_CALLS
 #define HTTP_REQUEST_START(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_http___request__start : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) { _USDT_ASM(_USDT_SITE(_USDT_P_http___request__start) : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define HTTP_REQUEST_START(arg0) \
-	__dtrace_http___request__start((uintptr_t)(arg0))
+	(_USDT_CALL(_USDT_P_http___request__start), __dtrace_http___request__start((uintptr_t)(arg0)))
 #endif
 #define HTTP_REQUEST_START_ENABLED() \
 	(__builtin_expect(http_request__start_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_http___request__start\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(http_request__start_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(http_request__start_semaphore, _USDT_P_http___request__start))
 #ifndef _USDT_PROBE_CALLS
 #define HTTP_REQUEST_DONE(arg0) \
-	(__extension__ ({ uintptr_t __usdt_v0 = (uintptr_t)(arg0); { __asm__ __volatile__(_USDT_SITE___dtrace_http___request__done : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
+	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) { _USDT_ASM(_USDT_SITE(_USDT_P_http___request__done) : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
 #else
 #define HTTP_REQUEST_DONE(arg0) \
-	__dtrace_http___request__done((uintptr_t)(arg0))
+	(_USDT_CALL(_USDT_P_http___request__done), __dtrace_http___request__done((uintptr_t)(arg0)))
 #endif
 #define HTTP_REQUEST_DONE_ENABLED() \
 	(__builtin_expect(http_request__done_semaphore != 0, 0) && \
-	__extension__ ({ unsigned char __usdt_on; __asm__ __volatile__("\ttestw $0x3fff,%1\n" "\tjnz 1f\n" "\tlea -128(%%rsp),%%rsp\n" "\tpush %%rdi\n" "\tpush $0\n" "\tmov %%rsp,%%rdi\n" "\tcall __dtraceenabled_http___request__done\n" "\tcmpl $0,(%%rsp)\n" "\tlea 8(%%rsp),%%rsp\n" "\tpop %%rdi\n" "\tlea 128(%%rsp),%%rsp\n" "1:\n" _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(http_request__done_semaphore)); __usdt_on; }))
+	_USDT_ENABLED(http_request__done_semaphore, _USDT_P_http___request__done))
 
 #pragma GCC visibility push(hidden)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverlength-strings"
 
-#ifndef _USDT_UNIT___dtrace_http___request__start
-#define _USDT_UNIT___dtrace_http___request__start 1
+#ifndef _USDT_P_http___request__start
+#define _USDT_P_http___request__start "http___request__start", "http", "request__start", "8@%%rdi"
 __extension__ extern void __dtrace_http___request__start(uintptr_t);
 extern void __dtraceenabled_http___request__start(uint32_t *);
 extern unsigned short http_request__start_semaphore;
-#define _USDT_SITE___dtrace_http___request__start \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_http___request__start\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte http_request__start_semaphore\n" \
-"\t.asciz \"http\"\n" \
-"\t.asciz \"request__start\"\n" \
-"\t.asciz \"8@%%rdi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_http___request__start\n"
-"\t.pushsection .text.__dtrace_http___request__start,\"axG\",@progbits,__dtrace_http___request__start,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_http___request__start\n"
-"\t.hidden __dtrace_http___request__start\n"
-"\t.type __dtrace_http___request__start,@function\n"
-"\t.size __dtrace_http___request__start,16\n"
-"__dtrace_http___request__start:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_http___request__start\n"
-"\t.hidden __dtraceenabled_http___request__start\n"
-"\t.type __dtraceenabled_http___request__start,@function\n"
-"\t.size __dtraceenabled_http___request__start,8\n"
-"__dtraceenabled_http___request__start:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_http___request__start,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_http___request__start\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte http_request__start_semaphore\n"
-"\t.asciz \"http\"\n"
-"\t.asciz \"request__start\"\n"
-"\t.asciz \"8@%rdi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_http___request__start,comdat\n"
-"\t.balign 2\n"
-"\t.weak http_request__start_semaphore\n"
-"\t.hidden http_request__start_semaphore\n"
-"\t.type http_request__start_semaphore,@object\n"
-"\t.size http_request__start_semaphore,2\n"
-"http_request__start_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#ifndef _USDT_UNIT___dtrace_http___request__done
-#define _USDT_UNIT___dtrace_http___request__done 1
+#ifndef _USDT_P_http___request__done
+#define _USDT_P_http___request__done "http___request__done", "http", "request__done", "8@%%rdi"
 __extension__ extern void __dtrace_http___request__done(uintptr_t);
 extern void __dtraceenabled_http___request__done(uint32_t *);
 extern unsigned short http_request__done_semaphore;
-#define _USDT_SITE___dtrace_http___request__done \
-"990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_http___request__done\n" \
-"\t.pushsection .note.stapsdt,\"\?\",@note\n" \
-"\t.balign 4\n" \
-"\t.4byte 992f-991f,994f-993f,3\n" \
-"991:\t.asciz \"stapsdt\"\n" \
-"992:\t.balign 4\n" \
-"993:\t.8byte 990b\n" \
-"\t.8byte _.stapsdt.base\n" \
-"\t.8byte http_request__done_semaphore\n" \
-"\t.asciz \"http\"\n" \
-"\t.asciz \"request__done\"\n" \
-"\t.asciz \"8@%%rdi\"\n" \
-"994:\t.balign 4\n" \
-"\t.popsection\n"
-__asm__(
-"\t.ifndef __dtrace_http___request__done\n"
-"\t.pushsection .text.__dtrace_http___request__done,\"axG\",@progbits,__dtrace_http___request__done,comdat\n"
-"\t.balign 16\n"
-"\t.weak __dtrace_http___request__done\n"
-"\t.hidden __dtrace_http___request__done\n"
-"\t.type __dtrace_http___request__done,@function\n"
-"\t.size __dtrace_http___request__done,16\n"
-"__dtrace_http___request__done:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.weak __dtraceenabled_http___request__done\n"
-"\t.hidden __dtraceenabled_http___request__done\n"
-"\t.type __dtraceenabled_http___request__done,@function\n"
-"\t.size __dtraceenabled_http___request__done,8\n"
-"__dtraceenabled_http___request__done:\n"
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n"
-"\t.popsection\n"
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_http___request__done,comdat\n"
-"\t.balign 4\n"
-"\t.4byte 992f-991f,994f-993f,3\n"
-"991:\t.asciz \"stapsdt\"\n"
-"992:\t.balign 4\n"
-"993:\t.8byte __dtrace_http___request__done\n"
-"\t.8byte _.stapsdt.base\n"
-"\t.8byte http_request__done_semaphore\n"
-"\t.asciz \"http\"\n"
-"\t.asciz \"request__done\"\n"
-"\t.asciz \"8@%rdi\"\n"
-"994:\t.balign 4\n"
-"\t.popsection\n"
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_http___request__done,comdat\n"
-"\t.balign 2\n"
-"\t.weak http_request__done_semaphore\n"
-"\t.hidden http_request__done_semaphore\n"
-"\t.type http_request__done_semaphore,@object\n"
-"\t.size http_request__done_semaphore,2\n"
-"http_request__done_semaphore:\n"
-"\t.zero 2\n"
-"\t.popsection\n"
-"\t.endif\n"
-);
 #endif
 
-#pragma GCC diagnostic pop
 #pragma GCC visibility pop
 
 #else
