@@ -1,0 +1,34 @@
+/* memcached's provider (memcached_dtrace.d): its probe list, for bench/header_cost. */
+provider memcached {
+	probe conn__allocate(int connid);
+	probe conn__release(int connid);
+	probe conn__create(void *ptr);
+	probe conn__destroy(void *ptr);
+	probe conn__dispatch(int connid, int threadid);
+	probe slabs__allocate(int size, int slabclass, int slabsize, void *ptr);
+	probe slabs__allocate__failed(int size, int slabclass);
+	probe slabs__slabclass__allocate(int slabclass);
+	probe slabs__slabclass__allocate__failed(int slabclass);
+	probe slabs__free(int size, int slabclass, void *ptr);
+	probe assoc__find(const char *key, int keylen, int depth);
+	probe assoc__insert(const char *key, int keylen);
+	probe assoc__delete(const char *key, int keylen);
+	probe item__link(const char *key, int keylen, int size);
+	probe item__unlink(const char *key, int keylen, int size);
+	probe item__remove(const char *key, int keylen, int size);
+	probe item__update(const char *key, int keylen, int size);
+	probe item__replace(const char *oldkey, int oldkeylen, int oldsize, const char *newkey, int newkeylen, int newsize);
+	probe process__command__start(int connid, const void *request, int size);
+	probe process__command__end(int connid, const void *response, int size);
+	probe command__get(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__add(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__set(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__replace(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__prepend(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__append(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__touch(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__cas(int connid, const char *key, int keylen, int size, int64_t casid);
+	probe command__incr(int connid, const char *key, int keylen, int64_t val);
+	probe command__decr(int connid, const char *key, int keylen, int64_t val);
+	probe command__delete(int connid, const char *key, int keylen);
+};
