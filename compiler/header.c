@@ -1115,12 +1115,15 @@ put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
 
-	if (enabled_returns_int(t))
-		sb_printf(out, "extern int %s(void)", n->c_enabled);
-	else
-		sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
-	put_asm_label(out, n->c_enabled, n->enabled);
-	sb_puts(out, ";\n");
+	/* x86_64 Linux calls the is-enabled function from asm alone. */
+	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64) {
+		if (enabled_returns_int(t))
+			sb_printf(out, "extern int %s(void)", n->c_enabled);
+		else
+			sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
+		put_asm_label(out, n->c_enabled, n->enabled);
+		sb_puts(out, ";\n");
+	}
 
 	if (t->stapsdt) {
 		/*

@@ -162,14 +162,12 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_myprov___op__start
 #define _USDT_P_myprov___op__start "myprov___op__start", "myprov", "op__start", "-4@%%edi 8@%%rsi 8@%%rdx"
 __extension__ extern void __dtrace_myprov___op__start(int, uintptr_t, uint64_t);
-extern void __dtraceenabled_myprov___op__start(uint32_t *);
 extern unsigned short myprov_op__start_semaphore;
 #endif
 
 #ifndef _USDT_P_myprov___op__done
 #define _USDT_P_myprov___op__done "myprov___op__done", "myprov", "op__done", "-4@%%edi"
 __extension__ extern void __dtrace_myprov___op__done(int);
-extern void __dtraceenabled_myprov___op__done(uint32_t *);
 extern unsigned short myprov_op__done_semaphore;
 #endif
 

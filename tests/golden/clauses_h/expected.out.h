@@ -144,7 +144,6 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_clauses___tick
 #define _USDT_P_clauses___tick "clauses___tick", "clauses", "tick", "-4@%%edi"
 __extension__ extern void __dtrace_clauses___tick(int);
-extern void __dtraceenabled_clauses___tick(uint32_t *);
 extern unsigned short clauses_tick_semaphore;
 #endif
 

@@ -164,21 +164,18 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_defs___linux__names
 #define _USDT_P_defs___linux__names "defs___linux__names", "defs", "linux__names", ""
 __extension__ extern void __dtrace_defs___linux__names(void);
-extern void __dtraceenabled_defs___linux__names(uint32_t *);
 extern unsigned short defs_linux__names_semaphore;
 #endif
 
 #ifndef _USDT_P_defs___sunw__d
 #define _USDT_P_defs___sunw__d "defs___sunw__d", "defs", "sunw__d", ""
 __extension__ extern void __dtrace_defs___sunw__d(void);
-extern void __dtraceenabled_defs___sunw__d(uint32_t *);
 extern unsigned short defs_sunw__d_semaphore;
 #endif
 
 #ifndef _USDT_P_defs___no__gnuc
 #define _USDT_P_defs___no__gnuc "defs___no__gnuc", "defs", "no__gnuc", ""
 __extension__ extern void __dtrace_defs___no__gnuc(void);
-extern void __dtraceenabled_defs___no__gnuc(uint32_t *);
 extern unsigned short defs_no__gnuc_semaphore;
 #endif
 

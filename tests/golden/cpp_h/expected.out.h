@@ -172,21 +172,18 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_cpp___request
 #define _USDT_P_cpp___request "cpp___request", "cpp", "request", "4@%%edi 8@%%rsi"
 __extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
-extern void __dtraceenabled_cpp___request(uint32_t *);
 extern unsigned short cpp_request_semaphore;
 #endif
 
 #ifndef _USDT_P_cpp___extra
 #define _USDT_P_cpp___extra "cpp___extra", "cpp", "extra", "4@%%edi"
 __extension__ extern void __dtrace_cpp___extra(request_id_t);
-extern void __dtraceenabled_cpp___extra(uint32_t *);
 extern unsigned short cpp_extra_semaphore;
 #endif
 
 #ifndef _USDT_P_cpp___sized
 #define _USDT_P_cpp___sized "cpp___sized", "cpp", "sized", "8@%%rdi"
 __extension__ extern void __dtrace_cpp___sized(uintptr_t);
-extern void __dtraceenabled_cpp___sized(uint32_t *);
 extern unsigned short cpp_sized_semaphore;
 #endif
 

@@ -162,14 +162,12 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_hashes___accept
 #define _USDT_P_hashes___accept "hashes___accept", "hashes", "accept", "-4@%%edi 8@%%rsi"
 __extension__ extern void __dtrace_hashes___accept(int, uintptr_t);
-extern void __dtraceenabled_hashes___accept(uint32_t *);
 extern unsigned short hashes_accept_semaphore;
 #endif
 
 #ifndef _USDT_P_hashes___close
 #define _USDT_P_hashes___close "hashes___close", "hashes", "close", "-4@%%edi"
 __extension__ extern void __dtrace_hashes___close(int);
-extern void __dtraceenabled_hashes___close(uint32_t *);
 extern unsigned short hashes_close_semaphore;
 #endif
 

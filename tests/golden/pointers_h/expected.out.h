@@ -205,42 +205,36 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_ptrs___strings
 #define _USDT_P_ptrs___strings "ptrs___strings", "ptrs", "strings", "8@%%rdi 8@%%rsi 8@%%rdx"
 __extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
-extern void __dtraceenabled_ptrs___strings(uint32_t *);
 extern unsigned short ptrs_strings_semaphore;
 #endif
 
 #ifndef _USDT_P_ptrs___stars
 #define _USDT_P_ptrs___stars "ptrs___stars", "ptrs", "stars", "8@%%rdi 8@%%rsi 8@%%rdx"
 __extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
-extern void __dtraceenabled_ptrs___stars(uint32_t *);
 extern unsigned short ptrs_stars_semaphore;
 #endif
 
 #ifndef _USDT_P_ptrs___spacing
 #define _USDT_P_ptrs___spacing "ptrs___spacing", "ptrs", "spacing", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
-extern void __dtraceenabled_ptrs___spacing(uint32_t *);
 extern unsigned short ptrs_spacing_semaphore;
 #endif
 
 #ifndef _USDT_P_ptrs___named
 #define _USDT_P_ptrs___named "ptrs___named", "ptrs", "named", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
-extern void __dtraceenabled_ptrs___named(uint32_t *);
 extern unsigned short ptrs_named_semaphore;
 #endif
 
 #ifndef _USDT_P_ptrs___tagged
 #define _USDT_P_ptrs___tagged "ptrs___tagged", "ptrs", "tagged", "8@%%rdi 8@%%rsi"
 __extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
-extern void __dtraceenabled_ptrs___tagged(uint32_t *);
 extern unsigned short ptrs_tagged_semaphore;
 #endif
 
 #ifndef _USDT_P_ptrs___mixed
 #define _USDT_P_ptrs___mixed "ptrs___mixed", "ptrs", "mixed", "-4@%%edi 8@%%rsi -8@%%rdx"
 __extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
-extern void __dtraceenabled_ptrs___mixed(uint32_t *);
 extern unsigned short ptrs_mixed_semaphore;
 #endif
 

@@ -212,49 +212,42 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_names___request__start
 #define _USDT_P_names___request__start "names___request__start", "names", "request__start", ""
 __extension__ extern void __dtrace_names___request__start(void);
-extern void __dtraceenabled_names___request__start(uint32_t *);
 extern unsigned short names_request__start_semaphore;
 #endif
 
 #ifndef _USDT_P_names___plain_name
 #define _USDT_P_names___plain_name "names___plain_name", "names", "plain_name", ""
 __extension__ extern void __dtrace_names___plain_name(void);
-extern void __dtraceenabled_names___plain_name(uint32_t *);
 extern unsigned short names_plain_name_semaphore;
 #endif
 
 #ifndef _USDT_P_names___new
 #define _USDT_P_names___new "names___new", "names", "new", "-4@%%edi"
 __extension__ extern void __dtrace_names___new(int);
-extern void __dtraceenabled_names___new(uint32_t *);
 extern unsigned short names_new_semaphore;
 #endif
 
 #ifndef _USDT_P_names___free
 #define _USDT_P_names___free "names___free", "names", "free", "8@%%rdi"
 __extension__ extern void __dtrace_names___free(uintptr_t);
-extern void __dtraceenabled_names___free(uint32_t *);
 extern unsigned short names_free_semaphore;
 #endif
 
 #ifndef _USDT_P_names___delete
 #define _USDT_P_names___delete "names___delete", "names", "delete", "8@%%rdi"
 __extension__ extern void __dtrace_names___delete(uintptr_t);
-extern void __dtraceenabled_names___delete(uint32_t *);
 extern unsigned short names_delete_semaphore;
 #endif
 
 #ifndef _USDT_P_names___a__b__c__d
 #define _USDT_P_names___a__b__c__d "names___a__b__c__d", "names", "a__b__c__d", "-4@%%edi"
 __extension__ extern void __dtrace_names___a__b__c__d(int);
-extern void __dtraceenabled_names___a__b__c__d(uint32_t *);
 extern unsigned short names_a__b__c__d_semaphore;
 #endif
 
 #ifndef _USDT_P_names___UPPER__lower
 #define _USDT_P_names___UPPER__lower "names___UPPER__lower", "names", "UPPER__lower", "-4@%%edi"
 __extension__ extern void __dtrace_names___UPPER__lower(int);
-extern void __dtraceenabled_names___UPPER__lower(uint32_t *);
 extern unsigned short names_UPPER__lower_semaphore;
 #endif
 

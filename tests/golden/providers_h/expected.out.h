@@ -156,14 +156,12 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_MixedCase___Start
 #define _USDT_P_MixedCase___Start "MixedCase___Start", "MixedCase", "Start", "-4@%%edi"
 __extension__ extern void __dtrace_MixedCase___Start(int);
-extern void __dtraceenabled_MixedCase___Start(uint32_t *);
 extern unsigned short MixedCase_Start_semaphore;
 #endif
 
 #ifndef _USDT_P_MixedCase___Stop
 #define _USDT_P_MixedCase___Stop "MixedCase___Stop", "MixedCase", "Stop", "-4@%%edi"
 __extension__ extern void __dtrace_MixedCase___Stop(int);
-extern void __dtraceenabled_MixedCase___Stop(uint32_t *);
 extern unsigned short MixedCase_Stop_semaphore;
 #endif
 

@@ -175,21 +175,18 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_sys___io
 #define _USDT_P_sys___io "sys___io", "sys", "io", "-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8"
 __extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
-extern void __dtraceenabled_sys___io(uint32_t *);
 extern unsigned short sys_io_semaphore;
 #endif
 
 #ifndef _USDT_P_sys___net
 #define _USDT_P_sys___net "sys___net", "sys", "net", "4@%%edi 2@%%si 8@%%rdx 8@%%rcx"
 __extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
-extern void __dtraceenabled_sys___net(uint32_t *);
 extern unsigned short sys_net_semaphore;
 #endif
 
 #ifndef _USDT_P_sys___widths
 #define _USDT_P_sys___widths "sys___widths", "sys", "widths", "-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d"
 __extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
-extern void __dtraceenabled_sys___widths(uint32_t *);
 extern unsigned short sys_widths_semaphore;
 #endif
 

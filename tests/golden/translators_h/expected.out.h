@@ -162,14 +162,12 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #ifndef _USDT_P_http___request__start
 #define _USDT_P_http___request__start "http___request__start", "http", "request__start", "8@%%rdi"
 __extension__ extern void __dtrace_http___request__start(uintptr_t);
-extern void __dtraceenabled_http___request__start(uint32_t *);
 extern unsigned short http_request__start_semaphore;
 #endif
 
 #ifndef _USDT_P_http___request__done
 #define _USDT_P_http___request__done "http___request__done", "http", "request__done", "8@%%rdi"
 __extension__ extern void __dtrace_http___request__done(uintptr_t);
-extern void __dtraceenabled_http___request__done(uint32_t *);
 extern unsigned short http_request__done_semaphore;
 #endif
 
