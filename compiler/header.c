@@ -20,7 +20,7 @@
  * argument is evaluated, then moved into the register a call would pass it
  * in (where DTrace on Linux reads a probe's arguments, and where the note
  * says they are), and an asm statement that clobbers nothing holds the
- * tracepoint, a 1-byte nop, and its stapsdt note (put_site_template says
+ * tracepoint, a 1-byte nop, and its stapsdt note (asm_generic_site says
  * how -G finds it).  A disabled probe then costs the nop and those moves,
  * and the compiler keeps every other value in its register across it.
  * Other probes (floating or by-value arguments, more than six; aarch64,
@@ -29,23 +29,27 @@
  * for builds that run -G without the objects and still want DTrace to see
  * each probe (it sees an inline site only when -G is given its object).
  *
- * Unlike dtrace's header, ours also carries each probe's code.  For every
- * probe a top-level __asm__ statement emits the probe unit of target.h in
- * COMDAT groups signed by the probe function's name: the stub (a tracepoint
- * and the is-enabled tracepoint, bytes taken from the target's arch), and on
- * Linux the .note.stapsdt note that describes the stub to bpftrace, perf and
- * gdb, plus the probe's semaphore in `.probes`.  So a program built from the
- * header alone has working probes, and every translation unit, and the -G
- * object, carry identical groups of which the linker keeps one.
+ * Unlike dtrace's header, ours also carries each probe's code: the probe
+ * unit of target.h, in COMDAT groups signed by the probe function's name:
+ * the stub (a tracepoint and the is-enabled tracepoint, bytes taken from
+ * the target's arch), and on Linux the .note.stapsdt note that describes
+ * the stub to bpftrace, perf and gdb, plus the probe's semaphore in
+ * `.probes`.  So a program built from the header alone has working probes,
+ * and every translation unit, and the -G object, carry identical groups of
+ * which the linker keeps one.  A translation unit carries the units of the
+ * probes it fires or tests and no others, as with <sys/sdt.h>: the asm
+ * statements that use a probe (its inline site, _ENABLED()'s slow path, an
+ * asm beside its call) emit its unit, from generic macros the header
+ * writes once (put_unit_macros) and one line of names per probe
+ * (put_probe_tuple).
  *
  * Defining a label twice in one assembler file is an error that neither
- * `.weak` nor COMDAT forgives, and one assembler file may see the same probe
- * twice: two headers of one provider in one translation unit, or several
- * units merged by LTO.  So each unit is guarded twice: by a C macro named
- * after the probe function, and inside the asm by `.ifndef` on the function
- * symbol (which also covers LTO, where C guards are gone).  `.stapsdt.base`
- * is guarded the same way, as <sys/sdt.h> guards it, so our probes and
- * <sys/sdt.h> probes can share a translation unit.
+ * `.weak` nor COMDAT forgives, and one assembler file sees a probe as often
+ * as it is used, and may see two headers of one provider, or several units
+ * merged by LTO.  So each unit is under `.ifndef` on the function symbol,
+ * and a probe's declarations under a C guard.  `.stapsdt.base` is guarded
+ * the same way, as <sys/sdt.h> guards it, so our probes and <sys/sdt.h>
+ * probes can share a translation unit.
  *
  * PROV_PROBE_ENABLED() on Linux is, when nothing traces, what <sys/sdt.h>'s
  * is: one load of the probe's semaphore and one branch, expected not taken.
@@ -55,7 +59,7 @@
  * flag where DTrace stores 1 (DOF version 3).  On x86_64 all that lies
  * past the branch is one asm statement that takes no register, so that the
  * compiler allocates registers around the check as around <sys/sdt.h>'s
- * (put_enabled_site_asm).  A program built from the header alone has no
+ * (asm_generic_enabled_x86_64).  A program built from the header alone has no
  * drti_lite and never gets that far.  On FreeBSD and illumos (DOF
  * version 2, no semaphores) it is a plain call of the is-enabled function,
  * which returns an int as their dtrace's header declares it, and the stub
@@ -801,7 +805,7 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 
 /*
  * What the slow path of an x86_64 _ENABLED() answers through
- * (put_enabled_site_asm): the zero flag itself where the compiler has asm
+ * (asm_generic_enabled_x86_64): the zero flag itself where the compiler has asm
  * flag outputs (GCC 6, clang 9), else a byte register set from it.  Once
  * per translation unit, however many headers it includes.
  */
