@@ -613,16 +613,29 @@ put_in_place(temp_entry_t *t, err_t *e)
 	return 0;
 }
 
-/* Undo put_in_place: the old inode comes back, or the new name goes. */
+/*
+ * Undo put_in_place: the old inode comes back, or the new name goes.  If
+ * the old inode cannot be renamed back, its second name is kept (never
+ * removed with the temporaries) and e says where it is.
+ */
 static void
-take_back(temp_entry_t *t)
+take_back(temp_entry_t *t, err_t *e)
 {
-	if (!t->existed)
+	char first[ERR_MSG_MAX];
+
+	if (!t->existed) {
 		unlink(t->dest);
-	else if (rename(t->backup, t->dest) == 0) {
-		free(t->backup);
-		t->backup = NULL;
+		return;
 	}
+	if (rename(t->backup, t->dest) != 0) {
+		int saved = errno;
+
+		snprintf(first, sizeof(first), "%s", e->msg);
+		err_errno(e, saved, "%s; and the old %s could not be put back, it is kept "
+		    "as %s", first, t->dest, t->backup);
+	}
+	free(t->backup);
+	t->backup = NULL;
 }
 
 int
@@ -647,7 +660,7 @@ tempset_commit(tempset_t *ts, err_t *e)
 	if (rc != 0)
 		while (done-- > 0)
 			if (!ts->v[done].into)
-				take_back(&ts->v[done]);
+				take_back(&ts->v[done], e);
 	restore_signals(&old);
 	tempset_discard(ts);
 	return rc;
