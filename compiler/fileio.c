@@ -327,10 +327,10 @@ take_identity(int fd, const struct stat *like)
 {
 	bool owned = like->st_uid == geteuid() && like->st_gid == getegid();
 
-	/* What cannot be given stays the runner's, as cc's new output. */
 	if (!owned && fchown(fd, like->st_uid, like->st_gid) != 0 &&
-	    fchown(fd, (uid_t)-1, like->st_gid) != 0)
-		errno = 0;
+	    fchown(fd, (uid_t)-1, like->st_gid) != 0) {
+		/* Neither is ours to give: they stay the runner's, as cc's output's. */
+	}
 	/* After fchown, which clears set-id bits. */
 	return fchmod(fd, like->st_mode & 07777) == 0;
 }
@@ -405,6 +405,29 @@ temp_entry_free(temp_entry_t *t)
 	free(t->backup);
 }
 
+/* Room for one more entry (for dest, in e's message); 0 or -1. */
+static int
+tempset_grow(tempset_t *ts, const char *dest, err_t *e)
+{
+	size_t cap = ts->cap ? ts->cap * 2 : 8;
+	temp_entry_t *v;
+	sigset_t old;
+
+	if (ts->n < ts->cap)
+		return 0;
+	if ((v = malloc(cap * sizeof(*v))) == NULL)
+		return err_errno(e, ENOMEM, "%s", dest);
+	/* The handler may read the old array until the new one is in. */
+	if (ts->n > 0)
+		memcpy(v, ts->v, ts->n * sizeof(*v));
+	block_signals(&old);
+	free(ts->v);
+	ts->v = v;
+	ts->cap = cap;
+	restore_signals(&old);
+	return 0;
+}
+
 int
 tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, err_t *e)
 {
@@ -412,21 +435,8 @@ tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, 
 	sigset_t old;
 	int fd;
 
-	if (ts->n == ts->cap) {
-		size_t cap = ts->cap ? ts->cap * 2 : 8;
-		temp_entry_t *v = malloc(cap * sizeof(*v));
-
-		if (v == NULL)
-			return err_errno(e, ENOMEM, "%s", dest);
-		/* The handler may read the old array until the new one is in. */
-		if (ts->n > 0)
-			memcpy(v, ts->v, ts->n * sizeof(*v));
-		block_signals(&old);
-		free(ts->v);
-		ts->v = v;
-		ts->cap = cap;
-		restore_signals(&old);
-	}
+	if (tempset_grow(ts, dest, e) != 0)
+		return -1;
 	block_signals(&old);
 	fd = temp_entry_init(&t, dest, like, e);
 	ts->v[ts->n++] = t;	/* even half made: discard frees it */
@@ -493,20 +503,8 @@ tempset_link(tempset_t *ts, int i, const char *dest, err_t *e)
 	sigset_t old;
 	int rc;
 
-	if (ts->n == ts->cap) {
-		size_t cap = ts->cap * 2 + 8;
-		temp_entry_t *v = malloc(cap * sizeof(*v));
-
-		if (v == NULL)
-			return err_errno(e, ENOMEM, "%s", dest);
-		if (ts->n > 0)
-			memcpy(v, ts->v, ts->n * sizeof(*v));
-		block_signals(&old);
-		free(ts->v);
-		ts->v = v;
-		ts->cap = cap;
-		restore_signals(&old);
-	}
+	if (tempset_grow(ts, dest, e) != 0)
+		return -1;
 	block_signals(&old);
 	rc = link_entry_init(&t, &ts->v[i], dest, e);
 	ts->v[ts->n++] = t;	/* even half made: discard frees it */
