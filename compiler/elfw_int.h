@@ -67,6 +67,7 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
+	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
 	bool failed;
 	err_t err;
 };

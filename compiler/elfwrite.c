@@ -844,6 +844,18 @@ set_shstrndx(const layout_t *l, Elf *elf, err_t *e)
 	return 0;
 }
 
+void
+elfw_set_output_name(elfw_t *w, const char *name)
+{
+	w->out_name = name;
+}
+
+static const char *
+output_name(const elfw_t *w)
+{
+	return w->out_name != NULL ? w->out_name : "the object";
+}
+
 /* Everything after the layout decisions: libelf builds and writes the file. */
 static int
 emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
@@ -866,8 +878,13 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
 	    set_shstrndx(l, elf, e) != 0)
 		goto out;
+	errno = 0;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		err_libelf(e, "ELF writer", "elf_update");
+		/* A failed write (a full disk) leaves its cause in errno. */
+		if (errno != 0)
+			err_errno(e, errno, "cannot write %s", output_name(w));
+		else
+			err_libelf(e, "ELF writer", "elf_update");
 		goto out;
 	}
 	rc = 0;
@@ -876,9 +893,9 @@ out:
 	return rc;
 }
 
-/* Write the whole of the file staged in stage to fd. */
+/* Write the whole of the file staged in stage to fd, named name. */
 static int
-copy_staged(int stage, int fd, err_t *e)
+copy_staged(int stage, int fd, const char *name, err_t *e)
 {
 	struct stat st;
 	void *map;
@@ -891,7 +908,7 @@ copy_staged(int stage, int fd, err_t *e)
 	if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, stage, 0)) == MAP_FAILED)
 		return err_errno(e, errno, "ELF writer: staged file");
 	if (fd_write_all(fd, map, (size_t)st.st_size) != 0)
-		rc = err_errno(e, errno, "ELF writer: writing the object");
+		rc = err_errno(e, errno, "cannot write %s", name);
 	munmap(map, (size_t)st.st_size);
 	return rc;
 }
@@ -912,7 +929,7 @@ emit_staged(elfw_t *w, layout_t *l, int fd, err_t *e)
 		return emit_file(w, l, fd, ELF_C_WRITE, e);
 	rc = emit_file(w, l, stage, ELF_C_WRITE_MMAP, e);
 	if (rc == 0)
-		rc = copy_staged(stage, fd, e);
+		rc = copy_staged(stage, fd, output_name(w), e);
 	close(stage);
 	return rc;
 }

@@ -141,6 +141,12 @@ int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
  */
 int elfw_write_rel(elfw_t *w, int fd, err_t *e);
 
+/*
+ * The name a failed write of w's file gives ("cannot write NAME: cause"),
+ * kept by reference until the write; without it, "the object".
+ */
+void elfw_set_output_name(elfw_t *w, const char *name);
+
 /* What a shared object needs beyond the description. */
 typedef struct elfw_dyn_opts {
 	const char *soname;	/* DT_SONAME, or NULL for none */

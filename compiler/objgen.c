@@ -420,19 +420,19 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "libelf is out of date: elf_version failed: %s",
 		    elf_errmsg(-1));
-	idset_t byreal;
+	idset_t byfile;
 	int rc = 0;
 
 	if ((g->ins = calloc(o->nobjects, sizeof(*g->ins))) == NULL)
 		return err_errno(e, ENOMEM, "reading the objects");
-	idset_init(&byreal);
+	idset_init(&byfile);
 	for (size_t i = 0; i < o->nobjects && rc == 0; i++) {
-		if ((rc = objin_read(&g->ins[i], o->objects[i], g->ins, i, &byreal, e)) != 0)
+		if ((rc = objin_read(&g->ins[i], o->objects[i], g->ins, i, &byfile, e)) != 0)
 			break;
 		g->nins++;
 		rc = check_input(m, t, o, &g->ins[i], e);
 	}
-	idset_free(&byreal);
+	idset_free(&byfile);
 	return rc;
 }
 
@@ -793,16 +793,24 @@ out:
 
 /* ---- the stage ------------------------------------------------------------ */
 
+/* The output's name in messages: the file its temporary becomes. */
+static const char *
+out_name(const objgen_opts_t *o, const char *out)
+{
+	return o->out_name != NULL ? o->out_name : out;
+}
+
 static int
-write_plain(elfw_t *w, const char *out, err_t *e)
+write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
 
 	if (fd < 0)
-		return err_errno(e, errno, "%s", out);
+		return err_errno(e, errno, "cannot open %s", out_name(o, out));
+	elfw_set_output_name(w, out_name(o, out));
 	rc = elfw_write_rel(w, fd, e);
 	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", out);
+		rc = err_errno(e, errno, "cannot write %s", out_name(o, out));
 	return rc;
 }
 
@@ -845,7 +853,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 		elfw_failed(w, e);
 		return -1;
 	}
-	return write_plain(w, out, e);
+	return write_plain(w, o, out, e);
 }
 
 /*
@@ -877,7 +885,7 @@ objgen_write(const mdl_model_t *m, const usdt_target_t *t,
 	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)
 		rc = write_merged(b.w, o, t, out_path, e);
 	else if (rc == 0)
-		rc = write_plain(b.w, out_path, e);
+		rc = write_plain(b.w, o, out_path, e);
 	elfw_free(b.w);
 	return rc;
 }

@@ -33,6 +33,8 @@ typedef struct objgen_opts {
 	 * itself, as soon as it is written).
 	 */
 	tempset_t *temps;
+	/* What messages call the output (out_path is its temporary); NULL: out_path. */
+	const char *out_name;
 } objgen_opts_t;
 
 /*

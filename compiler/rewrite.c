@@ -1729,13 +1729,18 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 	 * unaddressable bytes).  A dirty Elf gets its headers gathered anew.
 	 */
 	elf_flagelf(ob->elf, ELF_C_SET, ELF_F_DIRTY);
+	errno = 0;
 	if ((size = elf_update(ob->elf, ELF_C_WRITE)) < 0) {
-		err_libelf(e, ob->path, "elf_update");
+		/* A failed write (a full disk) leaves its cause in errno. */
+		if (errno != 0)
+			err_errno(e, errno, "cannot write %s", ob->path);
+		else
+			err_libelf(e, ob->path, "elf_update");
 		goto out;
 	}
 	/* libelf grows the file but does not shrink it. */
 	if (ftruncate(fd, size) != 0) {
-		err_errno(e, errno, "%s", ob->path);
+		err_errno(e, errno, "cannot write %s", ob->path);
 		goto out;
 	}
 	rc = 0;
@@ -1748,18 +1753,18 @@ out:
 
 /*
  * The object's image (as read, objin.c) in a new temporary for its real
- * path, in ts; its fd, or -1.  The temporary takes the object's owner,
- * group and mode (fileio.h).
+ * path, in ts; its fd and its entry in *entryp, or -1.  The temporary
+ * takes the object's owner, group, mode and time (fileio.h).
  */
 static int
-copy_to_temp(tempset_t *ts, const objin_t *in, err_t *e)
+copy_to_temp(tempset_t *ts, const objin_t *in, int *entryp, err_t *e)
 {
 	int fd;
 
-	if (tempset_add(ts, in->real, &in->st, &fd, e) < 0)
+	if ((*entryp = tempset_add(ts, in->real, &in->st, &fd, e)) < 0)
 		return -1;
 	if (fd_write_all(fd, in->bytes, in->len) != 0) {
-		err_errno(e, errno, "%s: copying it", in->real);
+		err_errno(e, errno, "cannot write %s", in->path);
 		close(fd);
 		return -1;
 	}
@@ -1772,7 +1777,7 @@ copy_to_temp(tempset_t *ts, const objin_t *in, err_t *e)
  */
 static int
 commit_object(const object_t *read_ob, const objin_t *in, const plan_t *p,
-    const edits_t *ed, err_t *e)
+    const edits_t *ed, int *entryp, err_t *e)
 {
 	object_t ob;
 	int fd, rc = -1;
@@ -1786,7 +1791,7 @@ commit_object(const object_t *read_ob, const objin_t *in, const plan_t *p,
 	ob.filesize = read_ob->filesize;
 	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
 	ob.key = read_ob->key;
-	if ((fd = copy_to_temp(read_ob->temps, in, e)) < 0)
+	if ((fd = copy_to_temp(read_ob->temps, in, entryp, e)) < 0)
 		return -1;
 	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
 		err_libelf(e, read_ob->path, "elf_begin");
@@ -1800,7 +1805,7 @@ commit_object(const object_t *read_ob, const objin_t *in, const plan_t *p,
 	if (ob.elf != NULL)
 		elf_end(ob.elf);
 	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", in->real);
+		rc = err_errno(e, errno, "cannot write %s", in->path);
 	return rc;
 }
 
@@ -1826,6 +1831,8 @@ struct rewrite_plan {
 	tempset_t own;
 	planned_object_t *objs;
 	size_t nobjs;
+	const objin_t *ins;	/* every input, repeats too (rewrite_write) */
+	size_t nins;
 };
 
 /*
@@ -1925,6 +1932,8 @@ rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
 	rp->isa = call_isa_for(t->arch->elf_machine);
 	rp->o = o;
 	rp->temps = o != NULL && o->temps != NULL ? o->temps : &rp->own;
+	rp->ins = ins;
+	rp->nins = nins;
 	*planp = rp;
 	if (nins == 0)
 		return 0;
@@ -1947,15 +1956,39 @@ rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
 	return rc;
 }
 
+/*
+ * The other names under which the object of po was given (hard links of
+ * it: objin.c reads it once) become its rewritten file too, so that each
+ * name given to -G carries the rewrite; each name once.
+ */
+static int
+link_other_names(rewrite_plan_t *rp, const planned_object_t *po, int entry, err_t *e)
+{
+	for (size_t i = 0; i < rp->nins; i++) {
+		const objin_t *in = &rp->ins[i];
+		bool done = strcmp(in->real, po->in->real) == 0;
+
+		if (in->same_as != po->in)
+			continue;
+		for (size_t j = 0; j < i && !done; j++)
+			done = rp->ins[j].same_as == po->in && strcmp(rp->ins[j].real, in->real) == 0;
+		if (!done && tempset_link(rp->temps, entry, in->real, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 rewrite_write(rewrite_plan_t *rp, err_t *e)
 {
 	for (size_t i = 0; i < rp->nobjs; i++) {
 		planned_object_t *po = &rp->objs[i];
+		int entry;
 
 		if (po->nsites == 0)
 			continue;
-		if (commit_object(&po->ob, po->in, &po->p, &po->ed, e) != 0)
+		if (commit_object(&po->ob, po->in, &po->p, &po->ed, &entry, e) != 0 ||
+		    link_other_names(rp, po, entry, e) != 0)
 			return -1;
 		note(&po->ob, "rewrote %zu probe call%s", po->nsites, po->nsites == 1 ? "" : "s");
 	}
@@ -1968,7 +2001,7 @@ rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths
 {
 	objin_t *ins = calloc(npaths + 1, sizeof(*ins));
 	rewrite_plan_t *rp = NULL;
-	idset_t byreal;
+	idset_t byfile;
 	size_t n = 0;
 	int rc = 0;
 
@@ -1976,11 +2009,11 @@ rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths
 		return err_errno(e, ENOMEM, "rewriting probe calls");
 	if (npaths > 0 && elf_version(EV_CURRENT) == EV_NONE)
 		rc = err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
-	idset_init(&byreal);
+	idset_init(&byfile);
 	for (; rc == 0 && n < npaths; n++)
-		if ((rc = objin_read(&ins[n], paths[n], ins, n, &byreal, e)) != 0)
+		if ((rc = objin_read(&ins[n], paths[n], ins, n, &byfile, e)) != 0)
 			break;
-	idset_free(&byreal);
+	idset_free(&byfile);
 	if (rc == 0 && (rc = rewrite_plan(m, t, ins, npaths, o, &rp, out, e)) == 0)
 		rc = rewrite_write(rp, e);
 	rewrite_plan_free(rp);

@@ -566,29 +566,61 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 	return output_done(o, out, rc, &e);
 }
 
+/*
+ * The objects of o that exist: one that does not (ENOENT) has no probe
+ * sites to record, so it is left out with a warning, as SystemTap's dtrace
+ * goes on without it (PHP's build runs -G over objects it may not have
+ * made); any other failure to open one stays an error (objin.c).  The
+ * array is malloc'd; NULL when out of memory.
+ */
+static char **
+existing_objects(const options_t *o, size_t *np)
+{
+	char **v = malloc((o->noperands + 1) * sizeof(*v));
+	struct stat st;
+
+	*np = 0;
+	for (size_t i = 0; v != NULL && i < o->noperands; i++) {
+		if (stat(o->operands[i], &st) != 0 && errno == ENOENT)
+			warning("%s: %s; it has no probe sites to record, so -G goes on "
+			    "without it", o->operands[i], strerror(ENOENT));
+		else
+			v[(*np)++] = o->operands[i];
+	}
+	return v;
+}
+
 static int
 run_object(const options_t *o, mdl_model_t *m, const char *out)
 {
+	size_t nobjects;
+	char **objects = existing_objects(o, &nobjects);
 	objgen_opts_t go = {
-		.objects = o->operands,
-		.nobjects = o->noperands,
+		.objects = objects,
+		.nobjects = nobjects,
 		.lazyload = o->lazyload,
 		.verbose = o->verbose,
 		.ld_cmd = o->ld_cmd,
 		.drti_missing = drti_object_missing(o->target),
 		.drti_ld = drti_linker(o->target),
 		.temps = &temps,
+		.out_name = out,
 	};
 	const char *tmp;
 	err_t e;
 	int rc;
 
+	if (objects == NULL) {
+		error("out of memory");
+		return 1;
+	}
 	go.drti = drti_object_for(o->target, &go.drti_size);
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
 		rc = backend_for(o->target)->object(m, o->target, &go, tmp, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
+	free(objects);
 	return output_done(o, out, rc, &e);
 }
 
