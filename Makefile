@@ -65,6 +65,8 @@ CORE_SRCS = \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
+	compiler/macho_objgen.c \
+	compiler/macho_in.c \
 	compiler/list.c \
 	compiler/magic.c \
 	compiler/sites.c \
