@@ -2,7 +2,7 @@
  * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
  *
  * Roadmap (one stage per file; usdtc/ is this program, compiler/ the core
- * library it shares with libusdt, README.md "Layout" says what each may use):
+ * library it shares with libusdt, doc/layout.md says what each may use):
  *
  *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
