@@ -6,8 +6,8 @@
  * `usdtc -G` puts drti_lite (runtime/drti_lite.c, embedded in usdtc by
  * drti_blob.S) into its output.  It used to run `ld -r` for that, which
  * costs a process, anonymous files for its inputs, and a linker pass over
- * every section of the output: seconds for a provider of ten thousand
- * probes, whose object has sixty thousand sections.  drti_lite is ours,
+ * every section of the output, of which a provider has several a probe
+ * (`bench/compile` times -G of a 10,000-probe provider).  drti_lite is ours,
  * small and of a known shape, so the builder takes it in directly and
  * does what `ld -r` does with such an object:
  *
