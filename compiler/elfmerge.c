@@ -576,26 +576,23 @@ renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
 
 	if (data == NULL)
 		return err_libelf(e, path, "elf_getdata");
+	/* A REL entry is a RELA entry without the addend: one path for both. */
 	for (size_t i = 0; i < n; i++) {
-		if (sh->sh_type == SHT_RELA) {
-			GElf_Rela r;
+		bool rela = sh->sh_type == SHT_RELA;
+		GElf_Rela r = { 0 };
+		GElf_Rel rel = { 0 };
 
-			if (gelf_getrela(data, (int)i, &r) == NULL)
-				return err_libelf(e, path, "gelf_getrela");
-			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
-			    GELF_R_TYPE(r.r_info));
-			if (gelf_update_rela(data, (int)i, &r) == 0)
-				return err_libelf(e, path, "gelf_update_rela");
-		} else {
-			GElf_Rel r;
-
-			if (gelf_getrel(data, (int)i, &r) == NULL)
-				return err_libelf(e, path, "gelf_getrel");
-			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
-			    GELF_R_TYPE(r.r_info));
-			if (gelf_update_rel(data, (int)i, &r) == 0)
-				return err_libelf(e, path, "gelf_update_rel");
-		}
+		if (rela ? gelf_getrela(data, (int)i, &r) == NULL :
+		    gelf_getrel(data, (int)i, &rel) == NULL)
+			return err_libelf(e, path, rela ? "gelf_getrela" : "gelf_getrel");
+		if (!rela)
+			r.r_info = rel.r_info;
+		r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
+		    GELF_R_TYPE(r.r_info));
+		rel.r_info = r.r_info;
+		if ((rela ? gelf_update_rela(data, (int)i, &r) :
+		    gelf_update_rel(data, (int)i, &rel)) == 0)
+			return err_libelf(e, path, rela ? "gelf_update_rela" : "gelf_update_rel");
 	}
 	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
 	return 0;
