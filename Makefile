@@ -31,7 +31,7 @@ REPRO_CFLAGS = -ffile-prefix-map=$(CURDIR)=.
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
 
-# Three layers (README.md, "Layout"):
+# Three layers (doc/layout.md):
 #   compiler/  the core library: every format usdtc reads or writes, bytes
 #              <-> model; built once as the internal archive $(B)/libusdtc.a,
 #              once as position-independent code for libusdt
@@ -65,6 +65,8 @@ CORE_SRCS = \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
+	compiler/macho_objgen.c \
+	compiler/macho_in.c \
 	compiler/list.c \
 	compiler/magic.c \
 	compiler/sites.c \

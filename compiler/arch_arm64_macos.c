@@ -14,7 +14,7 @@
  *	8	mov x0, #0	is-enabled tracepoint
  *	12	ret
  *
- * Only macho_write.c uses this unit: macOS has no stapsdt notes, so the
+ * Only macho_objgen.c uses this unit: macOS has no stapsdt notes, so the
  * argument description is empty.
  */
 #include <elf.h>

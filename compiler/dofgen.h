@@ -26,7 +26,7 @@ typedef struct dof_reloc {
 
 /*
  * Where one probe record's site offsets lie in the image, for an object
- * writer that relocates each entry (Mach-O's -G object: macho_write.c), so
+ * writer that relocates each entry (Mach-O's -G object: macho_objgen.c), so
  * that no writer has to decode what it was just given.  Records come in
  * image order: providers, then each provider's PROBES section.
  */

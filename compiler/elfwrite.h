@@ -175,7 +175,7 @@ uint64_t elfw_symbol_address(const elfw_t *w, int symbol);
 
 /*
  * Make the global symbol `name` of the relocatable object at path local,
- * in place: the symbol table is reordered so locals stay first, and every
+ * in place (elfmerge.c; used after `ld -r`, -x ldpath=): the symbol table is reordered so locals stay first, and every
  * relocation and group signature that used a moved index is renumbered.
  * Section offsets are kept as they are.  Returns 0, or -1 with e set.
  */

@@ -1994,31 +1994,3 @@ rewrite_write(rewrite_plan_t *rp, err_t *e)
 	}
 	return rp->temps == &rp->own ? tempset_commit(&rp->own, e) : 0;
 }
-
-int
-rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths,
-    size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
-{
-	objin_t *ins = calloc(npaths + 1, sizeof(*ins));
-	rewrite_plan_t *rp = NULL;
-	idset_t byfile;
-	size_t n = 0;
-	int rc = 0;
-
-	if (ins == NULL)
-		return err_errno(e, ENOMEM, "rewriting probe calls");
-	if (npaths > 0 && elf_version(EV_CURRENT) == EV_NONE)
-		rc = err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
-	idset_init(&byfile);
-	for (; rc == 0 && n < npaths; n++)
-		if ((rc = objin_read(&ins[n], paths[n], ins, n, &byfile, e)) != 0)
-			break;
-	idset_free(&byfile);
-	if (rc == 0 && (rc = rewrite_plan(m, t, ins, npaths, o, &rp, out, e)) == 0)
-		rc = rewrite_write(rp, e);
-	rewrite_plan_free(rp);
-	for (size_t i = 0; i < n; i++)
-		objin_free(&ins[i]);
-	free(ins);
-	return rc;
-}

@@ -71,7 +71,7 @@ typedef struct rewrite_opts {
 	void *note_ctx;
 	/*
 	 * The rewritten objects' temporaries, for the caller to commit with
-	 * its output (fileio.h); NULL: rewrite_objects commits them itself
+	 * its output (fileio.h); NULL: rewrite_write commits them itself
 	 * when every object is done, or none of them.
 	 */
 	tempset_t *temps;
@@ -101,10 +101,6 @@ int rewrite_plan(const mdl_model_t *m, const usdt_target_t *t,
 int rewrite_write(rewrite_plan_t *plan, err_t *e);
 void rewrite_plan_free(rewrite_plan_t *plan);
 
-/* Read, plan and write in one go, for objects by path (the unit test's). */
-int rewrite_objects(const mdl_model_t *m, const usdt_target_t *t,
-    char *const *paths, size_t npaths, const rewrite_opts_t *o,
-    rewrite_sites_t *out, err_t *e);
 void rewrite_sites_free(rewrite_sites_t *s);
 
 /* Whether an is-enabled call of pr still reaches its unit (see kept). */

@@ -120,4 +120,30 @@ const usdt_target_t *target_host(void);
 /* Comma-separated list of known target names, for --help and errors. */
 const char *target_names(void);
 
+/*
+ * What a macOS target's architecture is in Mach-O: the CPU of the header,
+ * the oldest macOS it runs (LC_BUILD_VERSION, 0xMMMMmmpp), and the two
+ * relocation types a difference of two symbols takes.
+ */
+typedef struct target_macho {
+	uint32_t cputype, cpusubtype;
+	uint32_t minos;
+	unsigned reloc_unsigned, reloc_subtractor;
+} target_macho_t;
+
+/* t's Mach-O facts into out; false for an arch macOS does not run on. */
+bool target_macho(const usdt_target_t *t, target_macho_t *out);
+
+/*
+ * The names macOS dtrace gives a probe's functions, which its -h header
+ * calls and the -G object defines: "__dtrace_probe$P$N$v1$696e74" (each
+ * native argument type's C spelling in lower-case hex) and
+ * "__dtrace_isenabled$P$N$v1"; their Mach-O symbols have one more leading
+ * underscore.  malloc'd; NULL on allocation failure.
+ */
+char *macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+char *macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+/* s as lower-case hex, two digits a byte, as those names spell types. */
+void macos_put_hex(strbuf_t *sb, const char *s);
+
 #endif

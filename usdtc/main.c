@@ -2,7 +2,7 @@
  * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
  *
  * Roadmap (one stage per file; usdtc/ is this program, compiler/ the core
- * library it shares with libusdt, README.md "Layout" says what each may use):
+ * library it shares with libusdt, doc/layout.md says what each may use):
  *
  *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
@@ -16,7 +16,7 @@
  *                  sites.c      -G: where each probe fires, apart from the model
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object
- *        model --> header_macos.c, macho_write.c   -h and -G for macOS (Mach-O)
+ *        model --> header_macos.c, macho_objgen.c  -h and -G for macOS (Mach-O)
  *   usdtc/drti_objects.c, drti_blob.S   the target's drti_lite object
  *   any file --> probefind.c (decode.c, macho_read.c) --> list.c  --list / --dump
  *   target.c, arch_*.c  what differs per platform
@@ -55,7 +55,7 @@
 #include "header_macos.h"
 #include "list.h"
 #include "model.h"
-#include "macho_write.h"
+#include "macho_objgen.h"
 #include "objgen.h"
 #include "source.h"
 #include "strbuf.h"
