@@ -45,9 +45,11 @@
  * No DTrace is the normal case on Linux: then the constructor costs one
  * failed open() and says nothing.  DTRACE_DOF_INIT_DISABLE skips even that;
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
- * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it); all
- * three are read with secure_getenv, so a setuid program ignores them, and
- * the device must be a character device reached without a symlink.  The
+ * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
+ * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
+ * four are read with secure_getenv, so a setuid program ignores them, and
+ * the device must be a character device (or root's FUSE file, as
+ * drti_proto.h says) reached without a symlink.  The
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
  * This code lives inside other people's programs: it never aborts, never
