@@ -437,11 +437,17 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
 }
 
 /*
- * Each probe fires in its own unit: the probe slot, and the is-enabled slot
- * where an is-enabled check can still reach it.  With the program's objects
- * given, that is only where rewriting kept an is-enabled call on the unit
- * (rewrite_keeps_enabled; a rewritten check has its own site); with
- * none, any check may.  An is-enabled offset is not free: DTrace on Linux
+ * Each probe can fire in its own unit: the probe slot where a probe call
+ * can still reach it, and the is-enabled slot where an is-enabled check
+ * can.  With the program's objects given, that is only where rewriting
+ * kept a call on the unit, or, for the probe slot, where the probe has no
+ * site in those objects (rewrite_keeps_probe, rewrite_keeps_enabled; a
+ * rewritten call or check has its own site in its caller, and a slot no
+ * call reaches would be listed by DTrace as a probe that never fires);
+ * with none, any call may.  A probe called both from objects given to -G
+ * and from one that was not is seen by DTrace at the former only.  (For
+ * now on Linux only: FreeBSD's and illumos' DOF keep every probe slot,
+ * as their tests, tests/targets and tests/kdof, expect.)  An is-enabled offset is not free: DTrace on Linux
  * enables one with a program that needs bpf_probe_write_user, which a
  * kernel in lockdown refuses, and it then refuses the whole probe (issue
  * 9, item 6) - so a probe whose program never asks _ENABLED() has none.
@@ -461,7 +467,8 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 			char *fn = usdt_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
-			if (rc == 0)
+			if (rc == 0 && (all_enabled || t->os != USDT_OS_LINUX ||
+			    rewrite_keeps_probe(&g->rewritten, pr)))
 				rc = site_table_add(&g->sites, pr, fn, fn, t->arch->probe_offset,
 				    false);
 			if (rc == 0 && (all_enabled || rewrite_keeps_enabled(&g->rewritten, pr)))

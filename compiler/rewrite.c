@@ -344,14 +344,14 @@ typedef struct probe_ref {
 	const mdl_probe_t *probe;
 	bool is_enabled;
 	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
-	bool *kept;		/* the probe's: an is-enabled call keeps its unit */
+	bool *kept;		/* a call of this function keeps reaching the unit */
 } probe_ref_t;
 
 typedef struct probe_index {
 	probe_ref_t *refs;
 	size_t n;
 	name_map_t map;
-	bool *kept;		/* per probe, for probe_ref_t.kept */
+	bool *kept;		/* per function, for probe_ref_t.kept */
 } probe_index_t;
 
 static void
@@ -374,7 +374,7 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 	for (size_t i = 0; i < m->nproviders; i++)
 		total += 2 * m->providers[i]->nprobes;
 	if ((x->refs = calloc(total + 1, sizeof(probe_ref_t))) == NULL ||
-	    (x->kept = calloc(total / 2 + 1, sizeof(bool))) == NULL ||
+	    (x->kept = calloc(total + 1, sizeof(bool))) == NULL ||
 	    map_init(&x->map, total) != 0)
 		goto fail;
 	for (size_t i = 0; i < m->nproviders; i++) {
@@ -387,7 +387,7 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 				r->prov = p;
 				r->probe = p->probes[j];
 				r->is_enabled = en;
-				r->kept = &x->kept[x->n / 2];
+				r->kept = &x->kept[x->n];
 				r->name = en ? usdt_enabled_func(p->name, r->probe->dof_name)
 				    : usdt_probe_func(p->name, r->probe->dof_name);
 				if (r->name == NULL)
@@ -436,7 +436,9 @@ rewrite_sites_free(rewrite_sites_t *s)
 	free(s->sites);
 	free(s->anchors);
 	idset_free(&s->anchor_set);
-	free(s->kept);
+	free(s->kept_enabled.probes);
+	free(s->kept_probe.probes);
+	free(s->sited.probes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -449,30 +451,67 @@ cmp_probe_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool
+keeps(const rewrite_kept_t *k, bool every, const mdl_probe_t *pr)
+{
+	return every || (k->n > 0 &&
+	    bsearch(&pr, k->probes, k->n, sizeof(*k->probes), cmp_probe_addr) != NULL);
+}
+
 bool
 rewrite_keeps_enabled(const rewrite_sites_t *s, const mdl_probe_t *pr)
 {
-	return s->every_kept || (s->nkept > 0 &&
-	    bsearch(&pr, s->kept, s->nkept, sizeof(*s->kept), cmp_probe_addr) != NULL);
+	return keeps(&s->kept_enabled, s->every_kept, pr);
 }
 
-/* The probes an is-enabled call keeps reaching, sorted for the lookup. */
+bool
+rewrite_keeps_probe(const rewrite_sites_t *s, const mdl_probe_t *pr)
+{
+	return keeps(&s->kept_probe, s->every_kept, pr) || !keeps(&s->sited, false, pr);
+}
+
+/* The probes with a probe site (not only is-enabled ones) in out, sorted. */
 static int
-list_kept(const probe_index_t *x, rewrite_sites_t *out)
+list_sited(rewrite_sites_t *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < x->n; i += 2)
-		n += x->kept[i / 2];
+	if (out->n == 0)
+		return 0;
+	if ((out->sited.probes = calloc(out->n, sizeof(*out->sited.probes))) == NULL)
+		return -1;
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->sites[i].is_enabled)
+			out->sited.probes[n++] = out->sites[i].probe;
+	qsort(out->sited.probes, n, sizeof(*out->sited.probes), cmp_probe_addr);
+	out->sited.n = n;
+	return 0;
+}
+
+/* The probes whose is-enabled (or probe) function a call keeps reaching, sorted. */
+static int
+list_kept_kind(const probe_index_t *x, bool is_enabled, rewrite_kept_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->n; i++)
+		n += x->refs[i].is_enabled == is_enabled && x->kept[i];
 	if (n == 0)
 		return 0;
-	if ((out->kept = calloc(n, sizeof(*out->kept))) == NULL)
+	if ((out->probes = calloc(n, sizeof(*out->probes))) == NULL)
 		return -1;
-	for (size_t i = 0; i < x->n; i += 2)
-		if (x->kept[i / 2])
-			out->kept[out->nkept++] = x->refs[i].probe;
-	qsort(out->kept, out->nkept, sizeof(*out->kept), cmp_probe_addr);
+	for (size_t i = 0; i < x->n; i++)
+		if (x->refs[i].is_enabled == is_enabled && x->kept[i])
+			out->probes[out->n++] = x->refs[i].probe;
+	qsort(out->probes, out->n, sizeof(*out->probes), cmp_probe_addr);
 	return 0;
+}
+
+static int
+list_kept(const probe_index_t *x, rewrite_sites_t *out)
+{
+	return list_kept_kind(x, true, &out->kept_enabled) != 0 ||
+	    list_kept_kind(x, false, &out->kept_probe) != 0 ? -1 : 0;
 }
 
 /* Is anchor id of the sites ctx called key? */
@@ -948,15 +987,14 @@ probe_desc(const probe_ref_t *r)
 }
 
 /*
- * A reference that keeps reaching the probe's unit.  When it is to the
- * is-enabled function, the unit's is-enabled slot is a site DTrace must
- * know (objgen.c records it only then).
+ * A reference that keeps reaching the probe's unit: the unit's probe slot
+ * (a call of the probe function) or is-enabled slot is then a site DTrace
+ * must know (objgen.c records each only then).
  */
 static void
 keeps_stub(const probe_ref_t *r)
 {
-	if (r->is_enabled)
-		*r->kept = true;
+	*r->kept = true;
 }
 
 /*
@@ -1950,7 +1988,7 @@ rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
 	for (size_t i = 0; i < nins && rc == 0; i++)
 		if (ins[i].same_as == NULL)
 			rc = plan_one(rp, &ins[i], out, e);
-	if (rc == 0 && list_kept(&rp->probes, out) != 0)
+	if (rc == 0 && (list_kept(&rp->probes, out) != 0 || list_sited(out) != 0))
 		rc = err_errno(e, ENOMEM, "rewriting probe calls");
 	out->every_kept = out->every_kept || rp->every_kept;
 	return rc;

@@ -45,6 +45,12 @@ typedef struct rewrite_site {
  */
 #define REWRITE_ANCHOR_PREFIX	"__usdt_sites."
 
+/* A set of probes, sorted by address. */
+typedef struct rewrite_kept {
+	const mdl_probe_t **probes;
+	size_t n;
+} rewrite_kept_t;
+
 typedef struct rewrite_sites {
 	rewrite_site_t *sites;
 	size_t n;
@@ -52,14 +58,18 @@ typedef struct rewrite_sites {
 	size_t nanchors;
 	idset_t anchor_set;	/* anchors by name: one lookup per object */
 	/*
-	 * The probes whose unit an is-enabled call still reaches (a call
-	 * that was not rewritten), by address: objgen.c gives those units'
-	 * is-enabled slots a site (rewrite_keeps_enabled).  every_kept: an
-	 * object's calls could not be seen (LLVM bitcode, LTO, a machine
+	 * The probes whose unit an is-enabled call (kept_enabled) or a probe
+	 * call (kept_probe) still reaches (a call that was not rewritten, a
+	 * reference that is not a call), by address: objgen.c gives those
+	 * units' is-enabled or probe slots a site (rewrite_keeps_enabled,
+	 * rewrite_keeps_probe); a slot nothing reaches never fires, and
+	 * DTrace must not list it.  A probe with no probe site in the given
+	 * objects keeps its unit's probe slot too: only objects not given
+	 * to -G can fire it (sited: the probes that have one).  every_kept:
+	 * an object's calls could not be seen (LLVM bitcode, LTO, a machine
 	 * without rewriting), so any probe's may.
 	 */
-	const mdl_probe_t **kept;
-	size_t nkept;
+	rewrite_kept_t kept_enabled, kept_probe, sited;
 	bool every_kept;
 } rewrite_sites_t;
 
@@ -105,6 +115,11 @@ void rewrite_sites_free(rewrite_sites_t *s);
 
 /* Whether an is-enabled call of pr still reaches its unit (see kept). */
 bool rewrite_keeps_enabled(const rewrite_sites_t *s, const mdl_probe_t *pr);
+/*
+ * Whether pr's unit's probe slot is a site: a probe call (or a reference)
+ * still reaches it, or pr has no other probe site in the given objects.
+ */
+bool rewrite_keeps_probe(const rewrite_sites_t *s, const mdl_probe_t *pr);
 
 /* The key of the alias symbols made for an object at path (for tests). */
 uint32_t rewrite_alias_key(const char *path);

@@ -43,7 +43,11 @@
  * and the rest on the stack, as the stapsdt note describes them.
  * usdt_is_enabled reads the probe's semaphore (raised by bpftrace and perf)
  * and, only when the DOF was registered with DTrace, also runs the
- * is-enabled tracepoint with a flag DTrace sets.  Neither takes a lock or
+ * is-enabled tracepoint with a flag DTrace sets.  Under kernel lockdown
+ * the DOF has no is-enabled sites (drti_proto.h), so instead it looks at
+ * the probe's tracepoint: a uprobe there (DTrace's, or any tracer's) has
+ * replaced its first instruction with the breakpoint the kernel uses,
+ * which the process reads like any other byte of its text.  Neither takes a lock or
  * touches anything shared between providers, so probes fire in any thread
  * while other providers are enabled and disabled; enable and disable
  * themselves are serialized by one mutex (libelf and the loader prefer
@@ -83,13 +87,28 @@
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
+/* Whether the tracepoint at site holds the kernel's uprobe breakpoint. */
+static int
+uprobe_at(const void *site)
+{
+#if defined(__x86_64__)
+	return *(const volatile uint8_t *)site == 0xcc;		/* int3 */
+#elif defined(__aarch64__)
+	return *(const volatile uint32_t *)site == 0xd42000a0u;	/* brk #5 */
+#else
+	(void)site;
+	return 0;
+#endif
+}
+
 /* An enabled probe: the public part first, so usdt_probe_t * points here. */
 typedef struct fire {
 	usdt_probe_t pub;
 	const void *unit;			/* the probe tracepoint */
 	void (*enabled)(uint32_t *flag);	/* the is-enabled tracepoint */
 	const uint16_t *semaphore;		/* NULL when the target has none */
-	bool dtrace;				/* the DOF is registered */
+	bool dtrace;				/* registered, is-enabled sites too */
+	bool breakpoint;			/* registered under lockdown */
 } fire_t;
 
 /* What an enabled provider holds; provider->file points here. */
@@ -623,8 +642,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 		return 0;
 	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);
 	l->reg.helper.dofhp_addr = l->base;
-	l->reg.helper.dofhp_dof = l->base + dof;
-	if (drti_register(&l->reg) < 0) {
+	if (drti_register_dof(&l->reg, (const void *)(l->base + dof)) < 0) {
 		usdt_error(provider, USDT_ERROR_LOADDOF, strerror(errno));
 		return -1;
 	}
@@ -659,7 +677,8 @@ attach_probes(usdt_provider_t *provider, loaded_t *l, const usdt_image_layout_t 
 		f->unit = (const void *)(l->base + a->probe);
 		f->enabled = (void (*)(uint32_t *))(l->base + a->enabled);
 		f->semaphore = a->semaphore ? (const uint16_t *)(l->base + a->semaphore) : NULL;
-		f->dtrace = l->reg.gen >= 0;
+		f->dtrace = l->reg.gen >= 0 && l->reg.strip == 0;
+		f->breakpoint = l->reg.gen >= 0 && l->reg.strip == 1;
 		f->pub.probe_addr = (void *)f->unit;
 		f->pub.isenabled_addr = (int (*)(void))(l->base + a->enabled);
 	}
@@ -803,6 +822,8 @@ usdt_is_enabled(usdt_probe_t *probe)
 		return 0;
 	if (f->semaphore != NULL && __atomic_load_n(f->semaphore, __ATOMIC_RELAXED) != 0)
 		return 1;
+	if (f->breakpoint)
+		return uprobe_at(f->unit);
 	if (!f->dtrace)
 		return 0;
 	f->enabled(&flag);
