@@ -60,9 +60,7 @@
  * usdt_errstr returned stays readable until usdt_provider_free (it then
  * holds the latest message).  Nothing aborts or prints.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -79,6 +77,8 @@
 #include "usdt.h"
 #include "usdt_file.h"
 #include "usdt_image.h"
+#include "usdt_jit.h"
+#include "usdt_map.h"
 
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
@@ -95,7 +95,8 @@ typedef struct fire {
 /* What an enabled provider holds; provider->file points here. */
 typedef struct loaded {
 	usdt_file_t file;	/* the object's file */
-	void *handle;		/* dlopen's */
+	usdt_map_t map;		/* where it is mapped (usdt_map.c) */
+	struct usdt_jit_entry *jit;	/* its entry for gdb (usdt_jit.c) */
 	uintptr_t base;		/* its load bias */
 	drti_reg_t reg;		/* its DTrace registration */
 	fire_t *fires;		/* one per probedef enabled */
@@ -565,26 +566,38 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 	return rc;
 }
 
+/*
+ * The loading step: map the sealed file from its descriptor (usdt_map.c:
+ * no dlopen, whose cost grows with every object loaded) and show it to
+ * gdb (usdt_jit.c).  l->base is the load bias DTrace is given.
+ */
+static int
+map_object(loaded_t *l, uint64_t dof, err_t *e)
+{
+	if (usdt_map_image(l->file.fd, &l->map, e) != 0)
+		return -1;
+	l->base = l->map.base;
+	if (check_loaded_dof(l, dof, e) != 0)
+		return -1;
+	return usdt_jit_register(l->file.fd, l->base, &l->jit, e);
+}
+
+/* Undo map_object. */
+static void
+unmap_object(loaded_t *l)
+{
+	usdt_jit_unregister(l->jit);
+	l->jit = NULL;
+	usdt_map_unmap(&l->map);
+}
+
 /* Write the object into l's file, seal it, load it, check it. */
 static int
 write_and_load(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
     size_t n, usdt_image_layout_t *layout, err_t *e)
 {
-	const char *path = usdt_file_dlpath(&l->file);
-	struct link_map *lm = NULL;
-
 	if (usdt_image_write(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
-	    usdt_file_seal(&l->file, e) != 0)
-		return -1;
-	if ((l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		const char *why = dlerror();
-
-		return err_set(e, "dlopen %s: %s", path, why ? why : "failed");
-	}
-	if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
-		return err_set(e, "dlinfo %s: %s", path, dlerror());
-	l->base = (uintptr_t)lm->l_addr;
-	if (check_loaded_dof(l, layout->dof, e) != 0)
+	    usdt_file_seal(&l->file, e) != 0 || map_object(l, layout->dof, e) != 0)
 		return -1;
 	usdt_file_loaded(&l->file);
 	return 0;
@@ -605,9 +618,7 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 		return 0;
 	if (l->file.name == NULL)
 		return -1;
-	if (l->handle != NULL)
-		dlclose(l->handle);
-	l->handle = NULL;
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	if (usdt_file_create_memfd(&l->file, provider->name, e) != 0)
 		return -1;
@@ -635,8 +646,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 static void
 unload(loaded_t *l)
 {
-	if (l->handle != NULL)
-		dlclose(l->handle);
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	free(l->fires);
 	free(l);
