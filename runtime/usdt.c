@@ -5,26 +5,27 @@
  * writable and executable, and only DTrace could see its probes.  Here a
  * run-time provider is an ordinary shared object, built by the compiler's
  * own stages (usdt_image.c: model, probe units, stapsdt notes, DOF, the
- * ET_DYN writer) and loaded by the dynamic linker, so every tracer finds it
- * the way it finds probes compiled into a library:
+ * ET_DYN writer) and mapped from its file as a library's is, so every
+ * tracer finds it the way it finds probes compiled into a library:
  *
  *   usdt_provider_enable
  *	1. writes the object to a file with a real path in a directory
- *	   the loader can map from, or to a memfd where there is none
+ *	   it can be mapped executable from, or to a memfd where there is none
  *	   (usdt_file.c says which, and how nothing is left behind), and
  *	   makes it read-only;
- *	2. dlopens it through descriptors, never its path again (a named
- *	   file as /proc/PID/fd/DIRFD/NAME, a memfd as /proc/PID/fd/N), and
- *	   compares the DOF loaded with the one written.  The loader maps it
- *	   read-only, read+execute and read+write by segment: no page is
- *	   ever writable and executable;
+ *	2. maps it from its descriptor, never its path again (usdt_map.c:
+ *	   no dlopen, whose cost grew with every object loaded), read-only,
+ *	   read+execute and read+write by segment, so no page is ever
+ *	   writable and executable; compares the DOF mapped with the one
+ *	   written; and registers a copy with gdb's JIT interface
+ *	   (usdt_jit.c), since gdb no longer finds it in the loader's list;
  *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
  *	   does for a -G object (drti_proto.h: same device, ioctls, generation
  *	   and environment variables).  No DTrace is the normal case on
  *	   Linux and costs one failed open();
  *	4. points each probedef's probe at its unit's tracepoint, is-enabled
  *	   tracepoint and semaphore.
- *   usdt_provider_disable unregisters, dlcloses and removes the file; a
+ *   usdt_provider_disable unregisters, unmaps and removes the file; a
  *   provider can then be changed and enabled again.
  *
  * How Linux tracers find the object: by its path in /proc/PID/maps, as
@@ -46,8 +47,8 @@
  * is-enabled tracepoint with a flag DTrace sets.  Neither takes a lock or
  * touches anything shared between providers, so probes fire in any thread
  * while other providers are enabled and disabled; enable and disable
- * themselves are serialized by one mutex (libelf and the loader prefer
- * it).
+ * themselves are serialized by one mutex (libelf prefers it, and gdb's
+ * JIT list has no lock of its own).
  *
  * Ownership follows the original library: a probedef starts with two
  * references, the caller's and the one a provider holds while the
