@@ -532,11 +532,11 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 }
 
 /*
- * The DOF in the loaded object must be the one in our file, read back
- * through the descriptor of the inode we wrote: a stale object of the same
- * /proc path (a memfd's descriptor number reused), or anything else than
- * what we wrote under a named file's name, would not be.  One read for the
- * whole DOF (a few pages a hundred probes).
+ * The DOF in the mapped object must be the one in our file, read back
+ * through the descriptor of the inode we wrote.  The mapping is made from
+ * that very descriptor, so this only fails if the image's layout and the
+ * file disagree; it is kept as the last word before DTrace is handed the
+ * DOF.  One read for the whole DOF (a few pages a hundred probes).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
@@ -561,8 +561,7 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 			done += (uint64_t)got;
 	}
 	if (rc == 0 && memcmp(buf, h, (size_t)size) != 0)
-		rc = err_set(e, "the loader returned another object than the one "
-		    "written (was its /proc path reused?)");
+		rc = err_set(e, "the mapped object's DOF is not the one written");
 	free(buf);
 	return rc;
 }

@@ -91,52 +91,52 @@ extern void usdt_jit_notify(void)
 
 /* ---- the copy gdb reads --------------------------------------------------- */
 
-/* The whole image file, malloc'd; NULL with e set. */
-static unsigned char *
-read_image(int fd, size_t *size, err_t *e)
+/* The whole image file into *out (malloc'd, *size bytes): 0, or -1 with e set. */
+static int
+read_image(int fd, unsigned char **out, size_t *size, err_t *e)
 {
 	struct stat st;
 	unsigned char *buf;
 	size_t done = 0;
 
 	if (fstat(fd, &st) != 0)
-		return err_errno(e, errno, "reading the image"), NULL;
+		return err_errno(e, errno, "reading the image");
 	if (st.st_size < (off_t)sizeof(ElfW(Ehdr)) || (uint64_t)st.st_size > MAX_IMAGE)
-		return err_set(e, "the image has %lld bytes", (long long)st.st_size), NULL;
+		return err_set(e, "the image has %lld bytes", (long long)st.st_size);
 	if ((buf = malloc((size_t)st.st_size)) == NULL)
-		return err_errno(e, ENOMEM, "copying the image for debuggers"), NULL;
+		return err_errno(e, ENOMEM, "copying the image for debuggers");
 	while (done < (size_t)st.st_size) {
 		ssize_t got = pread(fd, buf + done, (size_t)st.st_size - done, (off_t)done);
 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			err_errno(e, got < 0 ? errno : EIO, "reading the image");
 			free(buf);
-			return NULL;
+			return err_errno(e, got < 0 ? errno : EIO, "reading the image");
 		}
 		done += (size_t)got;
 	}
+	*out = buf;
 	*size = done;
-	return buf;
+	return 0;
 }
 
-/* The section headers of the file in buf, if they lie within it. */
-static ElfW(Shdr) *
-section_headers(unsigned char *buf, size_t size, err_t *e)
+/* Whether the section headers of the file in buf, and their bytes, lie within it. */
+static int
+check_sections(const unsigned char *buf, size_t size, err_t *e)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)buf;
-	ElfW(Shdr) *sh;
+	const ElfW(Shdr) *sh;
 
 	if (eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shnum == 0 ||
 	    eh->e_shoff > size || (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
-		return err_set(e, "the image's section headers are not in it"), NULL;
-	sh = (ElfW(Shdr) *)(buf + eh->e_shoff);
+		return err_set(e, "the image's section headers are not in it");
+	sh = (const ElfW(Shdr) *)(buf + eh->e_shoff);
 	for (unsigned i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type != SHT_NOBITS &&
 		    (sh[i].sh_offset > size || size - sh[i].sh_offset < sh[i].sh_size))
-			return err_set(e, "the image's section %u is not in it", i), NULL;
-	return sh;
+			return err_set(e, "the image's section %u is not in it", i);
+	return 0;
 }
 
 static size_t
@@ -180,13 +180,14 @@ rebase_dof(unsigned char *out, const ElfW(Shdr) *sec, uintptr_t base)
 }
 
 /*
- * The copy gdb reads: ELF header, sections packed, section headers last;
- * addresses moved by base.  malloc'd; NULL with e set.
+ * The copy gdb reads, of the checked file: ELF header, sections packed,
+ * section headers last; addresses moved by base.  malloc'd; NULL on ENOMEM.
  */
 static unsigned char *
-debug_copy(const unsigned char *file, ElfW(Shdr) *fsh, uintptr_t base, size_t *size, err_t *e)
+debug_copy(const unsigned char *file, uintptr_t base, size_t *size)
 {
 	ElfW(Ehdr) eh = *(const ElfW(Ehdr) *)file;
+	const ElfW(Shdr) *fsh = (const ElfW(Shdr) *)(file + eh.e_shoff);
 	ElfW(Shdr) *sh;
 	unsigned char *out;
 	size_t off = sizeof(eh);
@@ -197,7 +198,7 @@ debug_copy(const unsigned char *file, ElfW(Shdr) *fsh, uintptr_t base, size_t *s
 	off = align_to(off, 8);
 	*size = off + eh.e_shnum * sizeof(ElfW(Shdr));
 	if ((out = calloc(1, *size)) == NULL)
-		return err_errno(e, ENOMEM, "copying the image for debuggers"), NULL;
+		return NULL;
 	sh = (ElfW(Shdr) *)(out + off);
 	memcpy(sh, fsh, eh.e_shnum * sizeof(ElfW(Shdr)));
 	eh.e_phoff = 0;
@@ -231,19 +232,20 @@ usdt_jit_register(int fd, uintptr_t base, struct usdt_jit_entry **out, err_t *e)
 {
 	struct jit_descriptor *d = &usdt_jit_descriptor;
 	struct usdt_jit_entry *entry;
-	unsigned char *file, *copy = NULL;
-	ElfW(Shdr) *sh;
+	unsigned char *file = NULL, *copy = NULL;
 	size_t size = 0, csize = 0;
+	int rc;
 
 	*out = NULL;
-	if ((file = read_image(fd, &size, e)) == NULL)
+	if (read_image(fd, &file, &size, e) != 0)
 		return -1;
-	if ((sh = section_headers(file, size, e)) != NULL)
-		copy = debug_copy(file, sh, base, &csize, e);
+	rc = check_sections(file, size, e);
+	if (rc == 0)
+		copy = debug_copy(file, base, &csize);
 	free(file);
-	if (copy == NULL)
+	if (rc != 0)
 		return -1;
-	if ((entry = calloc(1, sizeof(*entry))) == NULL) {
+	if (copy == NULL || (entry = calloc(1, sizeof(*entry))) == NULL) {
 		free(copy);
 		return err_errno(e, ENOMEM, "registering the image with debuggers");
 	}
