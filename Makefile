@@ -225,7 +225,8 @@ $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 # $(B) with pkg-config.
 LIBUSDT_VERSION = $(VERSION)
 LIBUSDT_SONAME  = libusdt.so.1
-LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt.c
+LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt_map.c runtime/usdt_jit.c \
+	runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o

@@ -5,26 +5,27 @@
  * writable and executable, and only DTrace could see its probes.  Here a
  * run-time provider is an ordinary shared object, built by the compiler's
  * own stages (usdt_image.c: model, probe units, stapsdt notes, DOF, the
- * ET_DYN writer) and loaded by the dynamic linker, so every tracer finds it
- * the way it finds probes compiled into a library:
+ * ET_DYN writer) and mapped from its file as a library's is, so every
+ * tracer finds it the way it finds probes compiled into a library:
  *
  *   usdt_provider_enable
  *	1. writes the object to a file with a real path in a directory
- *	   the loader can map from, or to a memfd where there is none
+ *	   it can be mapped executable from, or to a memfd where there is none
  *	   (usdt_file.c says which, and how nothing is left behind), and
  *	   makes it read-only;
- *	2. dlopens it through descriptors, never its path again (a named
- *	   file as /proc/PID/fd/DIRFD/NAME, a memfd as /proc/PID/fd/N), and
- *	   compares the DOF loaded with the one written.  The loader maps it
- *	   read-only, read+execute and read+write by segment: no page is
- *	   ever writable and executable;
+ *	2. maps it from its descriptor, never its path again (usdt_map.c:
+ *	   no dlopen, whose cost grew with every object loaded), read-only,
+ *	   read+execute and read+write by segment, so no page is ever
+ *	   writable and executable; compares the DOF mapped with the one
+ *	   written; and registers a copy with gdb's JIT interface
+ *	   (usdt_jit.c), since gdb no longer finds it in the loader's list;
  *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
  *	   does for a -G object (drti_proto.h: same device, ioctls, generation
  *	   and environment variables).  No DTrace is the normal case on
  *	   Linux and costs one failed open();
  *	4. points each probedef's probe at its unit's tracepoint, is-enabled
  *	   tracepoint and semaphore.
- *   usdt_provider_disable unregisters, dlcloses and removes the file; a
+ *   usdt_provider_disable unregisters, unmaps and removes the file; a
  *   provider can then be changed and enabled again.
  *
  * How Linux tracers find the object: by its path in /proc/PID/maps, as
@@ -50,8 +51,8 @@
  * which the process reads like any other byte of its text.  Neither takes a lock or
  * touches anything shared between providers, so probes fire in any thread
  * while other providers are enabled and disabled; enable and disable
- * themselves are serialized by one mutex (libelf and the loader prefer
- * it).
+ * themselves are serialized by one mutex (libelf prefers it, and gdb's
+ * JIT list has no lock of its own).
  *
  * Ownership follows the original library: a probedef starts with two
  * references, the caller's and the one a provider holds while the
@@ -64,9 +65,7 @@
  * usdt_errstr returned stays readable until usdt_provider_free (it then
  * holds the latest message).  Nothing aborts or prints.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -83,6 +82,8 @@
 #include "usdt.h"
 #include "usdt_file.h"
 #include "usdt_image.h"
+#include "usdt_jit.h"
+#include "usdt_map.h"
 
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
@@ -114,7 +115,8 @@ typedef struct fire {
 /* What an enabled provider holds; provider->file points here. */
 typedef struct loaded {
 	usdt_file_t file;	/* the object's file */
-	void *handle;		/* dlopen's */
+	usdt_map_t map;		/* where it is mapped (usdt_map.c) */
+	struct usdt_jit_entry *jit;	/* its entry for gdb (usdt_jit.c) */
 	uintptr_t base;		/* its load bias */
 	drti_reg_t reg;		/* its DTrace registration */
 	fire_t *fires;		/* one per probedef enabled */
@@ -549,11 +551,11 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 }
 
 /*
- * The DOF in the loaded object must be the one in our file, read back
- * through the descriptor of the inode we wrote: a stale object of the same
- * /proc path (a memfd's descriptor number reused), or anything else than
- * what we wrote under a named file's name, would not be.  One read for the
- * whole DOF (a few pages a hundred probes).
+ * The DOF in the mapped object must be the one in our file, read back
+ * through the descriptor of the inode we wrote.  The mapping is made from
+ * that very descriptor, so this only fails if the image's layout and the
+ * file disagree; it is kept as the last word before DTrace is handed the
+ * DOF.  One read for the whole DOF (a few pages a hundred probes).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
@@ -578,10 +580,34 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 			done += (uint64_t)got;
 	}
 	if (rc == 0 && memcmp(buf, h, (size_t)size) != 0)
-		rc = err_set(e, "the loader returned another object than the one "
-		    "written (was its /proc path reused?)");
+		rc = err_set(e, "the mapped object's DOF is not the one written");
 	free(buf);
 	return rc;
+}
+
+/*
+ * The loading step: map the sealed file from its descriptor (usdt_map.c:
+ * no dlopen, whose cost grows with every object loaded) and show it to
+ * gdb (usdt_jit.c).  l->base is the load bias DTrace is given.
+ */
+static int
+map_object(loaded_t *l, uint64_t dof, err_t *e)
+{
+	if (usdt_map_image(l->file.fd, &l->map, e) != 0)
+		return -1;
+	l->base = l->map.base;
+	if (check_loaded_dof(l, dof, e) != 0)
+		return -1;
+	return usdt_jit_register(l->file.fd, l->base, &l->jit, e);
+}
+
+/* Undo map_object. */
+static void
+unmap_object(loaded_t *l)
+{
+	usdt_jit_unregister(l->jit);
+	l->jit = NULL;
+	usdt_map_unmap(&l->map);
 }
 
 /* Write the object into l's file, seal it, load it, check it. */
@@ -589,21 +615,8 @@ static int
 write_and_load(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
     size_t n, usdt_image_layout_t *layout, err_t *e)
 {
-	const char *path = usdt_file_dlpath(&l->file);
-	struct link_map *lm = NULL;
-
 	if (usdt_image_write(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
-	    usdt_file_seal(&l->file, e) != 0)
-		return -1;
-	if ((l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		const char *why = dlerror();
-
-		return err_set(e, "dlopen %s: %s", path, why ? why : "failed");
-	}
-	if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
-		return err_set(e, "dlinfo %s: %s", path, dlerror());
-	l->base = (uintptr_t)lm->l_addr;
-	if (check_loaded_dof(l, layout->dof, e) != 0)
+	    usdt_file_seal(&l->file, e) != 0 || map_object(l, layout->dof, e) != 0)
 		return -1;
 	usdt_file_loaded(&l->file);
 	return 0;
@@ -624,9 +637,7 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 		return 0;
 	if (l->file.name == NULL)
 		return -1;
-	if (l->handle != NULL)
-		dlclose(l->handle);
-	l->handle = NULL;
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	if (usdt_file_create_memfd(&l->file, provider->name, e) != 0)
 		return -1;
@@ -653,8 +664,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 static void
 unload(loaded_t *l)
 {
-	if (l->handle != NULL)
-		dlclose(l->handle);
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	free(l->fires);
 	free(l);

@@ -5,7 +5,8 @@
  * provider becomes a model (model.h), as a .d file would, the DOF is
  * dofgen.c's and the .stapsdt.base and .SUNW_dof sections units.c's, and
  * the object is laid out as a shared object instead of a relocatable one
- * (elfdyn.c's ET_DYN writer), ready for dlopen:
+ * (elfdyn.c's ET_DYN writer), ready to be mapped (usdt_map.c; it needs no
+ * dynamic linker: no DT_NEEDED, relocation, TLS or initializer):
  *
  *	.text		every probe unit (target.h) back to back: the
  *			tracepoint and the is-enabled tracepoint of each
