@@ -83,7 +83,7 @@
  *   - ld64.lld from LLVM 15 on rewrites every call to a ___dtrace_ symbol,
  *     defined or not (its InputSection::writeTo), and makes no DOF: the
  *     units are never reached.  Probes then need their call sites recorded,
- *     which this stage does not do (the ELF -G stage's rewrite.c does).
+ *     which this stage does not do (the ELF -G stage's rewrite_plan.c does).
  *   - A probe fires in its unit, one call deep, and DTrace shows the unit
  *     as the probe's function; ld64 shows the caller.
  *   - dyld registers one DOF per section: if two -G objects of one provider

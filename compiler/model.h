@@ -37,7 +37,7 @@
  * A probe's functions (its unit): USDT_PROBE_PREFIX provider "___" probe,
  * each '-' of the probe's DOF name spelt "__" (usdt_probe_func), and the
  * same after USDT_ENABLED_PREFIX for _ENABLED().  dtrace -G finds probe
- * calls in objects by these names; so do objgen.c and rewrite.c.
+ * calls in objects by these names; so do objgen.c and rewrite_plan.c.
  */
 #define USDT_PROBE_PREFIX	"__dtrace_"
 #define USDT_ENABLED_PREFIX	"__dtraceenabled_"

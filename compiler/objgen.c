@@ -25,7 +25,7 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite.c); the table of the object's semaphores, whose
+ * this object too (rewrite_plan.c); the table of the object's semaphores, whose
  * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
  * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
  * (runtime/drti_lite.c, embedded in
@@ -36,7 +36,7 @@
  * library shares.
  *
  * Steps: check the program's objects, rewrite the probe calls of the
- * objects in place (rewrite.c: each call becomes the tracepoint and one
+ * objects in place (rewrite_plan.c: each call becomes the tracepoint and one
  * more site, under its calling function, with a stapsdt note of its own;
  * objects not given to -G keep calling the units), give each probe its
  * sites in its unit (the is-enabled one only where a check can reach it:
@@ -386,7 +386,7 @@ check_input(const mdl_model_t *m, const usdt_target_t *t,
 /*
  * Everything -G decides before it writes anything: the program's objects,
  * each read once (objin.c) and checked against the model; the rewrite's
- * plan (rewrite.c) and the sites it found; and the sites of every probe
+ * plan (rewrite_plan.c) and the sites it found; and the sites of every probe
  * (sites.h), which the writers below take.  The model itself is only read.
  */
 typedef struct gplan {
@@ -475,7 +475,7 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 	return 0;
 }
 
-/* -v explanations from rewrite.c. */
+/* -v explanations from rewrite_plan.c. */
 static void
 rewrite_note(void *ctx, const char *msg)
 {
@@ -553,7 +553,7 @@ dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts
 }
 
 /*
- * The anchors the rewritten objects refer to (rewrite.c says why), at the
+ * The anchors the rewritten objects refer to (rewrite_plan.c says why), at the
  * start of the DOF: weak, since two -G outputs over one object both define
  * its anchor, and hidden, as the references are.
  */

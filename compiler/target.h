@@ -63,7 +63,7 @@ typedef struct usdt_arch {
 	void (*note_args)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 	/*
 	 * The same, as the arguments lie at the call instruction of a site
-	 * that -G rewrote into the tracepoint (rewrite.c): no return address
+	 * that -G rewrote into the tracepoint (rewrite_plan.c): no return address
 	 * has been pushed yet.
 	 */
 	void (*note_args_call)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);

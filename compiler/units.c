@@ -24,7 +24,7 @@
  * are relocations against the probe functions; and for drti_lite the
  * table of the object's semaphores (units_add_semaphore_table).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
- * site rewrite.c turned into a tracepoint (units_add_site_notes).
+ * site rewrite_plan.c turned into a tracepoint (units_add_site_notes).
  *
  * Everything is described to an elfw builder: addresses are relocations,
  * which the -G object leaves to the program's linker and the run-time

@@ -53,7 +53,7 @@ typedef struct units_names {
 int units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
     const mdl_probe_t *pr, const units_names_t *names);
 
-/* A call site that -G rewrote into a tracepoint (rewrite.c). */
+/* A call site that -G rewrote into a tracepoint (rewrite_plan.c). */
 typedef struct units_site {
 	const mdl_provider_t *p;
 	const mdl_probe_t *pr;

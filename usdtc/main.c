@@ -6,13 +6,15 @@
  *
  *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
+ *                  (parse_pragma.c: #line, #pragma; parse_layout.c: types)
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
  *        model --> objgen.c     -G: read (objin.c) and check the objects, plan,
  *                               then write: probe units, stapsdt notes, DOF,
  *                               drti_lite
- *                  rewrite.c    -G: the program's probe calls become sites
- *                               (rewrite_plan, then rewrite_write)
+ *                  rewrite_plan.c, rewrite_write.c
+ *                               -G: the program's probe calls become sites
+ *                               (rewrite_plan), then rewrite_write
  *                  sites.c      -G: where each probe fires, apart from the model
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object

@@ -1,5 +1,5 @@
 /*
- * parse_test.c - the front end (lexer.l, parser.y, parse.c, diag.c, cpp.c)
+ * parse_test.c - the front end (lexer.l, parser.y, parse*.c, diag.c, cpp.c)
  * against snippets of real provider files: what lands in the model, and
  * which diagnostic (tag, line, column) each bad input gets.
  *
