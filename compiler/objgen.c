@@ -69,7 +69,6 @@
  * without providers yields an object with no DOF and no drti_lite.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -801,17 +800,17 @@ out_name(const objgen_opts_t *o, const char *out)
 }
 
 static int
+fill_rel(int fd, const char *name, void *w, err_t *e)
+{
+	(void)name;	/* elfw_set_output_name gave it */
+	return elfw_write_rel(w, fd, e);
+}
+
+static int
 write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot open %s", out_name(o, out));
 	elfw_set_output_name(w, out_name(o, out));
-	rc = elfw_write_rel(w, fd, e);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "cannot write %s", out_name(o, out));
-	return rc;
+	return file_write_path(out, out_name(o, out), fill_rel, w, e);
 }
 
 static int

@@ -39,7 +39,6 @@
  * (with a warning, as SystemTap's dtrace does).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -233,24 +232,6 @@ output_is_input(const options_t *o, const char *out)
 				return true;
 			}
 	return false;
-}
-
-static int
-write_all(const char *path, const char *data, size_t len, err_t *e)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot open %s", path);
-	if (fd_write_all(fd, data, len) != 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_errno(e, saved, "cannot write %s", path);
-	}
-	if (close(fd) != 0)
-		return err_errno(e, errno, "cannot write %s", path);
-	return 0;
 }
 
 /* ---- default output names ---------------------------------------------- */
@@ -561,7 +542,7 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 	}
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = write_all(tmp, text.data, text.len, &e);
+		rc = file_write_bytes(tmp, NULL, text.data, text.len, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
 	sb_free(&text);
