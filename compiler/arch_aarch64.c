@@ -146,7 +146,7 @@ aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 	}
 }
 
-const usdt_arch_t usdt_arch_aarch64 = {
+const arch_t arch_aarch64 = {
 	.name = "aarch64",
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,

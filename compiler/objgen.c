@@ -152,7 +152,7 @@ check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
 		return err_set(e, "%s: %s: not a probe function name "
 		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
 	prov = strndup(body, (size_t)(sep - body));
-	probe = usdt_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
+	probe = mdl_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
 	if (prov == NULL || probe == NULL)
 		rc = err_errno(e, ENOMEM, "%s", path);
 	else if (!model_has_probe(m, prov, probe))
@@ -335,7 +335,7 @@ is_gcc_slim_lto(Elf *elf)
 
 /* The header checks of one ELF object, then its probe references. */
 static int
-check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
+check_elf_object(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
@@ -360,7 +360,7 @@ check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
 
 /* One input, as read (objin.h): its kind, then, for ELF, its contents. */
 static int
-check_input(const mdl_model_t *m, const usdt_target_t *t,
+check_input(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const objin_t *in, err_t *e)
 {
 	const objin_t *image = objin_image(in);
@@ -411,7 +411,7 @@ gplan_free(gplan_t *g)
 
 /* Read each object once and check it, in the order given. */
 static int
-read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+read_inputs(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	if (o->nobjects == 0)
@@ -449,7 +449,7 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
  * (semaphores), not DTrace, as with dtrace -G, which needs every object.
  */
 static int
-add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
+add_unit_sites(const mdl_model_t *m, const target_t *t, bool all_enabled,
     gplan_t *g, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
@@ -457,7 +457,7 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			const mdl_probe_t *pr = p->probes[j];
-			char *fn = usdt_probe_func(p->name, pr->dof_name);
+			char *fn = mdl_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
 			if (rc == 0)
@@ -497,7 +497,7 @@ add_rewritten_sites(gplan_t *g, err_t *e)
 
 /* Read, check, plan the rewrite, and give every probe its sites. */
 static int
-plan(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+plan(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	g->ro = (rewrite_opts_t){ rewrite_note, (void *)o, o->temps };
@@ -546,7 +546,7 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
  * program registers ___SUNW_dof itself, which is one DOF, as dtrace's.
  */
 static bool
-dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o)
+dof_per_provider(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o)
 {
 	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
 }
@@ -615,7 +615,7 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
  * plain ret.  Other targets: no claim (no note).
  */
 static uint32_t
-own_x86_features(const usdt_target_t *t)
+own_x86_features(const target_t *t)
 {
 	return t->os == USDT_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
 	    X86_FEATURE_1_IBT | X86_FEATURE_1_SHSTK : 0;
@@ -747,7 +747,7 @@ spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
  * named, a linker for the target's machine.
  */
 static int
-link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
+link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
     const char *out, err_t *e)
 {
 	size_t drti_size = o->drti_size;
@@ -814,7 +814,7 @@ write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
 }
 
 static int
-write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+write_linked(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
@@ -838,7 +838,7 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * reference to __SUNW_dof bound to the DOF, which is then made local.
  */
 static int
-write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+write_merged(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	if (o->drti == NULL)
@@ -860,7 +860,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * the -G object itself (units, notes, DOF, drti_lite).
  */
 int
-objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0, o->lazyload };

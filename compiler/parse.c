@@ -447,7 +447,7 @@ same_types(struct parse_ctx *ctx, const struct plist *l, const mdl_arg_t *args,
 	if (l->n != n)
 		return false;
 	for (size_t i = 0; i < n; i++, p = p->next)
-		if (strcmp(parse_take(ctx, usdt_normalise_type(p->type)), args[i].type) != 0)
+		if (strcmp(parse_take(ctx, mdl_normalise_type(p->type)), args[i].type) != 0)
 			return false;
 	return true;
 }
@@ -546,7 +546,7 @@ static bool
 check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
     parse_loc_t loc)
 {
-	char *func = parse_take(ctx, usdt_probe_func(ctx->prov->name, dof_name));
+	char *func = parse_take(ctx, mdl_probe_func(ctx->prov->name, dof_name));
 	bool ok = true;
 
 	if (strlen(dof_name) >= USDT_NAMELEN) {
@@ -584,7 +584,7 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs)
 {
 	mdl_provider_t *p = ctx->prov;
-	char *dof_name = parse_take(ctx, usdt_dof_probe_name(name));
+	char *dof_name = parse_take(ctx, mdl_dof_probe_name(name));
 	bool ok;
 	size_t old;
 	mdl_probe_t *pr;

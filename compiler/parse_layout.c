@@ -73,7 +73,7 @@ drop_qualifiers(struct parse_ctx *ctx, const char *text)
 		p += n;
 	}
 	*o = '\0';
-	return parse_take(ctx, usdt_normalise_type(out));
+	return parse_take(ctx, mdl_normalise_type(out));
 }
 
 /*

@@ -90,7 +90,7 @@ typedef struct rewrite_plan rewrite_plan_t;
  * Writes nothing.  Returns 0, or -1 with e set; either way *planp is for
  * rewrite_plan_free.
  */
-int rewrite_plan(const mdl_model_t *m, const usdt_target_t *t,
+int rewrite_plan(const mdl_model_t *m, const target_t *t,
     const objin_t *ins, size_t nins, const rewrite_opts_t *o,
     rewrite_plan_t **planp, rewrite_sites_t *out, err_t *e);
 

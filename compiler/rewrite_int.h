@@ -82,7 +82,7 @@ typedef struct func_sym {
 
 typedef struct object {
 	const char *path;		/* as given, for messages */
-	const usdt_target_t *t;
+	const target_t *t;
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	Elf *elf;
@@ -140,7 +140,7 @@ typedef struct edits {
 /* rewrite_plan.c: how a call looks. */
 uint32_t rewrite_opcode_at(const call_isa_t *isa, const uint8_t *code);
 /* What replaces a call of this kind. */
-const uint8_t *rewrite_replacement(const call_isa_t *isa, const usdt_target_t *t,
+const uint8_t *rewrite_replacement(const call_isa_t *isa, const target_t *t,
     bool is_enabled, bool tail);
 
 /* rewrite_plan.c: one object's tables. */

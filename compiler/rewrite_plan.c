@@ -192,14 +192,14 @@ rewrite_opcode_at(const call_isa_t *isa, const uint8_t *code)
 
 /* Whether is-enabled calls get the DOF version 2 sequence on this target. */
 static bool
-clears_result(const call_isa_t *isa, const usdt_target_t *t)
+clears_result(const call_isa_t *isa, const target_t *t)
 {
 	return t->dof_enabled_version == 2 && isa->enabled_skip != 0;
 }
 
 /* What replaces a call of this kind. */
 const uint8_t *
-rewrite_replacement(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled, bool tail)
+rewrite_replacement(const call_isa_t *isa, const target_t *t, bool is_enabled, bool tail)
 {
 	if (is_enabled && clears_result(isa, t))
 		return tail ? isa->enabled_tail : isa->enabled;
@@ -208,7 +208,7 @@ rewrite_replacement(const call_isa_t *isa, const usdt_target_t *t, bool is_enabl
 
 /* From a rewritten call's start to its tracepoint. */
 static uint32_t
-tracepoint_skip(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled)
+tracepoint_skip(const call_isa_t *isa, const target_t *t, bool is_enabled)
 {
 	return is_enabled && clears_result(isa, t) ? isa->enabled_skip : 0;
 }
@@ -330,8 +330,8 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 				r->probe = p->probes[j];
 				r->is_enabled = en;
 				r->kept = &x->kept[x->n / 2];
-				r->name = en ? usdt_enabled_func(p->name, r->probe->dof_name)
-				    : usdt_probe_func(p->name, r->probe->dof_name);
+				r->name = en ? mdl_enabled_func(p->name, r->probe->dof_name)
+				    : mdl_probe_func(p->name, r->probe->dof_name);
 				if (r->name == NULL)
 					goto fail;
 				map_put(&x->map, r->name, x->n++);
@@ -905,7 +905,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 {
 	const char *where = section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
-	const usdt_arch_t *arch = arch_for_machine(ob->isa->machine);
+	const arch_t *arch = arch_for_machine(ob->isa->machine);
 	uint32_t op;
 
 	if (ob->isa->has_mark && type == ob->isa->mark_reloc)
@@ -1354,7 +1354,7 @@ typedef struct planned_object {
 
 struct rewrite_plan {
 	const mdl_model_t *m;
-	const usdt_target_t *t;
+	const target_t *t;
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	probe_index_t probes;
@@ -1447,7 +1447,7 @@ rewrite_plan_free(rewrite_plan_t *rp)
 }
 
 int
-rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
+rewrite_plan(const mdl_model_t *m, const target_t *t, const objin_t *ins,
     size_t nins, const rewrite_opts_t *o, rewrite_plan_t **planp,
     rewrite_sites_t *out, err_t *e)
 {

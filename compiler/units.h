@@ -20,7 +20,7 @@
 typedef struct units {
 	elfw_t *w;
 	const mdl_model_t *m;
-	const usdt_target_t *t;
+	const target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
 	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
 } units_t;

@@ -82,7 +82,7 @@ typedef struct options {
 	bool lazyload;		/* -x lazyload */
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
 	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
-	const usdt_target_t *target;
+	const target_t *target;
 	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
 } options_t;
 
@@ -460,14 +460,14 @@ apply_environment(options_t *o)
  * the one place where the target picks them.
  */
 typedef struct backend {
-	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
+	void (*header)(const mdl_model_t *m, const target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(const mdl_model_t *m, const usdt_target_t *t,
+	int (*object)(const mdl_model_t *m, const target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 
 static const backend_t *
-backend_for(const usdt_target_t *t)
+backend_for(const target_t *t)
 {
 	static const backend_t elf = { header_write, objgen_write };
 	static const backend_t macho = { header_macos_write, macho_objgen_write };

@@ -56,7 +56,7 @@ write_all(mdl_model_t *m)
 	err_t e;
 
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
-		const usdt_target_t *t = target_find(targets[i]);
+		const target_t *t = target_find(targets[i]);
 		strbuf_t out;
 
 		if (t == NULL)

@@ -282,7 +282,7 @@ expect_probe(mdl_model_t *m, const char *prov, const char *name,
 
 static void
 expect_typeinfo(mdl_model_t *m, const char *type, unsigned size, bool is_signed,
-    enum usdt_typeclass tc)
+    enum mdl_typeclass tc)
 {
 	mdl_typeinfo_t ti = model_type_info(m, type);
 
