@@ -53,6 +53,8 @@ CORE_SRCS = \
 	compiler/arch_arm64_macos.c \
 	compiler/diag.c \
 	compiler/parse.c \
+	compiler/parse_pragma.c \
+	compiler/parse_layout.c \
 	compiler/header.c \
 	compiler/header_macos.c \
 	compiler/dofgen.c \
@@ -61,7 +63,8 @@ CORE_SRCS = \
 	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \
-	compiler/rewrite.c \
+	compiler/rewrite_plan.c \
+	compiler/rewrite_write.c \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \

@@ -37,7 +37,7 @@ no_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 	(void)out;
 }
 
-const usdt_arch_t usdt_arch_arm64_macos = {
+const arch_t arch_arm64_macos = {
 	.name = "arm64",
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,

@@ -429,7 +429,7 @@ elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
 /* ---- string tables ------------------------------------------------------ */
 
 void
-elfw_strtab_init(strtab_t *t)
+elfw_strtab_init(elfw_strtab_t *t)
 {
 	memset(t, 0, sizeof(*t));
 	sb_init(&t->bytes);
@@ -437,7 +437,7 @@ elfw_strtab_init(strtab_t *t)
 }
 
 void
-elfw_strtab_free(strtab_t *t)
+elfw_strtab_free(elfw_strtab_t *t)
 {
 	sb_free(&t->bytes);
 	idset_free(&t->offsets);
@@ -447,12 +447,12 @@ elfw_strtab_free(strtab_t *t)
 static bool
 strtab_holds(const void *ctx, size_t id, const void *key)
 {
-	return strcmp(((const strtab_t *)ctx)->bytes.data + id, key) == 0;
+	return strcmp(((const elfw_strtab_t *)ctx)->bytes.data + id, key) == 0;
 }
 
 /* Offset of s in the table, adding it if new; 0 after a failure. */
 size_t
-elfw_strtab_add(strtab_t *t, const char *s)
+elfw_strtab_add(elfw_strtab_t *t, const char *s)
 {
 	uint64_t h;
 	size_t off;
@@ -652,7 +652,7 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 }
 
 static GElf_Shdr
-shdr(strtab_t *names, const char *name, uint32_t type, uint64_t flags,
+shdr(elfw_strtab_t *names, const char *name, uint32_t type, uint64_t flags,
     uint64_t align, uint64_t entsize, uint32_t link, uint32_t info)
 {
 	GElf_Shdr sh = { 0 };
@@ -790,7 +790,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 
 /* A finished string table; the table keeps owning its bytes. */
 static int
-emit_strtab(layout_t *l, Elf *elf, strtab_t *t, const char *name, err_t *e)
+emit_strtab(layout_t *l, Elf *elf, elfw_strtab_t *t, const char *name, err_t *e)
 {
 	GElf_Shdr sh = shdr(&l->shstrs, name, SHT_STRTAB, 0, 1, 0, 0, 0);
 

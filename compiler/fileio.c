@@ -235,6 +235,44 @@ fd_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int
+file_write_path(const char *path, const char *name, file_fill_fn fill, void *ctx, err_t *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
+
+	if (name == NULL)
+		name = path;
+	if (fd < 0)
+		return err_errno(e, errno, "cannot open %s", name);
+	rc = fill(fd, name, ctx, e);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "cannot write %s", name);
+	return rc;
+}
+
+typedef struct bytes_ref {
+	const void *buf;
+	size_t len;
+} bytes_ref_t;
+
+static int
+fill_bytes(int fd, const char *name, void *ctx, err_t *e)
+{
+	const bytes_ref_t *b = ctx;
+
+	if (fd_write_all(fd, b->buf, b->len) != 0)
+		return err_errno(e, errno, "cannot write %s", name);
+	return 0;
+}
+
+int
+file_write_bytes(const char *path, const char *name, const void *buf, size_t len, err_t *e)
+{
+	bytes_ref_t b = { buf, len };
+
+	return file_write_path(path, name, fill_bytes, &b, e);
+}
+
 /* ---- temporaries committed together (fileio.h) --------------------------- */
 
 const int tempset_signals[] = {

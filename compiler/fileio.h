@@ -58,6 +58,20 @@ int file_open_regular(const char *path, struct stat *st, err_t *e);
 int fd_write_all(int fd, const void *buf, size_t len);
 
 /*
+ * Writing a file by path, the one place that does: path is created (or
+ * truncated; mode 0666 less the umask, close-on-exec) and fill writes its
+ * bytes to the descriptor.  name is the file in messages (NULL: path): a
+ * temporary is best named as the file it becomes.  Returns 0, or -1 with e
+ * set ("cannot open NAME", "cannot write NAME"; a failing fill sets e).
+ */
+typedef int (*file_fill_fn)(int fd, const char *name, void *ctx, err_t *e);
+int file_write_path(const char *path, const char *name, file_fill_fn fill, void *ctx,
+    err_t *e);
+/* file_write_path with len bytes of buf as what the file holds. */
+int file_write_bytes(const char *path, const char *name, const void *buf, size_t len,
+    err_t *e);
+
+/*
  * An anonymous file (memfd; without it an unlinked O_TMPFILE in $TMPDIR or
  * /tmp) that a spawned program can open as /proc/self/fd/N.  flags:
  * MFD_CLOEXEC or 0.  Returns the descriptor, or -1 with e naming what for.

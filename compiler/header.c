@@ -136,10 +136,10 @@ static int
 names_init(probe_names_t *n, const mdl_provider_t *prov, const mdl_probe_t *pr)
 {
 	memset(n, 0, sizeof(*n));
-	n->macro = usdt_macro_name(prov->name, pr->dof_name);
-	n->func = usdt_probe_func(prov->name, pr->dof_name);
-	n->enabled = usdt_enabled_func(prov->name, pr->dof_name);
-	n->semaphore = usdt_semaphore_name(prov->name, pr->name);
+	n->macro = mdl_macro_name(prov->name, pr->dof_name);
+	n->func = mdl_probe_func(prov->name, pr->dof_name);
+	n->enabled = mdl_enabled_func(prov->name, pr->dof_name);
+	n->semaphore = mdl_semaphore_name(prov->name, pr->name);
 	if (n->macro == NULL || n->func == NULL || n->enabled == NULL ||
 	    n->semaphore == NULL)
 		return -1;
@@ -260,7 +260,7 @@ typedef struct asm_writer {
  * with .inst, so that the assembler marks them as code, not data.
  */
 static void
-asm_writer_init(asm_writer_t *w, strbuf_t *out, const usdt_target_t *t)
+asm_writer_init(asm_writer_t *w, strbuf_t *out, const target_t *t)
 {
 	w->out = out;
 	sb_init(&w->line);
@@ -401,7 +401,7 @@ asm_code(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
  * them, the is-enabled function's symbol from enabled_offset to the end.
  */
 static void
-asm_stub(asm_writer_t *w, const usdt_arch_t *a, const probe_names_t *n)
+asm_stub(asm_writer_t *w, const arch_t *a, const probe_names_t *n)
 {
 	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
 	strbuf_t *l;
@@ -446,7 +446,7 @@ asm_address(asm_writer_t *w, const char *label, const char *sym, uint32_t off)
  * semaphore addresses, then provider, probe as declared, and arguments.
  */
 static void
-asm_note(asm_writer_t *w, const mdl_model_t *m, const usdt_target_t *t,
+asm_note(asm_writer_t *w, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	strbuf_t args;
@@ -505,13 +505,13 @@ put_overlength_pop(strbuf_t *out)
  * uprobes emulate after a trap and never turn into a call, so no site can
  * reach below %rsp into a leaf function's red zone); a relocation of type
  * NONE against the probe function at it, which changes no byte and which
- * -G reads as the mark of a site to record in the DOF (rewrite.c); and the
+ * -G reads as the mark of a site to record in the DOF (rewrite_plan.c); and the
  * site's stapsdt note, in the group of the code around it ("?", for
  * inline functions of C++), with the arguments where the macro put them.
  * Operands follow, so `%` is written `%%`.
  */
 static void
-put_site_template(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_site_template(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	strbuf_t text, args, doubled;
@@ -560,7 +560,7 @@ put_site_template(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 
 /* One probe's unit: stub, and on Linux note and semaphore. */
 static void
-put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_probe_unit(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	asm_writer_t w;
@@ -580,7 +580,7 @@ put_probe_unit(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
 
 /* The semaphore page (stapsdt.h says why), before any semaphore of the unit. */
 static void
-put_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
+put_semaphore_page(asm_writer_t *w, const target_t *t)
 {
 	strbuf_t *l;
 
@@ -598,7 +598,7 @@ put_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
 
 /* `.stapsdt.base`, which every stapsdt note points at: once per program. */
 static void
-put_stapsdt_base(strbuf_t *out, const usdt_target_t *t)
+put_stapsdt_base(strbuf_t *out, const target_t *t)
 {
 	asm_writer_t w;
 
@@ -669,7 +669,7 @@ put_site_helpers(strbuf_t *out)
  * pointer, through which DTrace stores 1 (version 3).
  */
 static bool
-enabled_returns_int(const usdt_target_t *t)
+enabled_returns_int(const target_t *t)
 {
 	return t->dof_enabled_version == 2;
 }
@@ -727,7 +727,7 @@ put_call_args(strbuf_t *out, const mdl_probe_t *pr)
  * FreeBSD and illumos) keep the call.
  */
 static bool
-is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *pr)
+is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 {
 	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt || pr->nargc > 6)
 		return false;
@@ -737,7 +737,7 @@ is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *
 		if (is_pointer_type(pr->nargs[i].type))
 			continue;
 		if (ti.tclass != USDT_TC_INTEGER || ti.size > 8 ||
-		    strpbrk(usdt_c_type(pr->nargs[i].type), "([") != NULL)
+		    strpbrk(mdl_c_type(pr->nargs[i].type), "([") != NULL)
 			return false;
 	}
 	return true;
@@ -762,7 +762,7 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 
 /* Whether some inline site has such an argument (put_site_helpers). */
 static bool
-has_inline_pointer(const mdl_model_t *m, const usdt_target_t *t)
+has_inline_pointer(const mdl_model_t *m, const target_t *t)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		for (size_t j = 0; j < m->providers[i]->nprobes; j++) {
@@ -782,7 +782,7 @@ static const char *
 arg_c_type(const mdl_probe_t *pr, size_t i)
 {
 	return is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
-	    usdt_c_type(pr->nargs[i].type);
+	    mdl_c_type(pr->nargs[i].type);
 }
 
 /*
@@ -903,7 +903,7 @@ put_enabled_site_asm(strbuf_t *out, const probe_names_t *n)
 }
 
 static void
-put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, const probe_names_t *n)
 {
 	bool inline_site = is_inline_site(m, t, pr);
@@ -990,7 +990,7 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
  * a `long long` argument through -std=c89 -pedantic.
  */
 static void
-put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
+put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
     const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
@@ -1061,7 +1061,7 @@ cmp_tag(const void *a, const void *b)
 }
 
 static void
-put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const probe_names_t *names)
 {
 	sb_printf(out, "/* provider %s */\n", prov->name);
@@ -1206,7 +1206,7 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_write(const mdl_model_t *m, const usdt_target_t *t,
+header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	put_prologue(out, guard_file);

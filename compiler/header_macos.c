@@ -167,7 +167,7 @@ put_probe_decls(strbuf_t *out, const mdl_probe_t *pr, const char *func,
 	if (pr->nargc == 0)
 		sb_puts(out, "void");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s%s", i > 0 ? ", " : "", usdt_c_type(pr->nargs[i].type));
+		sb_printf(out, "%s%s", i > 0 ? ", " : "", mdl_c_type(pr->nargs[i].type));
 	sb_puts(out, ");\n");
 	sb_printf(out, "extern int %s(void);\n", enabled);
 }
@@ -214,7 +214,7 @@ probe_texts(const mdl_provider_t *p)
 	probe_text_t *t = calloc(p->nprobes + 1, sizeof(*t));
 
 	for (size_t i = 0; t != NULL && i < p->nprobes; i++) {
-		t[i].macro = usdt_macro_name(p->name, p->probes[i]->dof_name);
+		t[i].macro = mdl_macro_name(p->name, p->probes[i]->dof_name);
 		t[i].func = macos_probe_func(p, p->probes[i]);
 		t[i].enabled = macos_enabled_func(p, p->probes[i]);
 		if (t[i].macro == NULL || t[i].func == NULL || t[i].enabled == NULL) {
@@ -284,7 +284,7 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_macos_write(const mdl_model_t *m, const usdt_target_t *t,
+header_macos_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	(void)t;

@@ -10,7 +10,7 @@
 #include "target.h"
 
 /* The header of header.h, in macOS dtrace's form. */
-void header_macos_write(const mdl_model_t *m, const usdt_target_t *t,
+void header_macos_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out);
 
 #endif

@@ -86,7 +86,7 @@ check_macho_object(const mdl_model_t *m, uint32_t cputype, const char *path,
 
 /* One input: its kind, then, for Mach-O, its contents. */
 static int
-check_object(const mdl_model_t *m, const usdt_target_t *t, uint32_t cputype,
+check_object(const mdl_model_t *m, const target_t *t, uint32_t cputype,
     const objgen_opts_t *o, const char *path, err_t *e)
 {
 	uint8_t *buf = NULL;
@@ -118,7 +118,7 @@ check_object(const mdl_model_t *m, const usdt_target_t *t, uint32_t cputype,
 }
 
 int
-macho_in_check(const mdl_model_t *m, const usdt_target_t *t,
+macho_in_check(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, err_t *e)
 {
 	target_macho_t cpu;

@@ -18,7 +18,7 @@
  * probes of m (an LLVM bitcode object is passed over, with a note under
  * -v).  Returns 0, or -1 with e set at the first object at fault.
  */
-int macho_in_check(const mdl_model_t *m, const usdt_target_t *t,
+int macho_in_check(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, err_t *e);
 
 #endif

@@ -83,7 +83,7 @@
  *   - ld64.lld from LLVM 15 on rewrites every call to a ___dtrace_ symbol,
  *     defined or not (its InputSection::writeTo), and makes no DOF: the
  *     units are never reached.  Probes then need their call sites recorded,
- *     which this stage does not do (the ELF -G stage's rewrite.c does).
+ *     which this stage does not do (the ELF -G stage's rewrite_plan.c does).
  *   - A probe fires in its unit, one call deep, and DTrace shows the unit
  *     as the probe's function; ld64 shows the caller.
  *   - dyld registers one DOF per section: if two -G objects of one provider
@@ -133,10 +133,10 @@ symbol_of(const char *c_name)
  * sites (offsets as ld64 records them, see the top of this file).
  */
 static int
-add_unit(mw_t *w, const usdt_target_t *t, size_t text, const mdl_provider_t *p,
+add_unit(mw_t *w, const target_t *t, size_t text, const mdl_provider_t *p,
     const mdl_probe_t *pr, site_table_t *sites)
 {
-	const usdt_arch_t *a = t->arch;
+	const arch_t *a = t->arch;
 	char *func = macos_probe_func(p, pr), *enabled = macos_enabled_func(p, pr);
 	char *fsym = func ? symbol_of(func) : NULL, *esym = enabled ? symbol_of(enabled) : NULL;
 	uint64_t at = w->sects[text].data.len;
@@ -227,7 +227,7 @@ relocate_sites(mw_t *w, size_t sect, size_t dof_sym, const dof_record_locs_t *wh
 /* Provider p's DOF in a __dof_ section of its own. */
 static int
 add_dof_section(mw_t *w, const mdl_model_t *m, const site_table_t *sites,
-    const usdt_target_t *t, mdl_provider_t **p, err_t *e)
+    const target_t *t, mdl_provider_t **p, err_t *e)
 {
 	mdl_model_t one = *m;
 	dof_image_t img;
@@ -266,7 +266,7 @@ add_dof_section(mw_t *w, const mdl_model_t *m, const site_table_t *sites,
 
 /* __text with every probe's unit, then a __dof_ section per provider. */
 static int
-build(mw_t *w, const mdl_model_t *m, site_table_t *sites, const usdt_target_t *t,
+build(mw_t *w, const mdl_model_t *m, site_table_t *sites, const target_t *t,
     err_t *e)
 {
 	size_t text = mw_add_section(w, "__TEXT", "__text",
@@ -291,7 +291,7 @@ build(mw_t *w, const mdl_model_t *m, site_table_t *sites, const usdt_target_t *t
 }
 
 int
-macho_objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+macho_objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	target_macho_t cpu;

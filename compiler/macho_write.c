@@ -8,11 +8,8 @@
  * SUBTRACTOR, UNSIGNED pair).  What the object holds, and why, is the
  * stage's (macho_objgen.c).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fileio.h"
 #include "macho.h"
@@ -359,24 +356,6 @@ mw_serialize(mw_t *w, strbuf_t *out, err_t *e)
 
 /* ---- the file ------------------------------------------------------------ */
 
-static int
-write_file(const char *path, const strbuf_t *bytes, err_t *e)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return err_errno(e, errno, "%s", path);
-	if (fd_write_all(fd, bytes->data, bytes->len) != 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_errno(e, saved, "writing %s", path);
-	}
-	if (close(fd) != 0)
-		return err_errno(e, errno, "writing %s", path);
-	return 0;
-}
-
 int
 mw_write(mw_t *w, const char *path, err_t *e)
 {
@@ -386,7 +365,7 @@ mw_write(mw_t *w, const char *path, err_t *e)
 	sb_init(&bytes);
 	rc = mw_serialize(w, &bytes, e);
 	if (rc == 0)
-		rc = write_file(path, &bytes, e);
+		rc = file_write_bytes(path, NULL, bytes.data, bytes.len, e);
 	sb_free(&bytes);
 	return rc;
 }

@@ -25,7 +25,7 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite.c); the table of the object's semaphores, whose
+ * this object too (rewrite_plan.c); the table of the object's semaphores, whose
  * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
  * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
  * (runtime/drti_lite.c, embedded in
@@ -36,7 +36,7 @@
  * library shares.
  *
  * Steps: check the program's objects, rewrite the probe calls of the
- * objects in place (rewrite.c: each call becomes the tracepoint and one
+ * objects in place (rewrite_plan.c: each call becomes the tracepoint and one
  * more site, under its calling function, with a stapsdt note of its own;
  * objects not given to -G keep calling the units), give each probe its
  * sites in its unit (the is-enabled one only where a check can reach it:
@@ -69,7 +69,6 @@
  * without providers yields an object with no DOF and no drti_lite.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -153,7 +152,7 @@ check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
 		return err_set(e, "%s: %s: not a probe function name "
 		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
 	prov = strndup(body, (size_t)(sep - body));
-	probe = usdt_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
+	probe = mdl_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
 	if (prov == NULL || probe == NULL)
 		rc = err_errno(e, ENOMEM, "%s", path);
 	else if (!model_has_probe(m, prov, probe))
@@ -336,7 +335,7 @@ is_gcc_slim_lto(Elf *elf)
 
 /* The header checks of one ELF object, then its probe references. */
 static int
-check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
+check_elf_object(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
@@ -361,7 +360,7 @@ check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
 
 /* One input, as read (objin.h): its kind, then, for ELF, its contents. */
 static int
-check_input(const mdl_model_t *m, const usdt_target_t *t,
+check_input(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const objin_t *in, err_t *e)
 {
 	const objin_t *image = objin_image(in);
@@ -386,7 +385,7 @@ check_input(const mdl_model_t *m, const usdt_target_t *t,
 /*
  * Everything -G decides before it writes anything: the program's objects,
  * each read once (objin.c) and checked against the model; the rewrite's
- * plan (rewrite.c) and the sites it found; and the sites of every probe
+ * plan (rewrite_plan.c) and the sites it found; and the sites of every probe
  * (sites.h), which the writers below take.  The model itself is only read.
  */
 typedef struct gplan {
@@ -412,7 +411,7 @@ gplan_free(gplan_t *g)
 
 /* Read each object once and check it, in the order given. */
 static int
-read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+read_inputs(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	if (o->nobjects == 0)
@@ -456,7 +455,7 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
  * (semaphores), not DTrace, as with dtrace -G, which needs every object.
  */
 static int
-add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
+add_unit_sites(const mdl_model_t *m, const target_t *t, bool all_enabled,
     gplan_t *g, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
@@ -464,7 +463,7 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			const mdl_probe_t *pr = p->probes[j];
-			char *fn = usdt_probe_func(p->name, pr->dof_name);
+			char *fn = mdl_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
 			if (rc == 0 && (all_enabled || t->os != USDT_OS_LINUX ||
@@ -482,7 +481,7 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 	return 0;
 }
 
-/* -v explanations from rewrite.c. */
+/* -v explanations from rewrite_plan.c. */
 static void
 rewrite_note(void *ctx, const char *msg)
 {
@@ -505,7 +504,7 @@ add_rewritten_sites(gplan_t *g, err_t *e)
 
 /* Read, check, plan the rewrite, and give every probe its sites. */
 static int
-plan(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+plan(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	g->ro = (rewrite_opts_t){ rewrite_note, (void *)o, o->temps };
@@ -554,13 +553,13 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
  * program registers ___SUNW_dof itself, which is one DOF, as dtrace's.
  */
 static bool
-dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o)
+dof_per_provider(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o)
 {
 	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
 }
 
 /*
- * The anchors the rewritten objects refer to (rewrite.c says why), at the
+ * The anchors the rewritten objects refer to (rewrite_plan.c says why), at the
  * start of the DOF: weak, since two -G outputs over one object both define
  * its anchor, and hidden, as the references are.
  */
@@ -623,7 +622,7 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
  * plain ret.  Other targets: no claim (no note).
  */
 static uint32_t
-own_x86_features(const usdt_target_t *t)
+own_x86_features(const target_t *t)
 {
 	return t->os == USDT_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
 	    X86_FEATURE_1_IBT | X86_FEATURE_1_SHSTK : 0;
@@ -755,7 +754,7 @@ spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
  * named, a linker for the target's machine.
  */
 static int
-link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
+link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
     const char *out, err_t *e)
 {
 	size_t drti_size = o->drti_size;
@@ -808,21 +807,21 @@ out_name(const objgen_opts_t *o, const char *out)
 }
 
 static int
-write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
+fill_rel(int fd, const char *name, void *w, err_t *e)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot open %s", out_name(o, out));
-	elfw_set_output_name(w, out_name(o, out));
-	rc = elfw_write_rel(w, fd, e);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "cannot write %s", out_name(o, out));
-	return rc;
+	(void)name;	/* elfw_set_output_name gave it */
+	return elfw_write_rel(w, fd, e);
 }
 
 static int
-write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
+{
+	elfw_set_output_name(w, out_name(o, out));
+	return file_write_path(out, out_name(o, out), fill_rel, w, e);
+}
+
+static int
+write_linked(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
@@ -846,7 +845,7 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * reference to __SUNW_dof bound to the DOF, which is then made local.
  */
 static int
-write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+write_merged(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	if (o->drti == NULL)
@@ -868,7 +867,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * the -G object itself (units, notes, DOF, drti_lite).
  */
 int
-objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0, o->lazyload };

@@ -44,7 +44,7 @@ typedef struct objgen_opts {
  * temporary name the caller renames).  Returns 0, or -1 with e set; on
  * failure out_path may exist and the caller removes it.
  */
-int objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+int objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e);
 
 #endif

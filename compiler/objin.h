@@ -2,7 +2,8 @@
  * objin.h - the -G stage's inputs, the program's objects, each read once.
  *
  * -G checks every object against the model (objgen.c), plans the rewriting
- * of its probe calls (rewrite.c) and writes the rewritten copy; all three
+ * of its probe calls (rewrite_plan.c) and writes the rewritten copy
+ * (rewrite_write.c); all three
  * work on the one image read here, so an object is read from disk exactly
  * once and every stage sees the same bytes.  An object given twice (the
  * same device and inode: the same name, a symlink or another hard link)

@@ -4,7 +4,8 @@
  * Every call to a probe function in the program's objects becomes the
  * target's tracepoint, in place, and the rewrite says where each one now
  * is (function + offset), so objgen.c records the sites in the DOF and
- * gives each probe site a stapsdt note.  rewrite.c explains how and why.
+ * gives each probe site a stapsdt note.  rewrite_plan.c explains how and why,
+ * and plans; rewrite_write.c writes.
  *
  * Two steps over the objects objgen.c has read (objin.h) and checked:
  * rewrite_plan() decides every edit and reports the sites, touching no
@@ -40,7 +41,7 @@ typedef struct rewrite_site {
 /*
  * What the rewrite reports: the sites, and the anchors, the symbols the -G
  * output must define because the rewritten objects refer to them (one per
- * object and provider, REWRITE_ANCHOR_PREFIX "PROVIDER.KEY"; rewrite.c
+ * object and provider, REWRITE_ANCHOR_PREFIX "PROVIDER.KEY"; rewrite_plan.c
  * says why).  The -G output defines each, weak and hidden.
  */
 #define REWRITE_ANCHOR_PREFIX	"__usdt_sites."
@@ -99,7 +100,7 @@ typedef struct rewrite_plan rewrite_plan_t;
  * Writes nothing.  Returns 0, or -1 with e set; either way *planp is for
  * rewrite_plan_free.
  */
-int rewrite_plan(const mdl_model_t *m, const usdt_target_t *t,
+int rewrite_plan(const mdl_model_t *m, const target_t *t,
     const objin_t *ins, size_t nins, const rewrite_opts_t *o,
     rewrite_plan_t **planp, rewrite_sites_t *out, err_t *e);
 

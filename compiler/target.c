@@ -21,10 +21,10 @@
 #include "macho.h"
 #include "target.h"
 
-static const usdt_target_t targets[] = {
+static const target_t targets[] = {
 	{
 		.name = "x86_64-linux",
-		.arch = &usdt_arch_x86_64,
+		.arch = &arch_x86_64,
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
@@ -32,7 +32,7 @@ static const usdt_target_t targets[] = {
 	{
 		/* FreeBSD and illumos: kernel DTrace, DOF v2 is-enabled sites. */
 		.name = "x86_64-freebsd",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_FREEBSD,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
@@ -40,7 +40,7 @@ static const usdt_target_t targets[] = {
 	},
 	{
 		.name = "x86_64-illumos",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_ILLUMOS,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
@@ -48,7 +48,7 @@ static const usdt_target_t targets[] = {
 	},
 	{
 		.name = "aarch64-linux",
-		.arch = &usdt_arch_aarch64,
+		.arch = &arch_aarch64,
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
@@ -56,14 +56,14 @@ static const usdt_target_t targets[] = {
 	{
 		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_objgen.c). */
 		.name = "x86_64-macos",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
 	{
 		.name = "arm64-macos",
-		.arch = &usdt_arch_arm64_macos,
+		.arch = &arch_arm64_macos,
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
@@ -72,7 +72,7 @@ static const usdt_target_t targets[] = {
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
-const usdt_target_t *
+const target_t *
 target_find(const char *name)
 {
 	for (size_t i = 0; i < NTARGETS; i++)
@@ -81,11 +81,11 @@ target_find(const char *name)
 	return NULL;
 }
 
-const usdt_arch_t *
+const arch_t *
 arch_for_machine(unsigned elf_machine)
 {
-	static const usdt_arch_t *const arches[] = {
-		&usdt_arch_x86_64, &usdt_arch_aarch64,
+	static const arch_t *const arches[] = {
+		&arch_x86_64, &arch_aarch64,
 	};
 
 	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
@@ -94,7 +94,7 @@ arch_for_machine(unsigned elf_machine)
 	return NULL;
 }
 
-const usdt_target_t *
+const target_t *
 target_host(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
@@ -131,13 +131,13 @@ target_names(void)
 }
 
 enum dof_addr_reloc
-target_dof_addr(const usdt_target_t *t, bool lazyload)
+target_dof_addr(const target_t *t, bool lazyload)
 {
 	return lazyload && t->dof_addr == DOF_ADDR_DOFBASE ? DOF_ADDR_ABS : t->dof_addr;
 }
 
 bool
-target_macho(const usdt_target_t *t, target_macho_t *out)
+target_macho(const target_t *t, target_macho_t *out)
 {
 	/* The oldest macOS each runs: 10.9 on x86_64, 11.0 on arm64. */
 	static const struct {
@@ -179,7 +179,7 @@ macos_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
 	sb_printf(&sb, "%s$%s$%s$v1", prefix, p->name, pr->name);
 	for (size_t i = 0; with_args && i < pr->nargc; i++) {
 		sb_putc(&sb, '$');
-		macos_put_hex(&sb, usdt_c_type(pr->nargs[i].type));
+		macos_put_hex(&sb, mdl_c_type(pr->nargs[i].type));
 	}
 	if (sb.failed) {
 		sb_free(&sb);

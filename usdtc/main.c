@@ -6,13 +6,15 @@
  *
  *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
+ *                  (parse_pragma.c: #line, #pragma; parse_layout.c: types)
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
  *        model --> objgen.c     -G: read (objin.c) and check the objects, plan,
  *                               then write: probe units, stapsdt notes, DOF,
  *                               drti_lite
- *                  rewrite.c    -G: the program's probe calls become sites
- *                               (rewrite_plan, then rewrite_write)
+ *                  rewrite_plan.c, rewrite_write.c
+ *                               -G: the program's probe calls become sites
+ *                               (rewrite_plan), then rewrite_write
  *                  sites.c      -G: where each probe fires, apart from the model
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object
@@ -37,7 +39,6 @@
  * (with a warning, as SystemTap's dtrace does).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -81,7 +82,7 @@ typedef struct options {
 	bool lazyload;		/* -x lazyload */
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
 	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
-	const usdt_target_t *target;
+	const target_t *target;
 	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
 } options_t;
 
@@ -231,24 +232,6 @@ output_is_input(const options_t *o, const char *out)
 				return true;
 			}
 	return false;
-}
-
-static int
-write_all(const char *path, const char *data, size_t len, err_t *e)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot open %s", path);
-	if (fd_write_all(fd, data, len) != 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_errno(e, saved, "cannot write %s", path);
-	}
-	if (close(fd) != 0)
-		return err_errno(e, errno, "cannot write %s", path);
-	return 0;
 }
 
 /* ---- default output names ---------------------------------------------- */
@@ -477,14 +460,14 @@ apply_environment(options_t *o)
  * the one place where the target picks them.
  */
 typedef struct backend {
-	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
+	void (*header)(const mdl_model_t *m, const target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(const mdl_model_t *m, const usdt_target_t *t,
+	int (*object)(const mdl_model_t *m, const target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 
 static const backend_t *
-backend_for(const usdt_target_t *t)
+backend_for(const target_t *t)
 {
 	static const backend_t elf = { header_write, objgen_write };
 	static const backend_t macho = { header_macos_write, macho_objgen_write };
@@ -559,7 +542,7 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 	}
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = write_all(tmp, text.data, text.len, &e);
+		rc = file_write_bytes(tmp, NULL, text.data, text.len, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
 	sb_free(&text);
