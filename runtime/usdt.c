@@ -176,8 +176,8 @@ static const char *const usdt_errors[] = {
 	[USDT_ERROR_UNLOADDOF] = "failed to unload DOF: %s",
 	[USDT_ERROR_DUP_PROBE] = "probe named %s:%s:%s:%s already exists",
 	[USDT_ERROR_REMOVE_PROBE] = "failed to remove probe %s:%s:%s:%s",
-	[USDT_ERROR_ARGTYPE] = "probe %s:%s:%s:%s: argument %d has type '%s', which "
-	    "cannot be passed (use int, char *, an integer type or a pointer)",
+	[USDT_ERROR_ARGTYPE] = ("probe %s:%s:%s:%s: argument %d has type '%s', which "
+	    "cannot be passed (use int, char *, an integer type or a pointer)"),
 	[USDT_ERROR_NAME] = "invalid %s name '%s': %s",
 	[USDT_ERROR_LOADOBJ] = "failed to load the probe object: %s",
 	[USDT_ERROR_INUSE] = "probe %s:%s is already in provider %s",

@@ -77,7 +77,13 @@ void __jit_debug_register_code(void);
 __attribute__((visibility("default"), weak))
 struct jit_descriptor __jit_debug_descriptor = { 1, JIT_NOACTION, NULL, NULL };
 
-__attribute__((visibility("default"), weak, noinline, noclone)) void
+/* GCC could clone the empty function; clang has no such pass, nor the attribute. */
+#ifdef __clang__
+#define USDT_JIT_NOCLONE
+#else
+#define USDT_JIT_NOCLONE __attribute__((noclone))
+#endif
+__attribute__((visibility("default"), weak, noinline)) USDT_JIT_NOCLONE void
 __jit_debug_register_code(void)
 {
 	/* gdb's breakpoint is here; the barrier keeps the call and the stores. */
