@@ -31,7 +31,7 @@ REPRO_CFLAGS = -ffile-prefix-map=$(CURDIR)=.
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
 
-# Three layers (README.md, "Layout"):
+# Three layers (doc/layout.md):
 #   compiler/  the core library: every format usdtc reads or writes, bytes
 #              <-> model; built once as the internal archive $(B)/libusdtc.a,
 #              once as position-independent code for libusdt
@@ -53,6 +53,8 @@ CORE_SRCS = \
 	compiler/arch_arm64_macos.c \
 	compiler/diag.c \
 	compiler/parse.c \
+	compiler/parse_pragma.c \
+	compiler/parse_layout.c \
 	compiler/header.c \
 	compiler/header_macos.c \
 	compiler/dofgen.c \
@@ -61,10 +63,13 @@ CORE_SRCS = \
 	compiler/elfmerge.c \
 	compiler/units.c \
 	compiler/objgen.c \
-	compiler/rewrite.c \
+	compiler/rewrite_plan.c \
+	compiler/rewrite_write.c \
 	compiler/decode.c \
 	compiler/macho_read.c \
 	compiler/macho_write.c \
+	compiler/macho_objgen.c \
+	compiler/macho_in.c \
 	compiler/list.c \
 	compiler/magic.c \
 	compiler/sites.c \
@@ -223,7 +228,8 @@ $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 # $(B) with pkg-config.
 LIBUSDT_VERSION = $(VERSION)
 LIBUSDT_SONAME  = libusdt.so.1
-LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt.c
+LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt_map.c runtime/usdt_jit.c \
+	runtime/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o

@@ -1,6 +1,6 @@
 # bench/cpython_cost.py - the script bench/cpython_cost counts: calls,
 # loops, attribute and dict work, so every bytecode path that checks a
-# PyDTrace_*_ENABLED() runs often; small enough for callgrind (~1 s).
+# PyDTrace_*_ENABLED() runs often; small enough to run under callgrind.
 class Point:
     def __init__(self, x, y):
         self.x = x

@@ -4,7 +4,7 @@
  *
  * The unit is two 8-byte slots of two instructions each: `nop`, the
  * tracepoint, then `ret`.  A 4-byte `nop` is what -G writes over a `bl` to
- * a probe (rewrite.c), so a probe looks the same to a tracer whether it
+ * a probe (rewrite_plan.c), so a probe looks the same to a tracer whether it
  * fires in its unit or at a rewritten call site; uprobes single-step or
  * emulate it.  The is-enabled slot is the same: under the Linux DOF
  * version 3 convention its caller passes a pointer in x0 and the tracer
@@ -146,7 +146,7 @@ aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 	}
 }
 
-const usdt_arch_t usdt_arch_aarch64 = {
+const arch_t arch_aarch64 = {
 	.name = "aarch64",
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,

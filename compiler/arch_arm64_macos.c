@@ -14,7 +14,7 @@
  *	8	mov x0, #0	is-enabled tracepoint
  *	12	ret
  *
- * Only macho_write.c uses this unit: macOS has no stapsdt notes, so the
+ * Only macho_objgen.c uses this unit: macOS has no stapsdt notes, so the
  * argument description is empty.
  */
 #include <elf.h>
@@ -37,7 +37,7 @@ no_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 	(void)out;
 }
 
-const usdt_arch_t usdt_arch_arm64_macos = {
+const arch_t arch_arm64_macos = {
 	.name = "arm64",
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,

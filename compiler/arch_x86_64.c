@@ -21,7 +21,7 @@
  * start at 0(%rsp) (note_args_call).
  *
  * FreeBSD and illumos (DOF version 2) want the is-enabled function to
- * return an int that the tracer sets: their unit (usdt_arch_x86_64_v2)
+ * return an int that the tracer sets: their unit (arch_x86_64_v2)
  * clears %rax in the is-enabled slot with `xor %rax,%rax` (48 33 c0, the
  * bytes dtrace -G writes over is-enabled calls), and the tracepoint is the
  * first of two 1-byte nops after it, 3 bytes past the slot's start, where
@@ -143,7 +143,7 @@ x86_64_note_args_call(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out
 	.reloc_glob_dat = R_X86_64_GLOB_DAT, \
 	.reloc_branch = { R_X86_64_PC32, R_X86_64_PLT32 }
 
-const usdt_arch_t usdt_arch_x86_64 = {
+const arch_t arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,
@@ -157,7 +157,7 @@ const usdt_arch_t usdt_arch_x86_64 = {
 	.note_args_call = x86_64_note_args_call,
 };
 
-const usdt_arch_t usdt_arch_x86_64_v2 = {
+const arch_t arch_x86_64_v2 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,

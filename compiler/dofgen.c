@@ -78,13 +78,13 @@ typedef struct strtab_block {
 	uint32_t len;
 } strtab_block_t;
 
-typedef struct strtab {
+typedef struct dof_strtab {
 	strbuf_t bytes;
 	strtab_block_t *blocks;
 	size_t nblocks, blockcap;
 	idset_t set;
 	bool failed;
-} strtab_t;
+} dof_strtab_t;
 
 /* The block looked up: its bytes and their length. */
 typedef struct strtab_key {
@@ -95,7 +95,7 @@ typedef struct strtab_key {
 static bool
 strtab_block_is(const void *ctx, size_t id, const void *key)
 {
-	const strtab_t *st = ctx;
+	const dof_strtab_t *st = ctx;
 	const strtab_key_t *k = key;
 
 	return st->blocks[id].len == k->len &&
@@ -104,7 +104,7 @@ strtab_block_is(const void *ctx, size_t id, const void *key)
 
 /* Append a block's place to blocks; false when out of memory. */
 static bool
-strtab_note_block(strtab_t *st, strtab_block_t b)
+strtab_note_block(dof_strtab_t *st, strtab_block_t b)
 {
 	if (st->nblocks == st->blockcap) {
 		size_t cap = st->blockcap ? 2 * st->blockcap : 64;
@@ -125,7 +125,7 @@ strtab_note_block(strtab_t *st, strtab_block_t b)
  * are then taken back); 0 on failure.
  */
 static uint32_t
-strtab_keep_tail(strtab_t *st, size_t start)
+strtab_keep_tail(dof_strtab_t *st, size_t start)
 {
 	strtab_key_t k = { st->bytes.data + start, st->bytes.len - start };
 	uint64_t h = hash_bytes(HASH_FNV_OFFSET, k.block, k.len);
@@ -150,7 +150,7 @@ fail:
 
 /* Room for n more blocks (a failure shows at the next block). */
 static void
-strtab_presize_blocks(strtab_t *st, size_t n)
+strtab_presize_blocks(dof_strtab_t *st, size_t n)
 {
 	strtab_block_t *nb;
 
@@ -164,7 +164,7 @@ strtab_presize_blocks(strtab_t *st, size_t n)
 
 /* The offset of a block of bytes (its strings' NULs included); 0 on failure. */
 static uint32_t
-strtab_add_block(strtab_t *st, const char *block, size_t len)
+strtab_add_block(dof_strtab_t *st, const char *block, size_t len)
 {
 	strtab_key_t k = { block, len };
 	uint64_t h = hash_bytes(HASH_FNV_OFFSET, block, len);
@@ -190,13 +190,13 @@ fail:
 }
 
 static uint32_t
-strtab_add(strtab_t *st, const char *s)
+strtab_add(dof_strtab_t *st, const char *s)
 {
 	return strtab_add_block(st, s, strlen(s) + 1);
 }
 
 static void
-strtab_init(strtab_t *st)
+strtab_init(dof_strtab_t *st)
 {
 	memset(st, 0, sizeof(*st));
 	sb_init(&st->bytes);
@@ -204,7 +204,7 @@ strtab_init(strtab_t *st)
 }
 
 static void
-strtab_free(strtab_t *st)
+strtab_free(dof_strtab_t *st)
 {
 	sb_free(&st->bytes);
 	free(st->blocks);
@@ -248,14 +248,14 @@ typedef struct section {
 typedef struct gen {
 	const mdl_model_t *m;
 	const site_table_t *sites;	/* NULL: the sites the model records */
-	const usdt_target_t *t;
+	const target_t *t;
 	err_t *e;
 	bool want_where;	/* the caller asked where each record landed */
 	/* add_probe's scratch, kept for the next probe: scratch_cap sites */
 	uint32_t *offs, *enoffs;
 	size_t *idx, *group;
 	size_t scratch_cap;
-	strtab_t strtab;
+	dof_strtab_t strtab;
 	prov_out_t *provs;
 	size_t nprovs;
 	bool any_enabled;
@@ -427,7 +427,7 @@ static int
 add_arg_list(gen_t *g, const mdl_probe_t *pr, const mdl_arg_t *args,
     size_t n, const char *which, uint32_t *idx)
 {
-	strtab_t *st = &g->strtab;
+	dof_strtab_t *st = &g->strtab;
 	size_t start = st->bytes.len;
 
 	*idx = 0;
@@ -941,7 +941,7 @@ gen_free(gen_t *g)
 }
 
 int
-dof_generate(const mdl_model_t *m, const usdt_target_t *t,
+dof_generate(const mdl_model_t *m, const target_t *t,
     dof_image_t *out, err_t *e)
 {
 	return dof_generate_sites(m, NULL, t, out, NULL, e);
@@ -949,7 +949,7 @@ dof_generate(const mdl_model_t *m, const usdt_target_t *t,
 
 int
 dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
-    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e)
+    const target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e)
 {
 	gen_t g;
 	dof_hdr_t h;

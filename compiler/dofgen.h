@@ -26,7 +26,7 @@ typedef struct dof_reloc {
 
 /*
  * Where one probe record's site offsets lie in the image, for an object
- * writer that relocates each entry (Mach-O's -G object: macho_write.c), so
+ * writer that relocates each entry (Mach-O's -G object: macho_objgen.c), so
  * that no writer has to decode what it was just given.  Records come in
  * image order: providers, then each provider's PROBES section.
  */
@@ -59,7 +59,7 @@ typedef struct dof_image {
  * known func_addr is written in place; the others get a DOF SETX relocation
  * and a dof_reloc_t.  Returns 0, or -1 with e set.
  */
-int dof_generate(const mdl_model_t *m, const usdt_target_t *t,
+int dof_generate(const mdl_model_t *m, const target_t *t,
     dof_image_t *out, err_t *e);
 void dof_image_free(dof_image_t *img);
 
@@ -70,7 +70,7 @@ void dof_image_free(dof_image_t *img);
  * dof_record_locs_free).
  */
 int dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
-    const usdt_target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e);
+    const target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e);
 void dof_record_locs_free(dof_record_locs_t *where);
 
 #endif

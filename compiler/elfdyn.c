@@ -69,7 +69,7 @@ typedef struct dyn {
 	uint64_t *in_off;	/* per input section: its offset in that output */
 	int *dsyms;		/* symbol handles in .dynsym order, from index 1 */
 	size_t ndsyms;		/* .dynsym entries, the null symbol included */
-	strtab_t dynstr;
+	elfw_strtab_t dynstr;
 	size_t soname;		/* .dynstr offset of the soname, 0 if none */
 	size_t ndyn;		/* .dynamic entries */
 	size_t hash, dynsym, dynstr_sec, dynamic;	/* output numbers */

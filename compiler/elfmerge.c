@@ -1,12 +1,13 @@
 /*
  * elfmerge.c - copying a small relocatable object into an elfw builder
- * (elfw_merge_rel, elfwrite.h).
+ * (elfw_merge_rel, elfwrite.h), and what stands in for it after `ld -r`
+ * (elfw_localize_symbol).
  *
  * `usdtc -G` puts drti_lite (runtime/drti_lite.c, embedded in usdtc by
  * drti_blob.S) into its output.  It used to run `ld -r` for that, which
  * costs a process, anonymous files for its inputs, and a linker pass over
- * every section of the output: seconds for a provider of ten thousand
- * probes, whose object has sixty thousand sections.  drti_lite is ours,
+ * every section of the output, of which a provider has several a probe
+ * (`bench/compile` times -G of a 10,000-probe provider).  drti_lite is ours,
  * small and of a known shape, so the builder takes it in directly and
  * does what `ld -r` does with such an object:
  *
@@ -44,12 +45,21 @@
  * common symbols, a global symbol the builder already has, a relocation
  * that applies to or refers to something not copied.  tests/merge checks
  * the result against `ld -r` of the same inputs.
+ *
+ * When a linker is named (-x ldpath=), -G runs `ld -r` instead of this
+ * merge, and GNU ld ignores version scripts under -r, so __SUNW_dof comes
+ * out global; elfw_localize_symbol, at the end of this file, then makes it
+ * local in the linker's output, in place.  It is the one routine of the
+ * core that edits an existing file.  (The merge makes the symbol local in
+ * the builder instead: elfw_set_symbol_bind.)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfwrite.h"
 
@@ -516,4 +526,193 @@ elfw_x86_feature_1(const void *image, size_t size)
 		elf_end(elf);
 	free(copy);
 	return bits;
+}
+
+/* ---- localizing a symbol in an existing object -------------------------- */
+
+/* The symbol table section of elf, or NULL. */
+static Elf_Scn *
+symtab_of(Elf *elf, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) != NULL && sh->sh_type == SHT_SYMTAB)
+			return scn;
+	return NULL;
+}
+
+/* Index of the symbol called name among [from, to), or 0. */
+static size_t
+find_named(Elf *elf, Elf_Data *syms, const GElf_Shdr *sh, const char *name,
+    size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		GElf_Sym s;
+		const char *n;
+
+		if (gelf_getsym(syms, (int)i, &s) == NULL)
+			continue;
+		n = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (n != NULL && strcmp(n, name) == 0)
+			return i;
+	}
+	return 0;
+}
+
+static size_t
+swapped(size_t index, size_t a, size_t b)
+{
+	return index == a ? b : index == b ? a : index;
+}
+
+/* Renumber the relocations of one REL/RELA section after swapping a and b. */
+static int
+renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
+    const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (data == NULL)
+		return err_libelf(e, path, "elf_getdata");
+	/* A REL entry is a RELA entry without the addend: one path for both. */
+	for (size_t i = 0; i < n; i++) {
+		bool rela = sh->sh_type == SHT_RELA;
+		GElf_Rela r = { 0 };
+		GElf_Rel rel = { 0 };
+
+		if (rela ? gelf_getrela(data, (int)i, &r) == NULL :
+		    gelf_getrel(data, (int)i, &rel) == NULL)
+			return err_libelf(e, path, rela ? "gelf_getrela" : "gelf_getrel");
+		if (!rela)
+			r.r_info = rel.r_info;
+		r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
+		    GELF_R_TYPE(r.r_info));
+		rel.r_info = r.r_info;
+		if ((rela ? gelf_update_rela(data, (int)i, &r) :
+		    gelf_update_rel(data, (int)i, &rel)) == 0)
+			return err_libelf(e, path, rela ? "gelf_update_rela" : "gelf_update_rel");
+	}
+	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
+	return 0;
+}
+
+static int
+swap_shndx_words(Elf_Scn *scn, size_t a, size_t b, const char *path, err_t *e)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	uint32_t *words, t;
+
+	if (data == NULL)
+		return err_libelf(e, path, "elf_getdata");
+	words = data->d_buf;
+	if ((a + 1) * 4 > data->d_size || (b + 1) * 4 > data->d_size)
+		return err_set(e, "%s: SHT_SYMTAB_SHNDX is shorter than the symbol table", path);
+	t = words[a];
+	words[a] = words[b];
+	words[b] = t;
+	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
+	return 0;
+}
+
+/* Fix every section that names symbols by index after swapping a and b. */
+static int
+renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
+    err_t *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(e, path, "gelf_getshdr");
+		if (sh.sh_link != symtab)
+			continue;
+		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
+			if (renumber_relocs(scn, &sh, a, b, path, e) != 0)
+				return -1;
+		} else if (sh.sh_type == SHT_GROUP) {
+			sh.sh_info = (GElf_Word)swapped(sh.sh_info, a, b);
+			if (gelf_update_shdr(scn, &sh) == 0)
+				return err_libelf(e, path, "gelf_update_shdr");
+		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
+			if (swap_shndx_words(scn, a, b, path, e) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Swap the global symbol at k with the first global (index sh_info), make
+ * it local and move the boundary past it.
+ */
+static int
+localize_in(Elf *elf, const char *path, const char *name, err_t *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = symtab_of(elf, &sh);
+	Elf_Data *syms;
+	size_t n, first, k;
+	GElf_Sym sk, sf;
+
+	if (scn == NULL)
+		return err_set(e, "%s: no symbol table", path);
+	if ((syms = elf_getdata(scn, NULL)) == NULL)
+		return err_libelf(e, path, "elf_getdata");
+	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	first = sh.sh_info;
+	if (find_named(elf, syms, &sh, name, 1, first < n ? first : n) != 0)
+		return 0;	/* already local */
+	if ((k = find_named(elf, syms, &sh, name, first, n)) == 0)
+		return err_set(e, "%s: no global symbol %s to make local", path, name);
+	if (gelf_getsym(syms, (int)k, &sk) == NULL ||
+	    gelf_getsym(syms, (int)first, &sf) == NULL)
+		return err_libelf(e, path, "gelf_getsym");
+	sk.st_info = GELF_ST_INFO(STB_LOCAL, GELF_ST_TYPE(sk.st_info));
+	if (gelf_update_sym(syms, (int)first, &sk) == 0 ||
+	    gelf_update_sym(syms, (int)k, &sf) == 0)
+		return err_libelf(e, path, "gelf_update_sym");
+	elf_flagdata(syms, ELF_C_SET, ELF_F_DIRTY);
+	sh.sh_info = (GElf_Word)(first + 1);
+	if (gelf_update_shdr(scn, &sh) == 0)
+		return err_libelf(e, path, "gelf_update_shdr");
+	return renumber_users(elf, elf_ndxscn(scn), k, first, path, e);
+}
+
+int
+elfw_localize_symbol(const char *path, const char *name, err_t *e)
+{
+	Elf *elf;
+	int fd, rc = -1;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return err_set(e, "libelf is out of date: elf_version failed: %s",
+		    elf_errmsg(-1));
+	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", path);
+	if ((elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL) {
+		err_libelf(e, path, "elf_begin");
+		close(fd);
+		return -1;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err_set(e, "%s: not an ELF object", path);
+		goto out;
+	}
+	/* Keep the linker's layout: only bytes inside sections change. */
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	if (localize_in(elf, path, name, e) != 0)
+		goto out;
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		err_libelf(e, path, "elf_update");
+		goto out;
+	}
+	rc = 0;
+out:
+	elf_end(elf);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "%s", path);
+	return rc;
 }

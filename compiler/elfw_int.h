@@ -67,6 +67,7 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
+	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
 	bool failed;
 	err_t err;
 };
@@ -75,11 +76,11 @@ struct elfw {
  * A string table that stores each string once: a strbuf of the bytes and
  * a set of the offsets of the strings (idset.h).
  */
-typedef struct strtab {
+typedef struct elfw_strtab {
 	strbuf_t bytes;
 	idset_t offsets;	/* offsets of the stored strings (idset.h) */
 	bool failed;
-} strtab_t;
+} elfw_strtab_t;
 
 /* What one write needs besides the builder; released by elfw_layout_free. */
 typedef struct layout {
@@ -90,8 +91,8 @@ typedef struct layout {
 	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
 	int *order;		/* symbol handles in output order (from index 1) */
 	size_t nlocals;		/* output index of the first non-local symbol */
-	strtab_t strs;		/* .strtab */
-	strtab_t shstrs;	/* .shstrtab */
+	elfw_strtab_t strs;		/* .strtab */
+	elfw_strtab_t shstrs;	/* .shstrtab */
 	void **buffers;		/* data handed to libelf, freed after elf_end */
 	size_t nbuffers, buffercap;
 } layout_t;
@@ -101,10 +102,10 @@ bool elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem);
 /* Whether h is a symbol handle of w. */
 bool elfw_valid_symbol(const struct elfw *w, int h);
 
-void elfw_strtab_init(strtab_t *t);
-void elfw_strtab_free(strtab_t *t);
+void elfw_strtab_init(elfw_strtab_t *t);
+void elfw_strtab_free(elfw_strtab_t *t);
 /* Offset of s in the table, adding it if new; 0 after a failure. */
-size_t elfw_strtab_add(strtab_t *t, const char *s);
+size_t elfw_strtab_add(elfw_strtab_t *t, const char *s);
 
 void elfw_layout_free(layout_t *l);
 /* A zeroed buffer that lives until the write ends; NULL on failure. */

@@ -30,12 +30,9 @@
  * The ET_DYN writer libusdt uses reads the same description and lives in
  * elfdyn.c; the structures both writers share are in elfw_int.h.
  *
- * elfw_localize_symbol is the one routine that edits an existing file: the
- * -G stage uses it after `ld -r`, when asked to run one (-x ldpath=),
- * because GNU ld ignores version scripts under -r and so cannot make
- * __SUNW_dof local itself.  By default -G merges drti_lite into the builder
- * instead (elfmerge.c) and makes the symbol local there
- * (elfw_set_symbol_bind).
+ * This file only writes: the one routine that edits an existing file,
+ * elfw_localize_symbol (after `ld -r`, -x ldpath=), is with the merge it
+ * stands in for, in elfmerge.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -432,7 +429,7 @@ elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
 /* ---- string tables ------------------------------------------------------ */
 
 void
-elfw_strtab_init(strtab_t *t)
+elfw_strtab_init(elfw_strtab_t *t)
 {
 	memset(t, 0, sizeof(*t));
 	sb_init(&t->bytes);
@@ -440,7 +437,7 @@ elfw_strtab_init(strtab_t *t)
 }
 
 void
-elfw_strtab_free(strtab_t *t)
+elfw_strtab_free(elfw_strtab_t *t)
 {
 	sb_free(&t->bytes);
 	idset_free(&t->offsets);
@@ -450,12 +447,12 @@ elfw_strtab_free(strtab_t *t)
 static bool
 strtab_holds(const void *ctx, size_t id, const void *key)
 {
-	return strcmp(((const strtab_t *)ctx)->bytes.data + id, key) == 0;
+	return strcmp(((const elfw_strtab_t *)ctx)->bytes.data + id, key) == 0;
 }
 
 /* Offset of s in the table, adding it if new; 0 after a failure. */
 size_t
-elfw_strtab_add(strtab_t *t, const char *s)
+elfw_strtab_add(elfw_strtab_t *t, const char *s)
 {
 	uint64_t h;
 	size_t off;
@@ -655,7 +652,7 @@ emit_section(Elf *elf, const GElf_Shdr *sh, void *buf, size_t size,
 }
 
 static GElf_Shdr
-shdr(strtab_t *names, const char *name, uint32_t type, uint64_t flags,
+shdr(elfw_strtab_t *names, const char *name, uint32_t type, uint64_t flags,
     uint64_t align, uint64_t entsize, uint32_t link, uint32_t info)
 {
 	GElf_Shdr sh = { 0 };
@@ -793,7 +790,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 
 /* A finished string table; the table keeps owning its bytes. */
 static int
-emit_strtab(layout_t *l, Elf *elf, strtab_t *t, const char *name, err_t *e)
+emit_strtab(layout_t *l, Elf *elf, elfw_strtab_t *t, const char *name, err_t *e)
 {
 	GElf_Shdr sh = shdr(&l->shstrs, name, SHT_STRTAB, 0, 1, 0, 0, 0);
 
@@ -844,6 +841,18 @@ set_shstrndx(const layout_t *l, Elf *elf, err_t *e)
 	return 0;
 }
 
+void
+elfw_set_output_name(elfw_t *w, const char *name)
+{
+	w->out_name = name;
+}
+
+static const char *
+output_name(const elfw_t *w)
+{
+	return w->out_name != NULL ? w->out_name : "the object";
+}
+
 /* Everything after the layout decisions: libelf builds and writes the file. */
 static int
 emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
@@ -866,8 +875,13 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
 	    set_shstrndx(l, elf, e) != 0)
 		goto out;
+	errno = 0;
 	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		err_libelf(e, "ELF writer", "elf_update");
+		/* A failed write (a full disk) leaves its cause in errno. */
+		if (errno != 0)
+			err_errno(e, errno, "cannot write %s", output_name(w));
+		else
+			err_libelf(e, "ELF writer", "elf_update");
 		goto out;
 	}
 	rc = 0;
@@ -876,9 +890,9 @@ out:
 	return rc;
 }
 
-/* Write the whole of the file staged in stage to fd. */
+/* Write the whole of the file staged in stage to fd, named name. */
 static int
-copy_staged(int stage, int fd, err_t *e)
+copy_staged(int stage, int fd, const char *name, err_t *e)
 {
 	struct stat st;
 	void *map;
@@ -891,7 +905,7 @@ copy_staged(int stage, int fd, err_t *e)
 	if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, stage, 0)) == MAP_FAILED)
 		return err_errno(e, errno, "ELF writer: staged file");
 	if (fd_write_all(fd, map, (size_t)st.st_size) != 0)
-		rc = err_errno(e, errno, "ELF writer: writing the object");
+		rc = err_errno(e, errno, "cannot write %s", name);
 	munmap(map, (size_t)st.st_size);
 	return rc;
 }
@@ -912,7 +926,7 @@ emit_staged(elfw_t *w, layout_t *l, int fd, err_t *e)
 		return emit_file(w, l, fd, ELF_C_WRITE, e);
 	rc = emit_file(w, l, stage, ELF_C_WRITE_MMAP, e);
 	if (rc == 0)
-		rc = copy_staged(stage, fd, e);
+		rc = copy_staged(stage, fd, output_name(w), e);
 	close(stage);
 	return rc;
 }
@@ -931,196 +945,5 @@ elfw_write_rel(elfw_t *w, int fd, err_t *e)
 	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0)
 		rc = emit_staged(w, &l, fd, e);
 	elfw_layout_free(&l);
-	return rc;
-}
-
-/* ---- localizing a symbol in an existing object -------------------------- */
-
-/* The symbol table section of elf, or NULL. */
-static Elf_Scn *
-find_symtab(Elf *elf, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, sh) != NULL && sh->sh_type == SHT_SYMTAB)
-			return scn;
-	return NULL;
-}
-
-/* Index of the symbol called name among [from, to), or 0. */
-static size_t
-find_named(Elf *elf, Elf_Data *syms, const GElf_Shdr *sh, const char *name,
-    size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++) {
-		GElf_Sym s;
-		const char *n;
-
-		if (gelf_getsym(syms, (int)i, &s) == NULL)
-			continue;
-		n = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (n != NULL && strcmp(n, name) == 0)
-			return i;
-	}
-	return 0;
-}
-
-static size_t
-swapped(size_t index, size_t a, size_t b)
-{
-	return index == a ? b : index == b ? a : index;
-}
-
-/* Renumber the relocations of one REL/RELA section after swapping a and b. */
-static int
-renumber_relocs(Elf_Scn *scn, const GElf_Shdr *sh, size_t a, size_t b,
-    const char *path, err_t *e)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	if (data == NULL)
-		return err_libelf(e, path, "elf_getdata");
-	for (size_t i = 0; i < n; i++) {
-		if (sh->sh_type == SHT_RELA) {
-			GElf_Rela r;
-
-			if (gelf_getrela(data, (int)i, &r) == NULL)
-				return err_libelf(e, path, "gelf_getrela");
-			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
-			    GELF_R_TYPE(r.r_info));
-			if (gelf_update_rela(data, (int)i, &r) == 0)
-				return err_libelf(e, path, "gelf_update_rela");
-		} else {
-			GElf_Rel r;
-
-			if (gelf_getrel(data, (int)i, &r) == NULL)
-				return err_libelf(e, path, "gelf_getrel");
-			r.r_info = GELF_R_INFO(swapped(GELF_R_SYM(r.r_info), a, b),
-			    GELF_R_TYPE(r.r_info));
-			if (gelf_update_rel(data, (int)i, &r) == 0)
-				return err_libelf(e, path, "gelf_update_rel");
-		}
-	}
-	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
-	return 0;
-}
-
-static int
-swap_shndx_words(Elf_Scn *scn, size_t a, size_t b, const char *path, err_t *e)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	uint32_t *words, t;
-
-	if (data == NULL)
-		return err_libelf(e, path, "elf_getdata");
-	words = data->d_buf;
-	if ((a + 1) * 4 > data->d_size || (b + 1) * 4 > data->d_size)
-		return err_set(e, "%s: SHT_SYMTAB_SHNDX is shorter than the symbol table", path);
-	t = words[a];
-	words[a] = words[b];
-	words[b] = t;
-	elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
-	return 0;
-}
-
-/* Fix every section that names symbols by index after swapping a and b. */
-static int
-renumber_users(Elf *elf, size_t symtab, size_t a, size_t b, const char *path,
-    err_t *e)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			return err_libelf(e, path, "gelf_getshdr");
-		if (sh.sh_link != symtab)
-			continue;
-		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) {
-			if (renumber_relocs(scn, &sh, a, b, path, e) != 0)
-				return -1;
-		} else if (sh.sh_type == SHT_GROUP) {
-			sh.sh_info = (GElf_Word)swapped(sh.sh_info, a, b);
-			if (gelf_update_shdr(scn, &sh) == 0)
-				return err_libelf(e, path, "gelf_update_shdr");
-		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
-			if (swap_shndx_words(scn, a, b, path, e) != 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Swap the global symbol at k with the first global (index sh_info), make
- * it local and move the boundary past it.
- */
-static int
-localize_in(Elf *elf, const char *path, const char *name, err_t *e)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_symtab(elf, &sh);
-	Elf_Data *syms;
-	size_t n, first, k;
-	GElf_Sym sk, sf;
-
-	if (scn == NULL)
-		return err_set(e, "%s: no symbol table", path);
-	if ((syms = elf_getdata(scn, NULL)) == NULL)
-		return err_libelf(e, path, "elf_getdata");
-	n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-	first = sh.sh_info;
-	if (find_named(elf, syms, &sh, name, 1, first < n ? first : n) != 0)
-		return 0;	/* already local */
-	if ((k = find_named(elf, syms, &sh, name, first, n)) == 0)
-		return err_set(e, "%s: no global symbol %s to make local", path, name);
-	if (gelf_getsym(syms, (int)k, &sk) == NULL ||
-	    gelf_getsym(syms, (int)first, &sf) == NULL)
-		return err_libelf(e, path, "gelf_getsym");
-	sk.st_info = GELF_ST_INFO(STB_LOCAL, GELF_ST_TYPE(sk.st_info));
-	if (gelf_update_sym(syms, (int)first, &sk) == 0 ||
-	    gelf_update_sym(syms, (int)k, &sf) == 0)
-		return err_libelf(e, path, "gelf_update_sym");
-	elf_flagdata(syms, ELF_C_SET, ELF_F_DIRTY);
-	sh.sh_info = (GElf_Word)(first + 1);
-	if (gelf_update_shdr(scn, &sh) == 0)
-		return err_libelf(e, path, "gelf_update_shdr");
-	return renumber_users(elf, elf_ndxscn(scn), k, first, path, e);
-}
-
-int
-elfw_localize_symbol(const char *path, const char *name, err_t *e)
-{
-	Elf *elf;
-	int fd, rc = -1;
-
-	if (!libelf_ready(e))
-		return -1;
-	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
-		return err_errno(e, errno, "%s", path);
-	if ((elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL) {
-		err_libelf(e, path, "elf_begin");
-		close(fd);
-		return -1;
-	}
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err_set(e, "%s: not an ELF object", path);
-		goto out;
-	}
-	/* Keep the linker's layout: only bytes inside sections change. */
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	if (localize_in(elf, path, name, e) != 0)
-		goto out;
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		err_libelf(e, path, "elf_update");
-		goto out;
-	}
-	rc = 0;
-out:
-	elf_end(elf);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", path);
 	return rc;
 }

@@ -141,6 +141,12 @@ int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
  */
 int elfw_write_rel(elfw_t *w, int fd, err_t *e);
 
+/*
+ * The name a failed write of w's file gives ("cannot write NAME: cause"),
+ * kept by reference until the write; without it, "the object".
+ */
+void elfw_set_output_name(elfw_t *w, const char *name);
+
 /* What a shared object needs beyond the description. */
 typedef struct elfw_dyn_opts {
 	const char *soname;	/* DT_SONAME, or NULL for none */
@@ -169,7 +175,7 @@ uint64_t elfw_symbol_address(const elfw_t *w, int symbol);
 
 /*
  * Make the global symbol `name` of the relocatable object at path local,
- * in place: the symbol table is reordered so locals stay first, and every
+ * in place (elfmerge.c; used after `ld -r`, -x ldpath=): the symbol table is reordered so locals stay first, and every
  * relocation and group signature that used a moved index is renumbered.
  * Section offsets are kept as they are.  Returns 0, or -1 with e set.
  */

@@ -12,10 +12,20 @@
  * Writing.  Outputs and -G's rewritten objects are written to temporaries
  * that a tempset puts in place together (fileio.h says what each kind of
  * destination gets).  The commit keeps every replaced file's old inode
- * (a hard link) or old bytes (a copy) until the last step has succeeded,
- * so that a failure can put each back; its changes are made with the fatal
+ * under a second name (a hard link) until the last step has succeeded, so
+ * that a failure can rename each back; its changes are made with the fatal
  * signals blocked, because the handler of usdtc's main walks the set to
  * remove the temporaries.
+ *
+ * Why an input is never written in place, not even one with other hard
+ * links (Oracle's dtrace -G edits objects in place, so every link sees
+ * the edit): bytes copied into a file that a linker or a second -G is
+ * reading are seen half old, half new, and a copy that fails midway (a
+ * full disk) leaves the file neither; a rename is seen whole or not at all
+ * and touches no byte of the old file.  The price is that the name given
+ * to -G gets a new inode: a hard link not given keeps the old object (as a
+ * ccache cache entry linked into the build tree must), and names given
+ * together are linked to the new one (tempset_link).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -225,6 +235,44 @@ fd_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int
+file_write_path(const char *path, const char *name, file_fill_fn fill, void *ctx, err_t *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
+
+	if (name == NULL)
+		name = path;
+	if (fd < 0)
+		return err_errno(e, errno, "cannot open %s", name);
+	rc = fill(fd, name, ctx, e);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_errno(e, errno, "cannot write %s", name);
+	return rc;
+}
+
+typedef struct bytes_ref {
+	const void *buf;
+	size_t len;
+} bytes_ref_t;
+
+static int
+fill_bytes(int fd, const char *name, void *ctx, err_t *e)
+{
+	const bytes_ref_t *b = ctx;
+
+	if (fd_write_all(fd, b->buf, b->len) != 0)
+		return err_errno(e, errno, "cannot write %s", name);
+	return 0;
+}
+
+int
+file_write_bytes(const char *path, const char *name, const void *buf, size_t len, err_t *e)
+{
+	bytes_ref_t b = { buf, len };
+
+	return file_write_path(path, name, fill_bytes, &b, e);
+}
+
 /* ---- temporaries committed together (fileio.h) --------------------------- */
 
 const int tempset_signals[] = {
@@ -315,16 +363,20 @@ temp_beside(const char *dest, char **tmpp)
 }
 
 /*
- * Give the temporary for an input the input's owner, group and mode; false
- * when the owner cannot be given (the caller then copies in place).
+ * Give the temporary for an input the input's owner and group where that
+ * is allowed (root, or a group of the runner's), else they stay the
+ * runner's, as a compiler writing the object afresh would leave them; then
+ * its mode.  false if the mode cannot be set.
  */
 static bool
 take_identity(int fd, const struct stat *like)
 {
 	bool owned = like->st_uid == geteuid() && like->st_gid == getegid();
 
-	if (!owned && fchown(fd, like->st_uid, like->st_gid) != 0)
-		return false;
+	if (!owned && fchown(fd, like->st_uid, like->st_gid) != 0 &&
+	    fchown(fd, (uid_t)-1, like->st_gid) != 0) {
+		/* Neither is ours to give: they stay the runner's, as cc's output's. */
+	}
 	/* After fchown, which clears set-id bits. */
 	return fchmod(fd, like->st_mode & 07777) == 0;
 }
@@ -370,10 +422,17 @@ temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_
 		close(fd);
 		return err_errno(e, ENOMEM, "%s", dest);
 	}
-	if (like != NULL)
-		t->inplace = like->st_nlink > 1 || !take_identity(fd, like);
-	else
+	if (like != NULL) {
+		if (!take_identity(fd, like)) {
+			err_errno(e, errno, "cannot set the mode of a file beside %s", t->dest);
+			close(fd);
+			return -1;
+		}
+		t->keep_time = true;
+		t->mtime = like->st_mtim;
+	} else {
 		fchmod(fd, 0666 & ~current_umask());
+	}
 	return fd;
 }
 
@@ -392,6 +451,29 @@ temp_entry_free(temp_entry_t *t)
 	free(t->backup);
 }
 
+/* Room for one more entry (for dest, in e's message); 0 or -1. */
+static int
+tempset_grow(tempset_t *ts, const char *dest, err_t *e)
+{
+	size_t cap = ts->cap ? ts->cap * 2 : 8;
+	temp_entry_t *v;
+	sigset_t old;
+
+	if (ts->n < ts->cap)
+		return 0;
+	if ((v = malloc(cap * sizeof(*v))) == NULL)
+		return err_errno(e, ENOMEM, "%s", dest);
+	/* The handler may read the old array until the new one is in. */
+	if (ts->n > 0)
+		memcpy(v, ts->v, ts->n * sizeof(*v));
+	block_signals(&old);
+	free(ts->v);
+	ts->v = v;
+	ts->cap = cap;
+	restore_signals(&old);
+	return 0;
+}
+
 int
 tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, err_t *e)
 {
@@ -399,21 +481,8 @@ tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, 
 	sigset_t old;
 	int fd;
 
-	if (ts->n == ts->cap) {
-		size_t cap = ts->cap ? ts->cap * 2 : 8;
-		temp_entry_t *v = malloc(cap * sizeof(*v));
-
-		if (v == NULL)
-			return err_errno(e, ENOMEM, "%s", dest);
-		/* The handler may read the old array until the new one is in. */
-		if (ts->n > 0)
-			memcpy(v, ts->v, ts->n * sizeof(*v));
-		block_signals(&old);
-		free(ts->v);
-		ts->v = v;
-		ts->cap = cap;
-		restore_signals(&old);
-	}
+	if (tempset_grow(ts, dest, e) != 0)
+		return -1;
 	block_signals(&old);
 	fd = temp_entry_init(&t, dest, like, e);
 	ts->v[ts->n++] = t;	/* even half made: discard frees it */
@@ -422,6 +491,71 @@ tempset_add(tempset_t *ts, const char *dest, const struct stat *like, int *fdp, 
 		return -1;
 	*fdp = fd;
 	return (int)(ts->n - 1);
+}
+
+/*
+ * A new name beside dest for the existing file src: a name reserved by
+ * temp_beside, then replaced by the link (link() will not replace; a name
+ * taken in between is tried again).  Returns 0 with the name in *tmpp.
+ */
+static int
+link_beside(const char *src, const char *dest, char **tmpp)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = temp_beside(dest, tmpp), saved;
+
+		if (fd < 0)
+			return -1;
+		close(fd);
+		if (unlink(*tmpp) != 0) {
+			saved = errno;
+			unlink(*tmpp);
+		} else if (link(src, *tmpp) == 0) {
+			return 0;
+		} else {
+			saved = errno;	/* EEXIST: another file took the name */
+		}
+		free(*tmpp);
+		*tmpp = NULL;
+		if ((errno = saved) != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/* Fill entry t: dest, a second name of entry from's temporary. */
+static int
+link_entry_init(temp_entry_t *t, const temp_entry_t *from, const char *dest, err_t *e)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (from->tmp == NULL || from->into)
+		return err_set(e, "%s: only a replaced file can have a second name", dest);
+	if ((t->dest = follow_links(dest)) == NULL)
+		return err_errno(e, errno, "%s", dest);
+	if (link_beside(from->tmp, t->dest, &t->tmp) != 0)
+		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
+	if ((t->path = strdup(t->tmp)) == NULL)
+		return err_errno(e, ENOMEM, "%s", dest);
+	t->keep_time = from->keep_time;
+	t->mtime = from->mtime;
+	return 0;
+}
+
+int
+tempset_link(tempset_t *ts, int i, const char *dest, err_t *e)
+{
+	temp_entry_t t;
+	sigset_t old;
+	int rc;
+
+	if (tempset_grow(ts, dest, e) != 0)
+		return -1;
+	block_signals(&old);
+	rc = link_entry_init(&t, &ts->v[i], dest, e);
+	ts->v[ts->n++] = t;	/* even half made: discard frees it */
+	restore_signals(&old);
+	return rc;
 }
 
 const char *
@@ -476,28 +610,6 @@ copy_fd(int from, int to)
 	return 0;
 }
 
-/* Copy the file named from over the file named to, keeping to's inode. */
-static int
-copy_file(const char *from, const char *to)
-{
-	int src = open(from, O_RDONLY | O_CLOEXEC), dst, rc, saved;
-
-	if (src < 0)
-		return -1;
-	if ((dst = open(to, O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		saved = errno;
-		close(src);
-		return errno = saved, -1;
-	}
-	rc = copy_fd(src, dst);
-	saved = errno;
-	if (close(dst) != 0 && rc == 0)
-		rc = -1, saved = errno;
-	close(src);
-	errno = saved;
-	return rc;
-}
-
 /* Write the bytes for a device or FIFO into it (may wait for a reader). */
 static int
 commit_into(temp_entry_t *t, err_t *e)
@@ -515,25 +627,22 @@ commit_into(temp_entry_t *t, err_t *e)
 }
 
 /*
- * Keep dest's present state aside: its inode under a second name (rename
- * replaces dest), or a copy of its bytes (an in-place copy overwrites them).
+ * Keep dest's present inode under a second name (rename replaces dest), and
+ * give an input's temporary the input's modification time: after every
+ * write to it, since a write sets the time.
  */
 static int
 keep_aside(temp_entry_t *t, err_t *e)
 {
 	struct stat st;
-	int fd;
+	struct timespec times[2] = { { 0, UTIME_OMIT }, t->mtime };
 
+	if (t->keep_time && utimensat(AT_FDCWD, t->tmp, times, 0) != 0)
+		return err_errno(e, errno, "cannot set the modification time of %s", t->dest);
 	t->existed = lstat(t->dest, &st) == 0;
 	if (!t->existed)
 		return 0;
-	if ((fd = temp_beside(t->dest, &t->backup)) < 0)
-		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
-	close(fd);
-	if (t->inplace && copy_file(t->dest, t->backup) == 0)
-		return 0;
-	/* link() will not replace: the name mkostemp reserved goes first. */
-	if (!t->inplace && unlink(t->backup) == 0 && link(t->dest, t->backup) == 0)
+	if (link_beside(t->dest, t->dest, &t->backup) == 0)
 		return 0;
 	return err_errno(e, errno, "cannot keep a copy of %s while replacing it", t->dest);
 }
@@ -541,27 +650,36 @@ keep_aside(temp_entry_t *t, err_t *e)
 static int
 put_in_place(temp_entry_t *t, err_t *e)
 {
-	if (t->inplace ? copy_file(t->tmp, t->dest) : rename(t->tmp, t->dest))
+	if (rename(t->tmp, t->dest) != 0)
 		return err_errno(e, errno, "cannot write %s", t->dest);
-	if (!t->inplace) {
-		free(t->tmp);
-		t->tmp = NULL;
-	}
+	free(t->tmp);
+	t->tmp = NULL;
 	return 0;
 }
 
-/* Undo put_in_place as well as can be: the old inode or bytes come back. */
+/*
+ * Undo put_in_place: the old inode comes back, or the new name goes.  If
+ * the old inode cannot be renamed back, its second name is kept (never
+ * removed with the temporaries) and e says where it is.
+ */
 static void
-take_back(temp_entry_t *t)
+take_back(temp_entry_t *t, err_t *e)
 {
-	if (!t->existed)
+	char first[ERR_MSG_MAX];
+
+	if (!t->existed) {
 		unlink(t->dest);
-	else if (t->inplace)
-		copy_file(t->backup, t->dest);
-	else if (rename(t->backup, t->dest) == 0) {
-		free(t->backup);
-		t->backup = NULL;
+		return;
 	}
+	if (rename(t->backup, t->dest) != 0) {
+		int saved = errno;
+
+		snprintf(first, sizeof(first), "%s", e->msg);
+		err_errno(e, saved, "%s; and the old %s could not be put back, it is kept "
+		    "as %s", first, t->dest, t->backup);
+	}
+	free(t->backup);
+	t->backup = NULL;
 }
 
 int
@@ -586,7 +704,7 @@ tempset_commit(tempset_t *ts, err_t *e)
 	if (rc != 0)
 		while (done-- > 0)
 			if (!ts->v[done].into)
-				take_back(&ts->v[done]);
+				take_back(&ts->v[done], e);
 	restore_signals(&old);
 	tempset_discard(ts);
 	return rc;

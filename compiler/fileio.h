@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "err.h"
 
@@ -57,6 +58,20 @@ int file_open_regular(const char *path, struct stat *st, err_t *e);
 int fd_write_all(int fd, const void *buf, size_t len);
 
 /*
+ * Writing a file by path, the one place that does: path is created (or
+ * truncated; mode 0666 less the umask, close-on-exec) and fill writes its
+ * bytes to the descriptor.  name is the file in messages (NULL: path): a
+ * temporary is best named as the file it becomes.  Returns 0, or -1 with e
+ * set ("cannot open NAME", "cannot write NAME"; a failing fill sets e).
+ */
+typedef int (*file_fill_fn)(int fd, const char *name, void *ctx, err_t *e);
+int file_write_path(const char *path, const char *name, file_fill_fn fill, void *ctx,
+    err_t *e);
+/* file_write_path with len bytes of buf as what the file holds. */
+int file_write_bytes(const char *path, const char *name, const void *buf, size_t len,
+    err_t *e);
+
+/*
  * An anonymous file (memfd; without it an unlinked O_TMPFILE in $TMPDIR or
  * /tmp) that a spawned program can open as /proc/self/fd/N.  flags:
  * MFD_CLOEXEC or 0.  Returns the descriptor, or -1 with e naming what for.
@@ -90,9 +105,13 @@ int anon_file_seal(int fd, err_t *e);
  *   a directory: refused.
  *
  * A temporary that replaces an input (tempset_add with like != NULL) gets
- * its owner, group and mode; when it has more than one link, or its owner
- * cannot be given away, the new bytes are copied into the file itself on
- * commit, so the inode, its links and its owner stay.
+ * its owner and group where they can be given (root, or the runner's own),
+ * its mode, and on commit its modification time: a build tool that compares
+ * times sees the object as old as the compile that made it, not newer than
+ * the step that rewrote it.  An input is always replaced by a rename, never
+ * written in place, so a reader (a linker, a second run) opens the old file
+ * or the new one, never a mix; an input with other hard links leaves them
+ * on the old content, and tempset_link gives further names the new file.
  *
  * The set may be read by a signal handler (tempset_unlink_all); every
  * change to it blocks the fatal signals usdtc catches, and so does the
@@ -102,11 +121,12 @@ typedef struct temp_entry {
 	char *dest;		/* what the temporary becomes */
 	char *tmp;		/* its name on disk, or NULL (anonymous) */
 	char *path;		/* the name writers open: tmp, or /proc/PID/fd/N */
-	char *backup;		/* during commit: dest's old content or inode */
+	char *backup;		/* during commit: dest's old inode */
 	int fd;			/* the anonymous file of a device/FIFO, or -1 */
-	bool inplace;		/* copy into dest: keeps its inode */
 	bool into;		/* dest is a device/FIFO: write into it */
 	bool existed;		/* dest existed when the commit began */
+	bool keep_time;		/* an input's: its old mtime is given back */
+	struct timespec mtime;	/* that time */
 } temp_entry_t;
 
 typedef struct tempset {
@@ -126,15 +146,23 @@ extern const int tempset_signals[];
 int tempset_add(tempset_t *ts, const char *dest, const struct stat *like,
     int *fdp, err_t *e);
 
+/*
+ * Another name, dest, for the file of entry i (an input named twice by two
+ * hard links): on commit dest becomes that same file too.  Entry i must
+ * replace a regular file (tempset_add with like).  Returns 0, or -1 with e
+ * set.
+ */
+int tempset_link(tempset_t *ts, int i, const char *dest, err_t *e);
+
 /* The name the writers open for entry i. */
 const char *tempset_path(const tempset_t *ts, int i);
 
 /*
  * Put every entry in place: first the writes into devices and FIFOs, then,
- * with the fatal signals blocked, each input's old content or inode kept
- * aside, every rename or in-place copy, in order.  If one fails, those done
- * are undone in reverse order (the kept inode renamed back, the kept content
- * copied back).  Afterwards the set is empty.  Returns 0, or -1 with e set.
+ * with the fatal signals blocked, each replaced file's old inode kept aside
+ * (a hard link), the inputs' times given back, and every rename, in order.
+ * If one fails, those done are undone in reverse order (the kept inode
+ * renamed back).  Afterwards the set is empty.  Returns 0, or -1 with e set.
  */
 int tempset_commit(tempset_t *ts, err_t *e);
 

@@ -9,7 +9,7 @@
  *
  * The hash tables themselves are idset.c's.  The 32-bit form serves where
  * the value is written out and must stay as it is (the object key in -G's
- * alias names, rewrite.c).
+ * alias names, rewrite_plan.c).
  */
 #ifndef USDTC_HASH_H
 #define USDTC_HASH_H

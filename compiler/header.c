@@ -149,10 +149,10 @@ static int
 names_init(probe_names_t *n, const mdl_provider_t *prov, const mdl_probe_t *pr)
 {
 	memset(n, 0, sizeof(*n));
-	n->macro = usdt_macro_name(prov->name, pr->dof_name);
-	n->func = usdt_probe_func(prov->name, pr->dof_name);
-	n->enabled = usdt_enabled_func(prov->name, pr->dof_name);
-	n->semaphore = usdt_semaphore_name(prov->name, pr->name);
+	n->macro = mdl_macro_name(prov->name, pr->dof_name);
+	n->func = mdl_probe_func(prov->name, pr->dof_name);
+	n->enabled = mdl_enabled_func(prov->name, pr->dof_name);
+	n->semaphore = mdl_semaphore_name(prov->name, pr->name);
 	if (n->macro == NULL || n->func == NULL || n->enabled == NULL ||
 	    n->semaphore == NULL)
 		return -1;
@@ -295,7 +295,7 @@ typedef struct asm_writer {
  * with .inst, so that the assembler marks them as code, not data.
  */
 static void
-asm_writer_init(asm_writer_t *w, strbuf_t *out, const usdt_target_t *t)
+asm_writer_init(asm_writer_t *w, strbuf_t *out, const target_t *t)
 {
 	w->out = out;
 	sb_init(&w->line);
@@ -437,7 +437,7 @@ asm_code(asm_writer_t *w, const uint8_t *unit, size_t from, size_t to)
  * them, the is-enabled function's symbol from enabled_offset to the end.
  */
 static void
-asm_stub(asm_writer_t *w, const usdt_arch_t *a, const char *func, const char *enabled)
+asm_stub(asm_writer_t *w, const arch_t *a, const char *func, const char *enabled)
 {
 	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
 	strbuf_t *l;
@@ -516,7 +516,7 @@ asm_semaphore(asm_writer_t *w, const char *func, const char *semaphore)
 
 /* The semaphore page (stapsdt.h says why), before any semaphore of the unit. */
 static void
-asm_semaphore_page(asm_writer_t *w, const usdt_target_t *t)
+asm_semaphore_page(asm_writer_t *w, const target_t *t)
 {
 	strbuf_t *l;
 
@@ -565,7 +565,7 @@ asm_stapsdt_base(asm_writer_t *w)
  * by the probe function, all under `.ifndef` on it.
  */
 static void
-asm_generic_unit(asm_writer_t *w, const usdt_target_t *t)
+asm_generic_unit(asm_writer_t *w, const target_t *t)
 {
 	asm_sym_directive(w, ".ifndef", UNIT_FUNC);
 	if (t->stapsdt) {
@@ -591,7 +591,7 @@ asm_generic_unit(asm_writer_t *w, const usdt_target_t *t)
  * trap and never turn into a call, so no site can reach below %rsp into a
  * leaf function's red zone); a relocation of type NONE against the probe
  * function at it, which changes no byte and which -G reads as the mark of
- * a site to record in the DOF (rewrite.c); and the site's stapsdt note, in
+ * a site to record in the DOF (rewrite_plan.c); and the site's stapsdt note, in
  * the group of the code around it ("?", for inline functions of C++), with
  * the arguments where the macro put them (the unit's own: all registers).
  */
@@ -699,7 +699,7 @@ put_macro_lines(strbuf_t *out, const char *head, const strbuf_t *text)
  * inliner must not count it.
  */
 static void
-put_unit_macros(strbuf_t *out, const usdt_target_t *t)
+put_unit_macros(strbuf_t *out, const target_t *t)
 {
 	strbuf_t text;
 	asm_writer_t w;
@@ -774,7 +774,7 @@ put_c_string(strbuf_t *out, const char *s, bool percent)
  * inside the generic text, and is refused as a failure of the writer.
  */
 static void
-put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	size_t plen = strlen(USDT_PROBE_PREFIX);
@@ -853,7 +853,7 @@ put_site_helpers(strbuf_t *out)
  * pointer, through which DTrace stores 1 (version 3).
  */
 static bool
-enabled_returns_int(const usdt_target_t *t)
+enabled_returns_int(const target_t *t)
 {
 	return t->dof_enabled_version == 2;
 }
@@ -911,7 +911,7 @@ put_call_args(strbuf_t *out, const mdl_probe_t *pr)
  * FreeBSD and illumos) keep the call.
  */
 static bool
-is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *pr)
+is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 {
 	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt || pr->nargc > 6)
 		return false;
@@ -921,7 +921,7 @@ is_inline_site(const mdl_model_t *m, const usdt_target_t *t, const mdl_probe_t *
 		if (is_pointer_type(pr->nargs[i].type))
 			continue;
 		if (ti.tclass != USDT_TC_INTEGER || ti.size > 8 ||
-		    strpbrk(usdt_c_type(pr->nargs[i].type), "([") != NULL)
+		    strpbrk(mdl_c_type(pr->nargs[i].type), "([") != NULL)
 			return false;
 	}
 	return true;
@@ -946,7 +946,7 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 
 /* Whether some inline site has such an argument (put_site_helpers). */
 static bool
-has_inline_pointer(const mdl_model_t *m, const usdt_target_t *t)
+has_inline_pointer(const mdl_model_t *m, const target_t *t)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		for (size_t j = 0; j < m->providers[i]->nprobes; j++) {
@@ -966,7 +966,7 @@ static const char *
 arg_c_type(const mdl_probe_t *pr, size_t i)
 {
 	return is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
-	    usdt_c_type(pr->nargs[i].type);
+	    mdl_c_type(pr->nargs[i].type);
 }
 
 /*
@@ -1022,7 +1022,7 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
 }
 
 static void
-put_probe_macros(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, const probe_names_t *n)
 {
 	bool inline_site = is_inline_site(m, t, pr);
@@ -1107,7 +1107,7 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
  * a `long long` argument through -std=c89 -pedantic.
  */
 static void
-put_probe_decls(strbuf_t *out, const usdt_target_t *t, const mdl_probe_t *pr,
+put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
     const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
@@ -1181,7 +1181,7 @@ cmp_tag(const void *a, const void *b)
 }
 
 static void
-put_provider(strbuf_t *out, const mdl_model_t *m, const usdt_target_t *t,
+put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const probe_names_t *names)
 {
 	sb_printf(out, "/* provider %s */\n", prov->name);
@@ -1320,7 +1320,7 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_write(const mdl_model_t *m, const usdt_target_t *t,
+header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	put_prologue(out, guard_file);

@@ -13,7 +13,7 @@
  * output file name the include guard derives from ("probes.h.tmp" ->
  * _PROBES_H_TMP; directories are dropped).
  */
-void header_write(const mdl_model_t *m, const usdt_target_t *t,
+void header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out);
 
 /*

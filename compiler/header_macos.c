@@ -21,7 +21,7 @@
  *
  * Apple's ld64 turns each call into nops (an is-enabled call into
  * `xorl %eax,%eax` / `mov x0, #0`) and rebuilds the provider from these
- * names to write its DOF (see macho_write.c).  These are the facts of
+ * names to write its DOF (see macho_objgen.c).  These are the facts of
  * Apple's libdtrace dt_ld.m and ld64's dtrace pass; the layout of the text
  * follows headers that macOS dtrace writes:
  *
@@ -54,7 +54,7 @@
  * The header carries no code.  With Apple's toolchain that is all a
  * program needs; with a linker that does not know these names (ld64.lld
  * of LLVM 14) the program links the -G object, which defines each
- * function as a stub in the unit of macho_write.c and holds the DOF.
+ * function as a stub in the unit of macho_objgen.c and holds the DOF.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -66,47 +66,7 @@
 #define PROBES_ENABLED_TEST \
 	"!defined(DTRACE_PROBES_DISABLED) || !DTRACE_PROBES_DISABLED"
 
-/* ---- names --------------------------------------------------------------- */
-
-/* s as lower-case hex, two digits a byte. */
-static void
-put_hex(strbuf_t *sb, const char *s)
-{
-	for (; *s != '\0'; s++)
-		sb_printf(sb, "%02x", (unsigned char)*s);
-}
-
-/* "PREFIX$PROV$NAME$v1", then "$hex" per native argument if with_args. */
-static char *
-probe_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
-    bool with_args)
-{
-	strbuf_t sb;
-
-	sb_init(&sb);
-	sb_printf(&sb, "%s$%s$%s$v1", prefix, p->name, pr->name);
-	for (size_t i = 0; with_args && i < pr->nargc; i++) {
-		sb_putc(&sb, '$');
-		put_hex(&sb, usdt_c_type(pr->nargs[i].type));
-	}
-	if (sb.failed) {
-		sb_free(&sb);
-		return NULL;
-	}
-	return sb_steal(&sb, NULL);
-}
-
-char *
-macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr)
-{
-	return probe_name("__dtrace_probe", p, pr, true);
-}
-
-char *
-macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr)
-{
-	return probe_name("__dtrace_isenabled", p, pr, false);
-}
+/* ---- names (target.c: the probe functions' names) ------------------------ */
 
 /* ___dtrace_stability$PROV$v1$ and the fifteen attribute numbers. */
 static void
@@ -172,7 +132,7 @@ put_typedefs_symbol(strbuf_t *out, const mdl_model_t *m, const mdl_provider_t *p
 
 			if (base != NULL && !seen_before(p, i, j, base, m)) {
 				sb_putc(out, '$');
-				put_hex(out, base);
+				macos_put_hex(out, base);
 			}
 			free(base);
 		}
@@ -207,7 +167,7 @@ put_probe_decls(strbuf_t *out, const mdl_probe_t *pr, const char *func,
 	if (pr->nargc == 0)
 		sb_puts(out, "void");
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s%s", i > 0 ? ", " : "", usdt_c_type(pr->nargs[i].type));
+		sb_printf(out, "%s%s", i > 0 ? ", " : "", mdl_c_type(pr->nargs[i].type));
 	sb_puts(out, ");\n");
 	sb_printf(out, "extern int %s(void);\n", enabled);
 }
@@ -254,7 +214,7 @@ probe_texts(const mdl_provider_t *p)
 	probe_text_t *t = calloc(p->nprobes + 1, sizeof(*t));
 
 	for (size_t i = 0; t != NULL && i < p->nprobes; i++) {
-		t[i].macro = usdt_macro_name(p->name, p->probes[i]->dof_name);
+		t[i].macro = mdl_macro_name(p->name, p->probes[i]->dof_name);
 		t[i].func = macos_probe_func(p, p->probes[i]);
 		t[i].enabled = macos_enabled_func(p, p->probes[i]);
 		if (t[i].macro == NULL || t[i].func == NULL || t[i].enabled == NULL) {
@@ -324,7 +284,7 @@ put_epilogue(strbuf_t *out, const char *guard_file)
 }
 
 void
-header_macos_write(const mdl_model_t *m, const usdt_target_t *t,
+header_macos_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	(void)t;

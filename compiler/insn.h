@@ -2,7 +2,7 @@
  * insn.h - the machine instructions usdtc writes: the one list of them.
  *
  * The probe units (arch_*.c: what the -h header, -G and libusdt emit for
- * each probe) and the call sites -G rewrites in place (rewrite.c) use the
+ * each probe) and the call sites -G rewrites in place (rewrite_plan.c) use the
  * same tracepoints, so their bytes are spelt once, here.  The tracepoint
  * on x86_64 is the 5-byte `nopl 0(%rax,%rax,1)` that dtrace -G writes over
  * call sites and that uprobes can emulate; on AArch64 it is `nop`.

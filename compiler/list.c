@@ -31,7 +31,7 @@
 typedef struct lister {
 	FILE *out;
 	const list_opts_t *o;
-	const pf_found_t *f;
+	const probefind_found_t *f;
 } lister_t;
 
 /* ---- printing helpers ------------------------------------------------ */
@@ -82,7 +82,7 @@ put_hex_list(FILE *f, const uint32_t *v, size_t n)
 }
 
 static void
-put_symref(FILE *f, const pf_rel_t *r, uint64_t extra)
+put_symref(FILE *f, const probefind_rel_t *r, uint64_t extra)
 {
 	/*
 	 * Modulo 2^64, as the linker computes it: an addend from the file may
@@ -158,11 +158,11 @@ dump_attr(FILE *f, const char *what, dof_attr_t a)
 
 static void
 dump_record(lister_t *L, const dofd_probe_t *r, size_t j, uint64_t secoff,
-    const pf_rels_t *rels)
+    const probefind_rels_t *rels)
 {
 	FILE *f = L->out;
 	const dof_probe_t *p = &r->raw;
-	const pf_rel_t *er = pf_rels_find(rels, secoff + r->addr_offset);
+	const probefind_rel_t *er = probefind_rels_find(rels, secoff + r->addr_offset);
 
 	fprintf(f, "  probe[%zu] addr=0x%" PRIx64 " func=", j, p->dofpr_addr);
 	put_quoted(f, r->func);
@@ -185,7 +185,7 @@ dump_record(lister_t *L, const dofd_probe_t *r, size_t j, uint64_t secoff,
 		put_quoted(f, r->reloc);
 	}
 	if (er != NULL) {
-		fputs((L->f->kind == PF_MACHO) ? " machorel='" : " elfrel='", f);
+		fputs((L->f->kind == PROBEFIND_MACHO) ? " machorel='" : " elfrel='", f);
 		put_symref(f, er, 0);
 		if (er->minus != NULL)
 			fprintf(f, "-%s", er->minus);
@@ -196,7 +196,7 @@ dump_record(lister_t *L, const dofd_probe_t *r, size_t j, uint64_t secoff,
 
 static void
 dump_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff,
-    const pf_rels_t *rels)
+    const probefind_rels_t *rels)
 {
 	FILE *f = L->out;
 
@@ -280,18 +280,18 @@ list_signature(FILE *f, const dofd_probe_t *r)
  */
 static void
 list_site(lister_t *L, const dofd_probe_t *r, const char *kind, uint32_t off,
-    const pf_rel_t *er, int adjust)
+    const probefind_rel_t *er, int adjust)
 {
 	FILE *f = L->out;
 
-	if ((L->f->kind == PF_MACHO))
+	if ((L->f->kind == PROBEFIND_MACHO))
 		fprintf(f, "    %-10s %s entry=%" PRId32, kind, r->func, (int32_t)off);
 	else
 		fprintf(f, "    %-10s %s+0x%" PRIx32, kind, r->func, off);
 	if (er != NULL) {
 		fputs(" @ ", f);
 		put_symref(f, er, (uint64_t)((int64_t)off + adjust));
-	} else if ((L->f->kind == PF_MACHO) && !L->f->object) {
+	} else if ((L->f->kind == PROBEFIND_MACHO) && !L->f->object) {
 		fprintf(f, " @ 0x%" PRIx64, r->raw.dofpr_addr +
 		    (uint64_t)((int64_t)(int32_t)off + adjust));
 	} else if (!L->f->object || r->raw.dofpr_addr != 0) {
@@ -301,11 +301,11 @@ list_site(lister_t *L, const dofd_probe_t *r, const char *kind, uint32_t off,
 }
 
 static void
-list_record_sites(lister_t *L, const dofd_probe_t *r, uint64_t secoff, const pf_rels_t *rels)
+list_record_sites(lister_t *L, const dofd_probe_t *r, uint64_t secoff, const probefind_rels_t *rels)
 {
-	const pf_rel_t *er = pf_rels_find(rels, secoff + r->addr_offset);
-	int probe_adjust = (L->f->kind == PF_MACHO) ? macho_tracepoint_adjust(L->f->cputype, 0) : 0;
-	int enabled_adjust = (L->f->kind == PF_MACHO) ? macho_tracepoint_adjust(L->f->cputype, 1) : 0;
+	const probefind_rel_t *er = probefind_rels_find(rels, secoff + r->addr_offset);
+	int probe_adjust = (L->f->kind == PROBEFIND_MACHO) ? macho_tracepoint_adjust(L->f->cputype, 0) : 0;
+	int enabled_adjust = (L->f->kind == PROBEFIND_MACHO) ? macho_tracepoint_adjust(L->f->cputype, 1) : 0;
 
 	for (unsigned k = 0; k < r->raw.dofpr_noffs; k++)
 		list_site(L, r, "site", r->offs[k], er, probe_adjust);
@@ -339,7 +339,7 @@ cmp_rec_pos(const void *a, const void *b)
  */
 static void
 list_provider(lister_t *L, const dofd_provider_t *pv, uint64_t secoff,
-    const pf_rels_t *rels)
+    const probefind_rels_t *rels)
 {
 	size_t n = pv->nprobes;
 	rec_pos_t *byname = malloc((n ? n : 1) * sizeof(*byname));
@@ -374,7 +374,7 @@ out:
 
 static void
 list_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff,
-    const pf_rels_t *rels)
+    const probefind_rels_t *rels)
 {
 	FILE *f = L->out;
 
@@ -387,7 +387,7 @@ list_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff
 }
 
 static void
-put_note_addr(FILE *f, const char *label, uint64_t v, const pf_rel_t *r)
+put_note_addr(FILE *f, const char *label, uint64_t v, const probefind_rel_t *r)
 {
 	fprintf(f, " %s=", label);
 	if (r->sym != NULL)
@@ -397,7 +397,7 @@ put_note_addr(FILE *f, const char *label, uint64_t v, const pf_rel_t *r)
 }
 
 static void
-put_note_rel(FILE *f, const char *label, const pf_rel_t *r)
+put_note_rel(FILE *f, const char *label, const probefind_rel_t *r)
 {
 	if (r->sym == NULL)
 		return;
@@ -408,7 +408,7 @@ put_note_rel(FILE *f, const char *label, const pf_rel_t *r)
 
 /* --dump: every field, then the relocations of an object. */
 static void
-dump_note(FILE *f, size_t i, const pf_note_t *nr)
+dump_note(FILE *f, size_t i, const probefind_note_t *nr)
 {
 	const stapsdt_note_t *n = &nr->n;
 
@@ -427,7 +427,7 @@ dump_note(FILE *f, size_t i, const pf_note_t *nr)
 
 /* --list: the probe, where it is, its semaphore, its arguments. */
 static void
-list_note(FILE *f, const pf_note_t *nr)
+list_note(FILE *f, const probefind_note_t *nr)
 {
 	const stapsdt_note_t *n = &nr->n;
 
@@ -461,19 +461,19 @@ print_notes(lister_t *L)
 /* ---- the whole file ------------------------------------------------------ */
 
 static void
-print_found(FILE *out, const pf_found_t *f, const list_opts_t *o)
+print_found(FILE *out, const probefind_found_t *f, const list_opts_t *o)
 {
 	lister_t L = { out, o, f };
 
 	for (size_t i = 0; i < f->ndofs; i++) {
-		const pf_dof_t *x = &f->dofs[i];
+		const probefind_dof_t *x = &f->dofs[i];
 
 		if (o->mode == LIST_DUMP)
 			dump_dof(&L, &x->d, x->where, x->secoff, x->rels);
 		else
 			list_dof(&L, &x->d, x->where, x->secoff, x->rels);
 	}
-	if (f->kind == PF_DOF)
+	if (f->kind == PROBEFIND_DOF)
 		return;
 	if (f->ndofs == 0)
 		fputs("no DOF\n", out);
@@ -484,24 +484,24 @@ int
 list_buffer(FILE *out, const void *buf, size_t len, const char *name,
     const list_opts_t *o, err_t *e)
 {
-	pf_found_t f;
+	probefind_found_t f;
 
-	if (pf_find(buf, len, name, o->base, &f, e) != 0)
+	if (probefind_buffer(buf, len, name, o->base, &f, e) != 0)
 		return -1;
 	print_found(out, &f, o);
-	pf_found_free(&f);
+	probefind_found_free(&f);
 	return 0;
 }
 
 int
 list_file_ex(FILE *out, const char *path, const list_opts_t *o, err_t *e)
 {
-	pf_found_t f;
+	probefind_found_t f;
 
-	if (pf_find_file(path, o->base, &f, e) != 0)
+	if (probefind_file(path, o->base, &f, e) != 0)
 		return -1;
 	print_found(out, &f, o);
-	pf_found_free(&f);
+	probefind_found_free(&f);
 	return 0;
 }
 

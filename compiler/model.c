@@ -20,7 +20,7 @@
 #include "idset.h"
 #include "model.h"
 
-const mdl_attr_t usdt_attr_default = {
+const mdl_attr_t mdl_attr_default = {
 	USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON
 };
 
@@ -292,7 +292,7 @@ model_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
 	if (p == NULL || (p->name = strdup(name)) == NULL)
 		goto fail;
 	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
-		p->attr[i] = usdt_attr_default;
+		p->attr[i] = mdl_attr_default;
 	p->loc = loc;
 	if ((slot = grow(&m->providers, &m->nproviders, sizeof(*slot))) == NULL)
 		goto fail;
@@ -356,7 +356,7 @@ provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc)
 	indexed_t a;
 
 	if (pr == NULL || (pr->name = strdup(name)) == NULL ||
-	    (pr->dof_name = usdt_dof_probe_name(name)) == NULL)
+	    (pr->dof_name = mdl_dof_probe_name(name)) == NULL)
 		goto fail;
 	pr->loc = loc;
 	if ((slot = grow(&p->probes, &p->nprobes, sizeof(*slot))) == NULL)
@@ -389,7 +389,7 @@ add_arg(mdl_arg_t **args, size_t *argc, const char *type, const char *name,
 {
 	mdl_arg_t a = { NULL, NULL, loc }, *slot;
 
-	if ((a.type = usdt_normalise_type(type)) == NULL)
+	if ((a.type = mdl_normalise_type(type)) == NULL)
 		return -1;
 	if (name != NULL && (a.name = strdup(name)) == NULL)
 		goto fail;
@@ -472,7 +472,7 @@ fail:
 int
 model_add_typedef(mdl_model_t *m, const char *name, const char *type)
 {
-	mdl_typedef_t t = { dup_or_null(name), usdt_normalise_type(type) }, *slot;
+	mdl_typedef_t t = { dup_or_null(name), mdl_normalise_type(type) }, *slot;
 	indexed_t a;
 
 	if (t.name == NULL || t.type == NULL)
@@ -539,8 +539,8 @@ int
 model_add_translator(mdl_model_t *m, const char *out_type,
     const char *in_type, src_loc_t loc)
 {
-	mdl_translator_t t = { usdt_normalise_type(out_type),
-	    usdt_normalise_type(in_type), loc }, *slot;
+	mdl_translator_t t = { mdl_normalise_type(out_type),
+	    mdl_normalise_type(in_type), loc }, *slot;
 
 	if (t.out_type == NULL || t.in_type == NULL)
 		goto fail;
@@ -560,7 +560,7 @@ struct named_type {
 	const char *name;
 	unsigned size;
 	bool is_signed;
-	enum usdt_typeclass tclass;
+	enum mdl_typeclass tclass;
 };
 
 /*
@@ -661,7 +661,7 @@ skip_qualifiers(const char *t, size_t *lenp)
 }
 
 static mdl_typeinfo_t
-typeinfo(enum usdt_typeclass c, unsigned size, bool is_signed, bool known)
+typeinfo(enum mdl_typeclass c, unsigned size, bool is_signed, bool known)
 {
 	mdl_typeinfo_t ti = { c, size, is_signed, known, false };
 	return ti;
@@ -752,7 +752,7 @@ model_type_info(const mdl_model_t *m, const char *type)
 }
 
 const char *
-usdt_c_type(const char *type)
+mdl_c_type(const char *type)
 {
 	return strcmp(type, "string") == 0 ? "char *" : type;
 }
@@ -760,7 +760,7 @@ usdt_c_type(const char *type)
 /* ---- names -------------------------------------------------------------- */
 
 char *
-usdt_dof_probe_name(const char *declared)
+mdl_dof_probe_name(const char *declared)
 {
 	char *out = malloc(strlen(declared) + 1), *o = out;
 
@@ -801,19 +801,19 @@ func_name(const char *prefix, const char *prov, const char *dof_name)
 }
 
 char *
-usdt_probe_func(const char *prov, const char *dof_name)
+mdl_probe_func(const char *prov, const char *dof_name)
 {
 	return func_name(USDT_PROBE_PREFIX, prov, dof_name);
 }
 
 char *
-usdt_enabled_func(const char *prov, const char *dof_name)
+mdl_enabled_func(const char *prov, const char *dof_name)
 {
 	return func_name(USDT_ENABLED_PREFIX, prov, dof_name);
 }
 
 char *
-usdt_macro_name(const char *prov, const char *dof_name)
+mdl_macro_name(const char *prov, const char *dof_name)
 {
 	size_t n = strlen(prov) + 1 + strlen(dof_name) + 1;
 	char *out = malloc(n);
@@ -827,7 +827,7 @@ usdt_macro_name(const char *prov, const char *dof_name)
 }
 
 char *
-usdt_semaphore_name(const char *prov, const char *declared)
+mdl_semaphore_name(const char *prov, const char *declared)
 {
 	size_t n = strlen(prov) + strlen(declared) + sizeof("__semaphore");
 	char *out = malloc(n);
@@ -848,7 +848,7 @@ is_ident_char(char c)
  * ("char **"), no space inside brackets: "const  char*" -> "const char *".
  */
 char *
-usdt_normalise_type(const char *spelling)
+mdl_normalise_type(const char *spelling)
 {
 	size_t n = strlen(spelling);
 	char *out = malloc(2 * n + 1), *o = out;

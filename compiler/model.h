@@ -35,9 +35,9 @@
 
 /*
  * A probe's functions (its unit): USDT_PROBE_PREFIX provider "___" probe,
- * each '-' of the probe's DOF name spelt "__" (usdt_probe_func), and the
+ * each '-' of the probe's DOF name spelt "__" (mdl_probe_func), and the
  * same after USDT_ENABLED_PREFIX for _ENABLED().  dtrace -G finds probe
- * calls in objects by these names; so do objgen.c and rewrite.c.
+ * calls in objects by these names; so do objgen.c and rewrite_plan.c.
  */
 #define USDT_PROBE_PREFIX	"__dtrace_"
 #define USDT_ENABLED_PREFIX	"__dtraceenabled_"
@@ -51,30 +51,30 @@ typedef struct src_loc {
 } src_loc_t;
 
 /* DOF stability and dependency class values (doc/dof.md section 3). */
-enum usdt_stability {
+enum mdl_stability {
 	USDT_STAB_INTERNAL = 0, USDT_STAB_PRIVATE, USDT_STAB_OBSOLETE,
 	USDT_STAB_EXTERNAL, USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING,
 	USDT_STAB_STABLE, USDT_STAB_STANDARD
 };
-enum usdt_depclass {
+enum mdl_depclass {
 	USDT_CLASS_UNKNOWN = 0, USDT_CLASS_CPU, USDT_CLASS_PLATFORM,
 	USDT_CLASS_GROUP, USDT_CLASS_ISA, USDT_CLASS_COMMON
 };
 
 typedef struct mdl_attr {
-	uint8_t name;	/* enum usdt_stability */
-	uint8_t data;	/* enum usdt_stability */
-	uint8_t dclass;	/* enum usdt_depclass */
+	uint8_t name;	/* enum mdl_stability */
+	uint8_t data;	/* enum mdl_stability */
+	uint8_t dclass;	/* enum mdl_depclass */
 } mdl_attr_t;
 
 /* The five attribute slots of a provider, in dof_provider_t order. */
-enum usdt_attr_part {
+enum mdl_attr_part {
 	USDT_ATTR_PROVIDER, USDT_ATTR_MODULE, USDT_ATTR_FUNCTION,
 	USDT_ATTR_NAME, USDT_ATTR_ARGS, USDT_ATTR_NPARTS
 };
 
 /* How a value of some C type travels in the calling convention. */
-enum usdt_typeclass {
+enum mdl_typeclass {
 	USDT_TC_INTEGER,	/* integers, enums, bool, pointers, D string */
 	USDT_TC_FLOAT,		/* float, double */
 	USDT_TC_MEMORY,		/* long double, struct/union by value */
@@ -82,7 +82,7 @@ enum usdt_typeclass {
 };
 
 typedef struct mdl_typeinfo {
-	enum usdt_typeclass tclass;
+	enum mdl_typeclass tclass;
 	unsigned size;		/* bytes; 0 = unknown (treated as 8 in registers) */
 	bool is_signed;
 	bool known;		/* false: a name we could not resolve; size is a guess */
@@ -173,7 +173,7 @@ typedef struct mdl_model {
 } mdl_model_t;
 
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
-extern const mdl_attr_t usdt_attr_default;
+extern const mdl_attr_t mdl_attr_default;
 
 mdl_model_t *model_new(void);
 void model_free(mdl_model_t *m);
@@ -229,19 +229,19 @@ int model_add_translator(mdl_model_t *m, const char *out_type,
 mdl_typeinfo_t model_type_info(const mdl_model_t *m, const char *type);
 
 /* The C spelling of a D type in a C header: "string" becomes "char *". */
-const char *usdt_c_type(const char *type);
+const char *mdl_c_type(const char *type);
 
 /*
  * Names derived from provider and probe (see the top of this file).  Each
  * returns a malloc'd string, or NULL on allocation failure.
  */
-char *usdt_dof_probe_name(const char *declared);	/* "a__b" -> "a-b" */
-char *usdt_probe_func(const char *prov, const char *dof_name);	/* __dtrace_P___N */
-char *usdt_enabled_func(const char *prov, const char *dof_name);	/* __dtraceenabled_P___N */
-char *usdt_macro_name(const char *prov, const char *dof_name);	/* P_N upper-cased */
-char *usdt_semaphore_name(const char *prov, const char *declared); /* P_N_semaphore */
+char *mdl_dof_probe_name(const char *declared);	/* "a__b" -> "a-b" */
+char *mdl_probe_func(const char *prov, const char *dof_name);	/* __dtrace_P___N */
+char *mdl_enabled_func(const char *prov, const char *dof_name);	/* __dtraceenabled_P___N */
+char *mdl_macro_name(const char *prov, const char *dof_name);	/* P_N upper-cased */
+char *mdl_semaphore_name(const char *prov, const char *declared); /* P_N_semaphore */
 
 /* Normalise the spacing of a C type spelling ("char*" -> "char *"). */
-char *usdt_normalise_type(const char *spelling);
+char *mdl_normalise_type(const char *spelling);
 
 #endif

@@ -25,7 +25,7 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite.c); the table of the object's semaphores, whose
+ * this object too (rewrite_plan.c); the table of the object's semaphores, whose
  * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
  * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
  * (runtime/drti_lite.c, embedded in
@@ -36,7 +36,7 @@
  * library shares.
  *
  * Steps: check the program's objects, rewrite the probe calls of the
- * objects in place (rewrite.c: each call becomes the tracepoint and one
+ * objects in place (rewrite_plan.c: each call becomes the tracepoint and one
  * more site, under its calling function, with a stapsdt note of its own;
  * objects not given to -G keep calling the units), give each probe its
  * sites in its unit (the is-enabled one only where a check can reach it:
@@ -69,7 +69,6 @@
  * without providers yields an object with no DOF and no drti_lite.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -153,7 +152,7 @@ check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
 		return err_set(e, "%s: %s: not a probe function name "
 		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
 	prov = strndup(body, (size_t)(sep - body));
-	probe = usdt_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
+	probe = mdl_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
 	if (prov == NULL || probe == NULL)
 		rc = err_errno(e, ENOMEM, "%s", path);
 	else if (!model_has_probe(m, prov, probe))
@@ -336,7 +335,7 @@ is_gcc_slim_lto(Elf *elf)
 
 /* The header checks of one ELF object, then its probe references. */
 static int
-check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
+check_elf_object(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
@@ -361,7 +360,7 @@ check_elf_object(const mdl_model_t *m, const usdt_target_t *t,
 
 /* One input, as read (objin.h): its kind, then, for ELF, its contents. */
 static int
-check_input(const mdl_model_t *m, const usdt_target_t *t,
+check_input(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const objin_t *in, err_t *e)
 {
 	const objin_t *image = objin_image(in);
@@ -386,7 +385,7 @@ check_input(const mdl_model_t *m, const usdt_target_t *t,
 /*
  * Everything -G decides before it writes anything: the program's objects,
  * each read once (objin.c) and checked against the model; the rewrite's
- * plan (rewrite.c) and the sites it found; and the sites of every probe
+ * plan (rewrite_plan.c) and the sites it found; and the sites of every probe
  * (sites.h), which the writers below take.  The model itself is only read.
  */
 typedef struct gplan {
@@ -412,7 +411,7 @@ gplan_free(gplan_t *g)
 
 /* Read each object once and check it, in the order given. */
 static int
-read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+read_inputs(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	if (o->nobjects == 0)
@@ -420,28 +419,34 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_set(e, "libelf is out of date: elf_version failed: %s",
 		    elf_errmsg(-1));
-	idset_t byreal;
+	idset_t byfile;
 	int rc = 0;
 
 	if ((g->ins = calloc(o->nobjects, sizeof(*g->ins))) == NULL)
 		return err_errno(e, ENOMEM, "reading the objects");
-	idset_init(&byreal);
+	idset_init(&byfile);
 	for (size_t i = 0; i < o->nobjects && rc == 0; i++) {
-		if ((rc = objin_read(&g->ins[i], o->objects[i], g->ins, i, &byreal, e)) != 0)
+		if ((rc = objin_read(&g->ins[i], o->objects[i], g->ins, i, &byfile, e)) != 0)
 			break;
 		g->nins++;
 		rc = check_input(m, t, o, &g->ins[i], e);
 	}
-	idset_free(&byreal);
+	idset_free(&byfile);
 	return rc;
 }
 
 /*
- * Each probe fires in its own unit: the probe slot, and the is-enabled slot
- * where an is-enabled check can still reach it.  With the program's objects
- * given, that is only where rewriting kept an is-enabled call on the unit
- * (rewrite_keeps_enabled; a rewritten check has its own site); with
- * none, any check may.  An is-enabled offset is not free: DTrace on Linux
+ * Each probe can fire in its own unit: the probe slot where a probe call
+ * can still reach it, and the is-enabled slot where an is-enabled check
+ * can.  With the program's objects given, that is only where rewriting
+ * kept a call on the unit, or, for the probe slot, where the probe has no
+ * site in those objects (rewrite_keeps_probe, rewrite_keeps_enabled; a
+ * rewritten call or check has its own site in its caller, and a slot no
+ * call reaches would be listed by DTrace as a probe that never fires);
+ * with none, any call may.  A probe called both from objects given to -G
+ * and from one that was not is seen by DTrace at the former only.  (For
+ * now on Linux only: FreeBSD's and illumos' DOF keep every probe slot,
+ * as their tests, tests/targets and tests/kdof, expect.)  An is-enabled offset is not free: DTrace on Linux
  * enables one with a program that needs bpf_probe_write_user, which a
  * kernel in lockdown refuses, and it then refuses the whole probe (issue
  * 9, item 6) - so a probe whose program never asks _ENABLED() has none.
@@ -450,7 +455,7 @@ read_inputs(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o
  * (semaphores), not DTrace, as with dtrace -G, which needs every object.
  */
 static int
-add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
+add_unit_sites(const mdl_model_t *m, const target_t *t, bool all_enabled,
     gplan_t *g, err_t *e)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
@@ -458,10 +463,11 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 
 		for (size_t j = 0; j < p->nprobes; j++) {
 			const mdl_probe_t *pr = p->probes[j];
-			char *fn = usdt_probe_func(p->name, pr->dof_name);
+			char *fn = mdl_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
-			if (rc == 0)
+			if (rc == 0 && (all_enabled || t->os != USDT_OS_LINUX ||
+			    rewrite_keeps_probe(&g->rewritten, pr)))
 				rc = site_table_add(&g->sites, pr, fn, fn, t->arch->probe_offset,
 				    false);
 			if (rc == 0 && (all_enabled || rewrite_keeps_enabled(&g->rewritten, pr)))
@@ -475,7 +481,7 @@ add_unit_sites(const mdl_model_t *m, const usdt_target_t *t, bool all_enabled,
 	return 0;
 }
 
-/* -v explanations from rewrite.c. */
+/* -v explanations from rewrite_plan.c. */
 static void
 rewrite_note(void *ctx, const char *msg)
 {
@@ -498,7 +504,7 @@ add_rewritten_sites(gplan_t *g, err_t *e)
 
 /* Read, check, plan the rewrite, and give every probe its sites. */
 static int
-plan(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o,
+plan(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     gplan_t *g, err_t *e)
 {
 	g->ro = (rewrite_opts_t){ rewrite_note, (void *)o, o->temps };
@@ -547,13 +553,13 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
  * program registers ___SUNW_dof itself, which is one DOF, as dtrace's.
  */
 static bool
-dof_per_provider(const mdl_model_t *m, const usdt_target_t *t, const objgen_opts_t *o)
+dof_per_provider(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o)
 {
 	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
 }
 
 /*
- * The anchors the rewritten objects refer to (rewrite.c says why), at the
+ * The anchors the rewritten objects refer to (rewrite_plan.c says why), at the
  * start of the DOF: weak, since two -G outputs over one object both define
  * its anchor, and hidden, as the references are.
  */
@@ -616,7 +622,7 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
  * plain ret.  Other targets: no claim (no note).
  */
 static uint32_t
-own_x86_features(const usdt_target_t *t)
+own_x86_features(const target_t *t)
 {
 	return t->os == USDT_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
 	    X86_FEATURE_1_IBT | X86_FEATURE_1_SHSTK : 0;
@@ -748,7 +754,7 @@ spawn_and_wait(const objgen_opts_t *o, char **argv, int errfd, err_t *e)
  * named, a linker for the target's machine.
  */
 static int
-link_with_drti(const objgen_opts_t *o, const usdt_target_t *t, int objfd,
+link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
     const char *out, err_t *e)
 {
 	size_t drti_size = o->drti_size;
@@ -793,21 +799,29 @@ out:
 
 /* ---- the stage ------------------------------------------------------------ */
 
-static int
-write_plain(elfw_t *w, const char *out, err_t *e)
+/* The output's name in messages: the file its temporary becomes. */
+static const char *
+out_name(const objgen_opts_t *o, const char *out)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), rc;
-
-	if (fd < 0)
-		return err_errno(e, errno, "%s", out);
-	rc = elfw_write_rel(w, fd, e);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", out);
-	return rc;
+	return o->out_name != NULL ? o->out_name : out;
 }
 
 static int
-write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+fill_rel(int fd, const char *name, void *w, err_t *e)
+{
+	(void)name;	/* elfw_set_output_name gave it */
+	return elfw_write_rel(w, fd, e);
+}
+
+static int
+write_plain(elfw_t *w, const objgen_opts_t *o, const char *out, err_t *e)
+{
+	elfw_set_output_name(w, out_name(o, out));
+	return file_write_path(out, out_name(o, out), fill_rel, w, e);
+}
+
+static int
+write_linked(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
@@ -831,7 +845,7 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * reference to __SUNW_dof bound to the DOF, which is then made local.
  */
 static int
-write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
+write_merged(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	if (o->drti == NULL)
@@ -845,7 +859,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
 		elfw_failed(w, e);
 		return -1;
 	}
-	return write_plain(w, out, e);
+	return write_plain(w, o, out, e);
 }
 
 /*
@@ -853,7 +867,7 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const usdt_target_t *t,
  * the -G object itself (units, notes, DOF, drti_lite).
  */
 int
-objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
 	units_t b = { NULL, m, t, 0, o->lazyload };
@@ -877,7 +891,7 @@ objgen_write(const mdl_model_t *m, const usdt_target_t *t,
 	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)
 		rc = write_merged(b.w, o, t, out_path, e);
 	else if (rc == 0)
-		rc = write_plain(b.w, out_path, e);
+		rc = write_plain(b.w, o, out_path, e);
 	elfw_free(b.w);
 	return rc;
 }

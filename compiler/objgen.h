@@ -33,6 +33,8 @@ typedef struct objgen_opts {
 	 * itself, as soon as it is written).
 	 */
 	tempset_t *temps;
+	/* What messages call the output (out_path is its temporary); NULL: out_path. */
+	const char *out_name;
 } objgen_opts_t;
 
 /*
@@ -42,7 +44,7 @@ typedef struct objgen_opts {
  * temporary name the caller renames).  Returns 0, or -1 with e set; on
  * failure out_path may exist and the caller removes it.
  */
-int objgen_write(const mdl_model_t *m, const usdt_target_t *t,
+int objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e);
 
 #endif

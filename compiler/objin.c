@@ -14,41 +14,47 @@
 #include "hash.h"
 #include "objin.h"
 
-/* Is the real path of input id (of the array ctx) key? */
+/* Is input id (of the array ctx) the file whose stat is key? */
 static bool
-same_real(const void *ctx, size_t id, const void *key)
+same_file(const void *ctx, size_t id, const void *key)
 {
-	return strcmp(((const objin_t *)ctx)[id].real, key) == 0;
+	const struct stat *a = &((const objin_t *)ctx)[id].st, *b = key;
+
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/*
+ * The same file (device and inode) under any name: the same name twice,
+ * a symlink, a second hard link.  Read, then looked up, so the identity is
+ * the one of the file read.
+ */
 int
 objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
-    idset_t *byreal, err_t *e)
+    idset_t *byfile, err_t *e)
 {
-	int real_errno;
-	uint64_t h = 0;
+	uint64_t h;
 	size_t first;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	in->real = realpath(path, NULL);
-	real_errno = errno;
-	if (in->real != NULL) {
-		h = hash_str(HASH_FNV_OFFSET, in->real);
-		if ((first = idset_find(byreal, h, same_real, before, in->real)) != IDSET_NONE) {
-			in->same_as = &before[first];
-			return 0;
-		}
-	}
-	if (file_read_regular(path, &in->bytes, &in->len, &in->st, e) != 0) {
-		objin_free(in);
+	if (file_read_regular(path, &in->bytes, &in->len, &in->st, e) != 0)
 		return -1;
-	}
-	if (in->real == NULL) {
+	if ((in->real = realpath(path, NULL)) == NULL) {
+		int saved = errno;
+
 		objin_free(in);
-		return err_errno(e, real_errno, "%s", path);
+		return err_errno(e, saved, "%s", path);
 	}
-	if (!idset_add(byreal, h, n)) {
+	h = hash_bytes(HASH_FNV_OFFSET, &in->st.st_dev, sizeof(in->st.st_dev));
+	h = hash_bytes(h, &in->st.st_ino, sizeof(in->st.st_ino));
+	if ((first = idset_find(byfile, h, same_file, before, &in->st)) != IDSET_NONE) {
+		free(in->bytes);
+		in->bytes = NULL;
+		in->len = 0;
+		in->same_as = &before[first];
+		return 0;
+	}
+	if (!idset_add(byfile, h, n)) {
 		objin_free(in);
 		return err_errno(e, ENOMEM, "%s", path);
 	}

@@ -2,10 +2,12 @@
  * objin.h - the -G stage's inputs, the program's objects, each read once.
  *
  * -G checks every object against the model (objgen.c), plans the rewriting
- * of its probe calls (rewrite.c) and writes the rewritten copy; all three
+ * of its probe calls (rewrite_plan.c) and writes the rewritten copy
+ * (rewrite_write.c); all three
  * work on the one image read here, so an object is read from disk exactly
- * once and every stage sees the same bytes.  An object given twice (by
- * the same real path) is read once: the later input points at the first.
+ * once and every stage sees the same bytes.  An object given twice (the
+ * same device and inode: the same name, a symlink or another hard link)
+ * is planned once: the later input points at the first.
  */
 #ifndef USDTC_OBJIN_H
 #define USDTC_OBJIN_H
@@ -33,15 +35,16 @@ typedef struct objin {
 /*
  * Read the input at path (a regular file) into in, the input after the n
  * of before (in is &before[n]), unless it is the file of one of them:
- * then in->same_as says which.  byreal is the caller's set of those
- * inputs by real path (idset_init'd before the first, freed after the
- * last), so that a long command line costs one lookup per input, not a
- * comparison with every earlier one.  libelf must have been initialised
+ * then in->same_as says which (in->bytes is NULL, in->real its own name).
+ * byfile is the caller's set of those inputs by device and inode
+ * (idset_init'd before the first, freed after the last), so that a long
+ * command line costs one lookup per input, not a comparison with every
+ * earlier one.  libelf must have been initialised
  * (elf_version).  Returns 0, or -1 with e set (the path named in it) and
  * in empty.
  */
 int objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
-    idset_t *byreal, err_t *e);
+    idset_t *byfile, err_t *e);
 
 /* The input whose bytes in stands for: in itself, or the one it repeats. */
 const objin_t *objin_image(const objin_t *in);

@@ -2,6 +2,13 @@
  * parse.c - reading definition files into the model: entry points and the
  * meaning of what the grammar recognises.
  *
+ * The front end in stages, each its own file: lexer.l (tokens, control
+ * lines handed on), parser.y (the grammar), parse_pragma.c (control lines:
+ * line markers, #pragma D), parse_layout.c (types, struct and union
+ * layout), and this file: the model built from providers and probes, the
+ * checks that need the whole file, the arena.  parse_int.h is what they
+ * share.
+ *
  * parse_text and parse_buffer (parse.h) take the bytes of a definition,
  * set up one parse_ctx, run the grammar (lexer.l, parser.y) and then finish
  * what needs the whole file: `#pragma D attributes` may come before or after
@@ -46,18 +53,11 @@
  *   D_PRAGMA_UNKNOWN                 an unknown #pragma D directive, ignored
  *   D_PRAGMA_NOPROV                  attributes for a provider never declared
  *
- * Struct and union bodies are laid out as the x86_64 System V ABI does
- * (LP64, bit-fields in units of their declared type), so that a struct
- * passed by value has a size; a member whose size we cannot know makes the
- * whole struct's size unknown (recorded as incomplete), never a guess.
- *
  * Every string and value of one parse lives in an arena freed at the end;
  * running out of memory abandons the parse through ctx->fatal, after one
  * D_NOMEM diagnostic.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -247,8 +247,8 @@ arena_free(struct parse_ctx *ctx)
 }
 
 /* A model string (malloc'd by the model layer) copied into the arena. */
-static char *
-arena_take(struct parse_ctx *ctx, char *s)
+char *
+parse_take(struct parse_ctx *ctx, char *s)
 {
 	char *copy;
 
@@ -293,756 +293,7 @@ parse_close(struct parse_ctx *ctx)
 		ctx->nopen--;
 }
 
-/* ---- control lines: line markers and pragmas ---------------------------- */
-
-struct word {
-	char *s;
-	int col;	/* column of its first byte */
-};
-
-#define MAX_WORDS	16
-
-/*
- * Blank out comments, line continuations and carriage returns of a control
- * line, in place.  Returns true if a comment is left open at its end.
- */
-static bool
-blank_comments(char *s)
-{
-	bool in_string = false;
-
-	for (char *p = s; *p != '\0'; p++) {
-		if (in_string) {
-			if (*p == '\\' && p[1] != '\0')
-				p++;
-			else if (*p == '"')
-				in_string = false;
-		} else if (*p == '"') {
-			in_string = true;
-		} else if (p[0] == '/' && p[1] == '/') {
-			*p = '\0';
-			break;
-		} else if (p[0] == '/' && p[1] == '*') {
-			char *end = strstr(p + 2, "*/");
-
-			if (end == NULL) {
-				*p = '\0';
-				return true;
-			}
-			memset(p, ' ', (size_t)(end + 2 - p));
-			p = end + 1;
-		} else if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))) {
-			*p = ' ';
-		} else if (*p == '\r' || *p == '\n') {
-			*p = ' ';
-		}
-	}
-	return false;
-}
-
-/* Split after the '#' into words; a quoted string is one word. */
-static int
-split_words(char *s, int col0, struct word *w)
-{
-	int n = 0;
-	char *p = s;
-
-	while (*p != '\0' && n < MAX_WORDS) {
-		while (*p != '\0' && isspace((unsigned char)*p))
-			p++;
-		if (*p == '\0')
-			break;
-		w[n].s = p;
-		w[n].col = col0 + (int)(p - s);
-		n++;
-		if (*p == '"') {
-			for (p++; *p != '\0' && *p != '"'; p++)
-				if (*p == '\\' && p[1] != '\0')
-					p++;
-			if (*p == '"')
-				p++;
-		} else {
-			while (*p != '\0' && !isspace((unsigned char)*p))
-				p++;
-		}
-		if (*p != '\0')
-			*p++ = '\0';
-	}
-	return n;
-}
-
-static src_loc_t
-word_loc(parse_loc_t loc, const struct word *w)
-{
-	src_loc_t s = { loc.file, loc.first_line, w->col };
-	return s;
-}
-
-static bool
-all_digits(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s != '\0'; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* The byte C's simple escape \c stands for (\n, \t ...); c itself for \\, \" ... */
-static char
-simple_escape(char c)
-{
-	static const char from[] = "abfnrtv", to[] = "\a\b\f\n\r\t\v";
-	const char *f = strchr(from, c);
-
-	return f != NULL && c != '\0' ? to[f - from] : c;
-}
-
-/*
- * A quoted file name without its quotes and escapes, as cpp writes them:
- * gcc writes a newline as \n and a carriage return as itself, clang the
- * latter as \015 (usdtc/cpp.c escapes them in the #line it gives cpp).
- */
-static char *
-unquote(struct parse_ctx *ctx, const char *q)
-{
-	size_t n = strlen(q);
-	char *out = parse_alloc(ctx, n + 1), *o = out;
-
-	for (const char *p = q + 1; *p != '\0' && *p != '"'; p++) {
-		if (*p == '\\' && p[1] >= '0' && p[1] <= '7') {
-			int v = 0;
-
-			for (int i = 0; i < 3 && p[1] >= '0' && p[1] <= '7'; i++)
-				v = v * 8 + (*++p - '0');
-			*o++ = (char)v;
-		} else if (*p == '\\' && p[1] != '\0') {
-			*o++ = simple_escape(*++p);
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/*
- * cpp's flags after a marker's file name: 1, entering a file that from
- * included at from_line; 2, back in the includer.  The chain goes to the
- * diagnostics, which name it before anything located in the file.
- */
-static void
-follow_include(struct parse_ctx *ctx, const struct word *flags, int n,
-    const char *from, int from_line)
-{
-	for (int i = 0; i < n; i++) {
-		if (strcmp(flags[i].s, "1") == 0) {
-			if (ctx->nincl < PARSE_MAX_INCLUDE) {
-				ctx->incl[ctx->nincl].file = from;
-				ctx->incl[ctx->nincl].line = from_line;
-			}
-			ctx->nincl++;
-		} else if (strcmp(flags[i].s, "2") == 0 && ctx->nincl > 0) {
-			ctx->nincl--;
-		}
-	}
-	ctx->d->incl = ctx->incl;
-	ctx->d->nincl = ctx->nincl < PARSE_MAX_INCLUDE ? ctx->nincl : PARSE_MAX_INCLUDE;
-	ctx->d->incl_file = ctx->cur_file;
-}
-
-/*
- * `# N "file" flags` (cpp) or `#line N ["file"]`: the next line is line N
- * of file.  Without `line`, a '#' line that does not look like a marker is
- * a comment.
- */
-static void
-line_marker(struct parse_ctx *ctx, struct word *w, int n, bool explicit,
-    parse_loc_t loc)
-{
-	const char *file = NULL;
-	long line;
-
-	if (n == 0 || !all_digits(w[0].s) || (n >= 2 && w[1].s[0] != '"')) {
-		if (explicit)
-			diag_error(ctx->d, n > 0 ? word_loc(loc, &w[0]) : parse_src(loc),
-			    "D_PRAGMA_MALFORM",
-			    "malformed #line: expected a line number and an optional quoted file name");
-		return;
-	}
-	errno = 0;
-	line = strtol(w[0].s, NULL, 10);
-	if (errno != 0 || line > INT_MAX / 2)
-		line = INT_MAX / 2;
-	if (n >= 2) {
-		const char *from = ctx->cur_file;
-		int from_line = ctx->line;
-
-		file = unquote(ctx, w[1].s);
-		if (ctx->from_cpp && strcmp(file, CPP_STDIN_NAME) == 0)
-			ctx->cur_file = ctx->main_file;
-		else if ((ctx->cur_file = model_intern_file(ctx->m, file)) == NULL)
-			parse_nomem(ctx);
-		if (!explicit)
-			follow_include(ctx, w + 2, n - 2, from, from_line);
-	}
-	ctx->line = (int)line - 1;	/* the newline ending this line makes it N */
-}
-
-static const char *const stability_names[] = {
-	"Internal", "Private", "Obsolete", "External",
-	"Unstable", "Evolving", "Stable", "Standard"
-};
-static const char *const class_names[] = {
-	"Unknown", "CPU", "Platform", "Group", "ISA", "Common"
-};
-static const char *const part_names[USDT_ATTR_NPARTS] = {
-	"provider", "module", "function", "name", "args"
-};
-
-static int
-find_name(const char *const *names, int n, const char *s, size_t len)
-{
-	for (int i = 0; i < n; i++)
-		if (strlen(names[i]) == len && strncasecmp(names[i], s, len) == 0)
-			return i;
-	return -1;
-}
-
-/*
- * NAME[/DATA[/CLASS]] as dtrace_str2attr reads it: parts left out keep the
- * most permissive value (Standard/Standard/Common), letters in any case.
- * Returns NULL, or why the text is invalid.
- */
-static const char *
-parse_attr(const char *s, mdl_attr_t *a, char *why, size_t whysize)
-{
-	const char *p = s;
-
-	a->name = USDT_STAB_STANDARD;
-	a->data = USDT_STAB_STANDARD;
-	a->dclass = USDT_CLASS_COMMON;
-	for (int part = 0; *p != '\0'; part++) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
-		int v;
-
-		if (part == 3) {
-			snprintf(why, whysize, "it has more than three parts");
-			return why;
-		}
-		if (part < 2) {
-			v = find_name(stability_names, 8, p, len);
-			if (v < 0) {
-				snprintf(why, whysize, "'%.*s' is not a stability level "
-				    "(Internal, Private, Obsolete, External, Unstable, "
-				    "Evolving, Stable or Standard)", (int)len, p);
-				return why;
-			}
-			if (part == 0)
-				a->name = (uint8_t)v;
-			else
-				a->data = (uint8_t)v;
-		} else {
-			v = find_name(class_names, 6, p, len);
-			if (v < 0) {
-				snprintf(why, whysize, "'%.*s' is not a dependency class "
-				    "(Unknown, CPU, Platform, Group, ISA or Common)", (int)len, p);
-				return why;
-			}
-			a->dclass = (uint8_t)v;
-		}
-		p += len;
-		if (*p == '/')
-			p++;
-	}
-	return NULL;
-}
-
-struct pending_attr {
-	char *provider;
-	int part;
-	mdl_attr_t attr;
-	src_loc_t loc;
-	struct pending_attr *next;
-};
-
-/*
- * #pragma D attributes ATTR provider NAME PART: stored, and applied once
- * the file is read.  #pragma D attributes ATTR IDENT names a D identifier,
- * which has no meaning here, and is accepted.  A line we cannot read is a
- * warning and ignored, not an error: DTrace rejects it, but SystemTap's
- * dtrace skipped every '#' line, and real files carry such lines.
- */
-static void
-pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
-    const struct word *directive)
-{
-	struct pending_attr *pa;
-	mdl_attr_t attr;
-	char why[200];
-	int part;
-
-	if (n < 2) {
-		diag_warning(ctx->d, word_loc(loc, directive), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D attributes, ignored: expected "
-		    "'attributes NAME[/DATA[/CLASS]] provider PROVIDER PART'");
-		return;
-	}
-	if (parse_attr(w[0].s, &attr, why, sizeof(why)) != NULL) {
-		diag_warning(ctx->d, word_loc(loc, &w[0]), "D_PRAGMA_INVAL",
-		    "invalid attributes '%s' in #pragma D attributes, ignored: %s",
-		    w[0].s, why);
-		return;
-	}
-	if (strcmp(w[1].s, "provider") != 0)
-		return;
-	if (n < 4) {
-		diag_warning(ctx->d, word_loc(loc, &w[1]), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D attributes, ignored: expected 'provider PROVIDER PART' "
-		    "where PART is provider, module, function, name or args");
-		return;
-	}
-	part = -1;
-	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
-		if (strcmp(w[3].s, part_names[i]) == 0)
-			part = i;
-	if (part < 0) {
-		diag_warning(ctx->d, word_loc(loc, &w[3]), "D_PRAGMA_INVAL",
-		    "invalid component '%s' in #pragma D attributes for provider %s, ignored: "
-		    "expected provider, module, function, name or args", w[3].s, w[2].s);
-		return;
-	}
-	pa = parse_alloc(ctx, sizeof(*pa));
-	pa->provider = parse_strdup(ctx, w[2].s);
-	pa->part = part;
-	pa->attr = attr;
-	pa->loc = word_loc(loc, &w[2]);
-	if (ctx->attrs_tail != NULL)
-		ctx->attrs_tail->next = pa;
-	else
-		ctx->attrs = pa;
-	ctx->attrs_tail = pa;
-}
-
-/* #pragma D ...: attributes matter; depends_on, option, binding do not here. */
-static void
-pragma_d(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
-    const struct word *d_word)
-{
-	static const char *const ignored[] = { "depends_on", "option", "binding", "ident" };
-
-	if (n == 0) {
-		diag_warning(ctx->d, word_loc(loc, d_word), "D_PRAGMA_MALFORM",
-		    "malformed #pragma D, ignored: expected a directive such as attributes");
-		return;
-	}
-	if (strcmp(w[0].s, "attributes") == 0) {
-		pragma_attributes(ctx, w + 1, n - 1, loc, &w[0]);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		if (strcmp(w[0].s, ignored[i]) == 0)
-			return;
-	diag_warning(ctx->d, word_loc(loc, &w[0]), "D_PRAGMA_UNKNOWN",
-	    "unknown #pragma D %s, ignored", w[0].s);
-}
-
-/*
- * Without -C a cpp directive is a comment, as in DTrace, which then fails
- * on what the directive would have made of the file; SystemTap's dtrace
- * ran cpp itself.  Say so once per file, at the first directive.
- */
-static void
-directive_without_cpp(struct parse_ctx *ctx, const struct word *w, parse_loc_t loc,
-    int hash_col)
-{
-	static const char *const cpp_words[] = {
-		"include", "if", "ifdef", "ifndef", "elif", "else", "endif",
-		"define", "undef", "error"
-	};
-
-	if (ctx->cpp_warned)
-		return;
-	for (size_t i = 0; i < sizeof(cpp_words) / sizeof(cpp_words[0]); i++) {
-		if (strcmp(w->s, cpp_words[i]) != 0)
-			continue;
-		src_loc_t at = { loc.file, loc.first_line, hash_col };
-
-		ctx->cpp_warned = true;
-		diag_warning(ctx->d, at, "D_PREPROC",
-		    "'#%s' is ignored without -C, as are the file's other cpp "
-		    "directives; add -C to run the C preprocessor", w->s);
-		return;
-	}
-}
-
-bool
-parse_control_line(struct parse_ctx *ctx, const char *s, size_t n, parse_loc_t loc)
-{
-	char *line = parse_strndup(ctx, s, n), *hash = strchr(line, '#');
-	bool open_comment = blank_comments(line);
-	struct word w[MAX_WORDS];
-	int nw;
-
-	if (hash == NULL)
-		return open_comment;
-	nw = split_words(hash + 1, loc.first_column + (int)(hash + 1 - line), w);
-	if (nw == 0)
-		return open_comment;
-	if (isdigit((unsigned char)w[0].s[0]))
-		line_marker(ctx, w, nw, false, loc);
-	else if (strcmp(w[0].s, "line") == 0)
-		line_marker(ctx, w + 1, nw - 1, true, loc);
-	else if (strcmp(w[0].s, "pragma") == 0 && nw >= 2 && strcmp(w[1].s, "D") == 0)
-		pragma_d(ctx, w + 2, nw - 2, loc, &w[1]);
-	else if (!ctx->from_cpp)
-		directive_without_cpp(ctx, &w[0], loc,
-		    loc.first_column + (int)(hash - line));
-	/* Anything else (#include, #define, # comment, #pragma once) is a comment. */
-	return open_comment;
-}
-
-/* ---- types ------------------------------------------------------------------ */
-
-struct ctype *
-parse_ctype(struct parse_ctx *ctx, const char *text)
-{
-	struct ctype *t = parse_alloc(ctx, sizeof(*t));
-
-	t->text = parse_strdup(ctx, text);
-	return t;
-}
-
-char *
-parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
-{
-	return parse_join(ctx, t->text, " ", ptext_str(&d->abs));
-}
-
-static bool
-is_qualifier(const char *w, size_t n)
-{
-	return (n == 5 && strncmp(w, "const", 5) == 0) ||
-	    (n == 8 && strncmp(w, "volatile", 8) == 0) ||
-	    (n == 8 && strncmp(w, "restrict", 8) == 0) ||
-	    (n == 10 && strncmp(w, "__restrict", 10) == 0) ||
-	    (n == 12 && strncmp(w, "__restrict__", 12) == 0);
-}
-
-/* The text with qualifier words removed (normalised again). */
-static char *
-drop_qualifiers(struct parse_ctx *ctx, const char *text)
-{
-	char *out = parse_alloc(ctx, strlen(text) + 1), *o = out;
-	const char *p = text;
-
-	while (*p != '\0') {
-		size_t n = 0;
-
-		while (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$')
-			n++;
-		if (n > 0 && is_qualifier(p, n)) {
-			p += n;
-			continue;
-		}
-		if (n == 0)
-			n = 1;
-		memcpy(o, p, n);
-		o += n;
-		p += n;
-	}
-	*o = '\0';
-	return arena_take(ctx, usdt_normalise_type(out));
-}
-
-/*
- * A spelling to compare types by: normalised, without qualifiers, the
- * leading typedef name replaced by what it names (repeatedly):
- * "const foo_t *" with `typedef struct foo foo_t` -> "struct foo *".
- */
-static char *
-canonical_type(struct parse_ctx *ctx, const char *text)
-{
-	char *t = drop_qualifiers(ctx, text);
-
-	for (int depth = 0; depth < 16; depth++) {
-		size_t base_len = strcspn(t, "*[(");
-		const mdl_typedef_t *td;
-		char *base;
-
-		while (base_len > 0 && t[base_len - 1] == ' ')
-			base_len--;
-		base = parse_strndup(ctx, t, base_len);
-		if (strchr(base, ' ') != NULL || (td = model_find_typedef(ctx->m, base)) == NULL)
-			break;
-		t = drop_qualifiers(ctx, parse_join(ctx, td->type, " ", t + base_len));
-	}
-	return t;
-}
-
-static bool
-starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Size and alignment of a type on LP64; false if unknown. */
-static bool
-type_layout(struct parse_ctx *ctx, const char *text, int depth,
-    unsigned *sizep, unsigned *alignp)
-{
-	char *c = canonical_type(ctx, text);
-	size_t len = strlen(c);
-	char *bracket = strchr(c, '[');
-	mdl_typeinfo_t ti;
-
-	if (depth > 16 || len == 0)
-		return false;
-	if (strstr(c, "(*") != NULL || c[len - 1] == '*') {
-		*sizep = *alignp = 8;
-		return true;
-	}
-	if (bracket != NULL) {
-		unsigned long long n = 1;
-		unsigned esize, ealign;
-
-		for (char *p = bracket; *p == '['; ) {
-			char *end;
-			unsigned long long d = strtoull(p + 1, &end, 0);
-
-			while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-				end++;
-			if (end == p + 1 || *end != ']' || d > 0xffffffffULL)
-				return false;
-			n *= d;
-			p = end + 1;
-		}
-		if (!type_layout(ctx, parse_strndup(ctx, c, (size_t)(bracket - c)),
-		    depth + 1, &esize, &ealign) || n * esize > 0xffffffffULL)
-			return false;
-		*sizep = (unsigned)(n * esize);
-		*alignp = ealign;
-		return true;
-	}
-	if (starts_with(c, "struct ") || starts_with(c, "union ")) {
-		const mdl_tagged_t *tg = model_find_tagged(ctx->m, c);
-
-		if (tg == NULL || !tg->complete)
-			return false;
-		*sizep = tg->size;
-		*alignp = tg->align;
-		return true;
-	}
-	if (strcmp(c, "long double") == 0) {
-		*sizep = *alignp = 16;
-		return true;
-	}
-	ti = model_type_info(ctx->m, c);
-	if (!ti.known || ti.tclass == USDT_TC_VOID || ti.size == 0)
-		return false;
-	*sizep = *alignp = ti.size;
-	return true;
-}
-
-/* ---- struct and union layout ------------------------------------------------- */
-
-struct layout {
-	struct layout *outer;
-	bool is_union;
-	bool known;
-	bool has_float;			/* a float, double or long double member */
-	unsigned long long bits;	/* struct: bits used so far; union: largest member */
-	unsigned align;
-};
-
-static unsigned long long
-round_up(unsigned long long v, unsigned long long to)
-{
-	return to == 0 ? v : (v + to - 1) / to * to;
-}
-
-void
-parse_layout_begin(struct parse_ctx *ctx, bool is_union)
-{
-	struct layout *l = parse_alloc(ctx, sizeof(*l));
-
-	l->outer = ctx->layout;
-	l->is_union = is_union;
-	l->known = true;
-	l->align = 1;
-	ctx->layout = l;
-}
-
-/* A made-up tag for an untagged struct, union or enum (typedefs need one). */
-static char *
-anonymous_tag(struct parse_ctx *ctx, const char *kw)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%s __anon%zu", kw, ctx->m->ntagged);
-	return parse_strdup(ctx, buf);
-}
-
-struct ctype *
-parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
-{
-	struct layout *l = ctx->layout;
-	struct ctype *t;
-	mdl_tagged_t *tg;
-	unsigned long long size;
-
-	if (l == NULL)
-		return parse_ctype(ctx, kw);
-	ctx->layout = l->outer;
-	size = round_up((l->bits + 7) / 8, l->align);
-	if (size > 0xffffffffULL)
-		l->known = false;
-	t = parse_ctype(ctx, tag != NULL ? parse_join(ctx, kw, " ", tag) : anonymous_tag(ctx, kw));
-	t->has_layout = true;
-	t->known = l->known;
-	t->size = l->known ? (unsigned)size : 0;
-	t->align = l->known ? l->align : 0;
-	t->has_float = l->has_float;
-	if ((tg = model_add_tagged(ctx->m, t->text, t->size, t->align, t->known)) == NULL)
-		parse_nomem(ctx);
-	tg->has_float = l->has_float;
-	return t;
-}
-
-struct ctype *
-parse_enum(struct parse_ctx *ctx, const char *tag)
-{
-	struct ctype *t = parse_ctype(ctx, tag != NULL ?
-	    parse_join(ctx, "enum", " ", tag) : anonymous_tag(ctx, "enum"));
-
-	t->has_layout = true;
-	t->known = true;
-	t->size = t->align = 4;
-	if (model_add_tagged(ctx->m, t->text, 4, 4, true) == NULL)
-		parse_nomem(ctx);
-	return t;
-}
-
-/* Place a bit-field of width bits whose declared type is unit bytes. */
-static void
-place_bitfield(struct layout *l, unsigned unit, unsigned align, int bits, bool named)
-{
-	unsigned long long ubits = (unsigned long long)unit * 8;
-
-	if ((unsigned long long)bits > ubits) {
-		l->known = false;
-		return;
-	}
-	if (l->is_union) {
-		if (round_up((unsigned long long)bits, 8) > l->bits)
-			l->bits = round_up((unsigned long long)bits, 8);
-	} else if (bits == 0) {
-		l->bits = round_up(l->bits, ubits);
-	} else {
-		if (l->bits / ubits != (l->bits + (unsigned)bits - 1) / ubits)
-			l->bits = round_up(l->bits, ubits);
-		l->bits += (unsigned)bits;
-	}
-	/* Unnamed bit-fields do not align the struct (System V ABI). */
-	if (named && align > l->align)
-		l->align = align;
-}
-
-static void
-place_member(struct layout *l, unsigned long long size, unsigned align)
-{
-	if (l->is_union) {
-		if (size * 8 > l->bits)
-			l->bits = size * 8;
-	} else {
-		l->bits = (round_up((l->bits + 7) / 8, align) + size) * 8;
-	}
-	if (align > l->align)
-		l->align = align;
-}
-
-static bool
-is_anonymous(const struct ctype *t)
-{
-	return strstr(t->text, " __anon") != NULL &&
-	    (starts_with(t->text, "struct ") || starts_with(t->text, "union "));
-}
-
-/* Whether a value of type t is, or holds, a floating value. */
-static bool
-is_floating(struct parse_ctx *ctx, const struct ctype *t)
-{
-	char *c;
-	const mdl_tagged_t *tg;
-
-	if (t->has_layout)
-		return t->has_float;
-	c = canonical_type(ctx, t->text);
-	if (strpbrk(c, "*(") != NULL)
-		return false;
-	if (starts_with(c, "struct ") || starts_with(c, "union "))
-		return (tg = model_find_tagged(ctx->m, c)) != NULL && tg->has_float;
-	return strcmp(c, "long double") == 0 ||
-	    model_type_info(ctx->m, c).tclass == USDT_TC_FLOAT;
-}
-
-static void
-add_member(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
-{
-	struct layout *l = ctx->layout;
-	unsigned size, align;
-
-	if (l == NULL)
-		return;
-	if (d->name == NULL && d->bits < 0 && d->abs.len == 0 && !is_anonymous(t))
-		return;		/* `struct foo { ... };` inside: declares a tag only */
-	if (!d->pointer && is_floating(ctx, t))
-		l->has_float = true;
-	if (!l->known)
-		return;
-	if (d->bits == -2 || d->dim_unknown) {
-		l->known = false;
-		return;
-	}
-	if (d->pointer) {
-		size = align = 8;
-	} else if (t->has_layout) {
-		if (!t->known) {
-			l->known = false;
-			return;
-		}
-		size = t->size;
-		align = t->align;
-	} else if (!type_layout(ctx, t->text, 0, &size, &align)) {
-		l->known = false;
-		return;
-	}
-	if (d->bits >= 0)
-		place_bitfield(l, size, align, d->bits, d->name != NULL);
-	else
-		place_member(l, d->flexible ? 0 : (unsigned long long)size * d->nelem, align);
-}
-
-void
-parse_member(struct parse_ctx *ctx, struct ctype *t, struct dlist *decls)
-{
-	for (struct cdecl *d = decls->head; d != NULL; d = d->next)
-		add_member(ctx, t, d);
-}
-
-void
-parse_typedef(struct parse_ctx *ctx, struct ctype *t, struct dlist *decls)
-{
-	for (struct cdecl *d = decls->head; d != NULL; d = d->next) {
-		if (d->name == NULL)
-			continue;	/* `typedef struct foo { ... };` names nothing */
-		if (model_add_typedef(ctx->m, d->name, parse_decl_type(ctx, t, d)) != 0)
-			parse_nomem(ctx);
-	}
-}
-
+/* ---- providers and probes ---------------------------------------------------- */
 void
 parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *outd,
     struct ctype *in, struct cdecl *ind, parse_loc_t loc)
@@ -1052,7 +303,6 @@ parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *outd,
 		parse_nomem(ctx);
 }
 
-/* ---- providers and probes ---------------------------------------------------- */
 
 struct new_probe {
 	mdl_provider_t *prov;
@@ -1197,7 +447,7 @@ same_types(struct parse_ctx *ctx, const struct plist *l, const mdl_arg_t *args,
 	if (l->n != n)
 		return false;
 	for (size_t i = 0; i < n; i++, p = p->next)
-		if (strcmp(arena_take(ctx, usdt_normalise_type(p->type)), args[i].type) != 0)
+		if (strcmp(parse_take(ctx, mdl_normalise_type(p->type)), args[i].type) != 0)
 			return false;
 	return true;
 }
@@ -1296,7 +546,7 @@ static bool
 check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
     parse_loc_t loc)
 {
-	char *func = arena_take(ctx, usdt_probe_func(ctx->prov->name, dof_name));
+	char *func = parse_take(ctx, mdl_probe_func(ctx->prov->name, dof_name));
 	bool ok = true;
 
 	if (strlen(dof_name) >= USDT_NAMELEN) {
@@ -1334,7 +584,7 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs)
 {
 	mdl_provider_t *p = ctx->prov;
-	char *dof_name = arena_take(ctx, usdt_dof_probe_name(name));
+	char *dof_name = parse_take(ctx, mdl_dof_probe_name(name));
 	bool ok;
 	size_t old;
 	mdl_probe_t *pr;
@@ -1416,12 +666,12 @@ split_type(struct parse_ctx *ctx, const char *canon, char **basep, const char **
 static bool
 same_base(struct parse_ctx *ctx, const char *a, const char *b)
 {
-	bool a_struct = starts_with(a, "struct "), b_struct = starts_with(b, "struct ");
+	bool a_struct = parse_starts_with(a, "struct "), b_struct = parse_starts_with(b, "struct ");
 	mdl_typeinfo_t ta, tb;
 
 	if (strcmp(a, b) == 0)
 		return true;
-	if ((a_struct || starts_with(a, "union ")) && (b_struct || starts_with(b, "union "))) {
+	if ((a_struct || parse_starts_with(a, "union ")) && (b_struct || parse_starts_with(b, "union "))) {
 		const mdl_tagged_t *sa = model_find_tagged(ctx->m, a);
 		const mdl_tagged_t *sb = model_find_tagged(ctx->m, b);
 
@@ -1447,7 +697,7 @@ same_base(struct parse_ctx *ctx, const char *a, const char *b)
 static bool
 compatible(struct parse_ctx *ctx, const char *n, const char *x)
 {
-	char *cn = canonical_type(ctx, n), *cx = canonical_type(ctx, x), *nb, *xb;
+	char *cn = parse_canonical_type(ctx, n), *cx = parse_canonical_type(ctx, x), *nb, *xb;
 	const char *ns, *xs;
 	mdl_typeinfo_t tn, tx;
 
@@ -1460,8 +710,8 @@ compatible(struct parse_ctx *ctx, const char *n, const char *x)
 		return true;
 	split_type(ctx, cn, &nb, &ns);
 	split_type(ctx, cx, &xb, &xs);
-	if (strcmp(ns, xs) == 0 && (ns[0] != '\0' || starts_with(nb, "struct ") ||
-	    starts_with(nb, "union ")))
+	if (strcmp(ns, xs) == 0 && (ns[0] != '\0' || parse_starts_with(nb, "struct ") ||
+	    parse_starts_with(nb, "union ")))
 		return same_base(ctx, nb, xb);
 	if (is_pointer(cn) || is_pointer(cx) ||
 	    strcmp(cn, "string") == 0 || strcmp(cx, "string") == 0)
@@ -1479,11 +729,11 @@ compatible(struct parse_ctx *ctx, const char *n, const char *x)
 static bool
 have_translator(struct parse_ctx *ctx, const char *n, const char *x)
 {
-	char *cx = canonical_type(ctx, x);
+	char *cx = parse_canonical_type(ctx, x);
 
 	for (size_t i = 0; i < ctx->m->ntranslators; i++) {
 		const mdl_translator_t *t = &ctx->m->translators[i];
-		char *out = canonical_type(ctx, t->out_type);
+		char *out = parse_canonical_type(ctx, t->out_type);
 		bool out_ok = strcmp(out, cx) == 0 ||
 		    strcmp(parse_join(ctx, out, " ", "*"), cx) == 0;
 
@@ -1547,7 +797,7 @@ by_value_problem(struct parse_ctx *ctx, const char *c, char *why, size_t size)
 		return NULL;
 	if (strcmp(c, "long double") == 0)
 		return "a long double is passed in memory";
-	if (!starts_with(c, "struct ") && !starts_with(c, "union "))
+	if (!parse_starts_with(c, "struct ") && !parse_starts_with(c, "union "))
 		return NULL;
 	tg = model_find_tagged(ctx->m, c);
 	if (tg == NULL || !tg->complete)
@@ -1582,9 +832,9 @@ check_known_types(struct parse_ctx *ctx)
 			char *base;
 			const char *suffix;
 
-			split_type(ctx, canonical_type(ctx, pr->nargs[i].type), &base, &suffix);
-			if (starts_with(base, "struct ") || starts_with(base, "union ") ||
-			    starts_with(base, "enum ") || model_type_info(ctx->m, base).known)
+			split_type(ctx, parse_canonical_type(ctx, pr->nargs[i].type), &base, &suffix);
+			if (parse_starts_with(base, "struct ") || parse_starts_with(base, "union ") ||
+			    parse_starts_with(base, "enum ") || model_type_info(ctx->m, base).known)
 				continue;
 			diag_warning(ctx->d, pr->nargs[i].loc, "D_TYPE_UNKNOWN",
 			    "unknown type name '%s' in argument #%zu of probe %s:%s; "
@@ -1634,7 +884,7 @@ check_by_value(struct parse_ctx *ctx)
 		for (size_t i = 0; i < pr->nargc; i++) {
 			mdl_arg_t *a = &pr->nargs[i];
 			const char *w = by_value_problem(ctx,
-			    canonical_type(ctx, a->type), why, sizeof(why));
+			    parse_canonical_type(ctx, a->type), why, sizeof(why));
 
 			if (w == NULL)
 				continue;
@@ -1659,22 +909,6 @@ check_by_value(struct parse_ctx *ctx)
 			    (!pr->translated && i < pr->xargc && !arg_to_pointer(&pr->xargs[i])))
 				parse_nomem(ctx);
 		}
-	}
-}
-
-static void
-apply_attributes(struct parse_ctx *ctx)
-{
-	for (struct pending_attr *pa = ctx->attrs; pa != NULL; pa = pa->next) {
-		mdl_provider_t *p = model_find_provider(ctx->m, pa->provider);
-
-		if (p == NULL) {
-			diag_warning(ctx->d, pa->loc, "D_PRAGMA_NOPROV",
-			    "#pragma D attributes names provider '%s', which is not "
-			    "declared; ignored", pa->provider);
-			continue;
-		}
-		p->attr[pa->part] = pa->attr;
 	}
 }
 
@@ -1704,7 +938,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 		if (lexer_run(ctx) == 0) {
 			if (ctx->want_semicolon)
 				missing_semicolon(ctx);
-			apply_attributes(ctx);
+			parse_apply_attributes(ctx);
 			check_translators(ctx);
 			check_by_value(ctx);
 			check_known_types(ctx);

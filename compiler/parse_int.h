@@ -10,8 +10,10 @@
  * parser.y	the grammar; builds the small values below and calls the
  *		parse_* actions; reports syntax errors with what was expected.
  * parse.c	the entry points of parse.h, the semantic actions (names,
- *		limits, duplicates, struct layout, translators, pragmas) and
- *		the arena that holds every string and value of one parse.
+ *		limits, duplicates, translators) and the arena that holds
+ *		every string and value of one parse.
+ * parse_pragma.c  control lines: line markers, #line, #pragma D.
+ * parse_layout.c  types: their canonical spelling, struct and union layout.
  */
 #ifndef USDTC_PARSE_INT_H
 #define USDTC_PARSE_INT_H
@@ -19,6 +21,7 @@
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "diag.h"
 #include "model.h"
@@ -79,8 +82,8 @@ struct ctype {
  * Text grown at its end: a run of type words, the tokens of an array
  * dimension or of a parameter list, a declarator's suffixes.  Its room
  * doubles in the arena, so n appends cost O(n) bytes and time in all;
- * joining the whole text anew for every word was O(n^2) (16,000 `const`
- * in one type took 800 MB).
+ * joining the whole text anew for every word was O(n^2) in memory
+ * (`bench/frontend`, shape quals, prints the peak RSS as n grows).
  */
 struct ptext {
 	char *s;		/* NUL-terminated; NULL while nothing was appended */
@@ -131,7 +134,7 @@ struct construct {
 #define PARSE_MAX_OPEN	32
 #define PARSE_MAX_INCLUDE	200	/* cpp's own limit on #include depth */
 
-struct layout;			/* a struct/union body being laid out (parse.c) */
+struct layout;			/* a struct/union body being laid out (parse_layout.c) */
 struct pending_attr;		/* a #pragma D attributes waiting for its provider */
 struct new_probe;		/* a probe declared by this parse */
 struct arena_block;
@@ -214,6 +217,8 @@ void lexer_free(struct parse_ctx *ctx);
 void *parse_alloc(struct parse_ctx *ctx, size_t size);
 char *parse_strndup(struct parse_ctx *ctx, const char *s, size_t n);
 char *parse_strdup(struct parse_ctx *ctx, const char *s);
+/* A model string (malloc'd by the model layer) moved into the arena. */
+char *parse_take(struct parse_ctx *ctx, char *s);
 /* a, then sep and b if b is not empty (and a is not empty). */
 char *parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b);
 _Noreturn void parse_nomem(struct parse_ctx *ctx);
@@ -232,10 +237,13 @@ src_loc_t parse_src(parse_loc_t l);
 src_loc_t parse_src_after(parse_loc_t l);
 
 /*
- * parse.c: a line starting with '#'; loc covers it.  Returns true if it
+ * parse_pragma.c: a line starting with '#'; loc covers it.  Returns true if it
  * leaves a comment open (the lexer then skips to its end).
  */
 bool parse_control_line(struct parse_ctx *ctx, const char *s, size_t n, parse_loc_t loc);
+
+/* parse_pragma.c: apply the stored #pragma D attributes, once the file is read. */
+void parse_apply_attributes(struct parse_ctx *ctx);
 
 /* parse.c: construct stack for syntax error messages. */
 void parse_open(struct parse_ctx *ctx, const char *what, int closer, parse_loc_t loc);
@@ -254,6 +262,7 @@ void parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
     struct plist *nargs, struct plist *xargs);
 struct cparam *parse_param(struct parse_ctx *ctx, struct ctype *t, struct cdecl *d,
     parse_loc_t loc);
+/* parse_layout.c: types and struct/union bodies. */
 struct ctype *parse_ctype(struct parse_ctx *ctx, const char *text);
 void parse_layout_begin(struct parse_ctx *ctx, bool is_union);
 struct ctype *parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag);
@@ -264,5 +273,16 @@ void parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *ou
     struct ctype *in, struct cdecl *ind, parse_loc_t loc);
 /* The full type a declarator gives: "char" + "*[4]" -> "char *[4]". */
 char *parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d);
+/*
+ * A spelling to compare types by: normalised, without qualifiers, the
+ * leading typedef name replaced by what it names.
+ */
+char *parse_canonical_type(struct parse_ctx *ctx, const char *text);
+
+static inline bool
+parse_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
 #endif

@@ -34,8 +34,8 @@
  * COMDAT group) is decoded; in a relocatable object the relocations of the
  * pc, base and semaphore fields are kept with each note.
  *
- * Everything found points into copies this file keeps (pf_found_t.keep)
- * until pf_found_free.  Errors name the file and the section; libelf
+ * Everything found points into copies this file keeps (probefind_found_t.keep)
+ * until probefind_found_free.  Errors name the file and the section; libelf
  * failures name the call and elf_errmsg(-1) (err_libelf).  elf_end runs
  * on every path.  Nothing here prints.
  */
@@ -60,23 +60,23 @@
 #include "target.h"
 
 /* A section walked for DOF: a copy of its bytes, and its relocations. */
-typedef struct pf_section {
-	struct pf_section *next;
+typedef struct probefind_section {
+	struct probefind_section *next;
 	char *where;
 	uint8_t *bytes;
 	size_t len;
-	pf_rels_t rels;
-} pf_section_t;
+	probefind_rels_t rels;
+} probefind_section_t;
 
-/* What a pf_found_t points into, freed with it. */
-struct pf_keep {
+/* What a probefind_found_t points into, freed with it. */
+struct probefind_keep {
 	uint8_t *image;		/* the file, as libelf and the decoders saw it */
 	Elf *elf;
-	pf_section_t *sections;
+	probefind_section_t *sections;
 };
 
 typedef struct finder {
-	pf_found_t *out;
+	probefind_found_t *out;
 	uint64_t base;		/* the consumer's load base, or 0 */
 	const char *name;	/* for messages */
 	err_t *e;
@@ -92,10 +92,10 @@ typedef struct finder {
 } finder_t;
 
 /* A copy of a section's bytes to walk, kept until the results are freed. */
-static pf_section_t *
+static probefind_section_t *
 add_section(finder_t *L, const char *where, const void *bytes, size_t len)
 {
-	pf_section_t *s = calloc(1, sizeof(*s));
+	probefind_section_t *s = calloc(1, sizeof(*s));
 
 	if (s == NULL || (s->where = strdup(where)) == NULL ||
 	    (s->bytes = malloc(len ? len : 1)) == NULL) {
@@ -114,15 +114,15 @@ add_section(finder_t *L, const char *where, const void *bytes, size_t len)
 
 /* One decoded DOF more; d is the results' own afterwards. */
 static int
-add_dof(finder_t *L, const dof_decoded_t *d, const pf_section_t *sec, uint64_t off)
+add_dof(finder_t *L, const dof_decoded_t *d, const probefind_section_t *sec, uint64_t off)
 {
-	pf_found_t *f = L->out;
-	pf_dof_t *v = realloc(f->dofs, (f->ndofs + 1) * sizeof(*v));
+	probefind_found_t *f = L->out;
+	probefind_dof_t *v = realloc(f->dofs, (f->ndofs + 1) * sizeof(*v));
 
 	if (v == NULL)
 		return err_set(L->e, "%s: out of memory reading DOF", L->name);
 	f->dofs = v;
-	v[f->ndofs++] = (pf_dof_t){ *d, sec->where, off, &sec->rels };
+	v[f->ndofs++] = (probefind_dof_t){ *d, sec->where, off, &sec->rels };
 	return 0;
 }
 
@@ -135,8 +135,8 @@ add_dof(finder_t *L, const dof_decoded_t *d, const pf_section_t *sec, uint64_t o
  * relocations at one offset the first one read is the one found, as a
  * reader going through them in order would find it.
  */
-const pf_rel_t *
-pf_rels_find(const pf_rels_t *rs, uint64_t off)
+const probefind_rel_t *
+probefind_rels_find(const probefind_rels_t *rs, uint64_t off)
 {
 	size_t lo = 0, hi = rs->n;
 
@@ -169,10 +169,10 @@ cmp_rel_pos(const void *a, const void *b)
 
 /* Sort a complete set by offset, keeping the order read among equal ones. */
 static int
-relset_sort(finder_t *L, pf_rels_t *rs)
+relset_sort(finder_t *L, probefind_rels_t *rs)
 {
 	rel_pos_t *pos = malloc((rs->n ? rs->n : 1) * sizeof(*pos));
-	pf_rel_t *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
+	probefind_rel_t *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
 
 	if (pos == NULL || v == NULL) {
 		free(pos);
@@ -254,11 +254,11 @@ symbol_name(finder_t *L, size_t symndx, size_t i, GElf_Sym *symp)
 }
 
 static int
-relset_add(finder_t *L, pf_rels_t *rs, const pf_rel_t *r)
+relset_add(finder_t *L, probefind_rels_t *rs, const probefind_rel_t *r)
 {
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 16;
-		pf_rel_t *v = realloc(rs->v, cap * sizeof(*v));
+		probefind_rel_t *v = realloc(rs->v, cap * sizeof(*v));
 
 		if (v == NULL)
 			return err_set(L->e, "%s: out of memory reading relocations", L->name);
@@ -304,7 +304,7 @@ static int dynamic_reloc_kind(unsigned machine, unsigned type);
 static bool
 is_address_reloc(unsigned machine, unsigned type)
 {
-	const usdt_arch_t *a = arch_for_machine(machine);
+	const arch_t *a = arch_for_machine(machine);
 
 	switch (machine) {
 	case EM_X86_64:
@@ -317,7 +317,7 @@ is_address_reloc(unsigned machine, unsigned type)
 
 /* Every REL/RELA entry of a relocatable object that applies to section target. */
 static int
-collect_relocs(finder_t *L, size_t target, pf_rels_t *rs)
+collect_relocs(finder_t *L, size_t target, probefind_rels_t *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 	for (size_t k = 0; k < L->nrelsecs; k++) {
@@ -334,7 +334,7 @@ collect_relocs(finder_t *L, size_t target, pf_rels_t *rs)
 			continue;
 		rela = sh.sh_type == SHT_RELA;
 		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			pf_rel_t r = { 0, NULL, 0, NULL };
+			probefind_rel_t r = { 0, NULL, 0, NULL };
 			GElf_Rela ra;
 			GElf_Rel rl;
 
@@ -370,7 +370,7 @@ collect_relocs(finder_t *L, size_t target, pf_rels_t *rs)
 static int
 dynamic_reloc_kind(unsigned machine, unsigned type)
 {
-	const usdt_arch_t *a = arch_for_machine(machine);
+	const arch_t *a = arch_for_machine(machine);
 
 	if (a == NULL)
 		return 0;
@@ -479,7 +479,7 @@ resolve_dof_relative(dof_decoded_t *d, uint64_t dof_addr)
 /* What walk_dofs' callback needs: the finder and the section walked. */
 typedef struct dof_walk_ctx {
 	finder_t *L;
-	const pf_section_t *sec;
+	const probefind_section_t *sec;
 } dof_walk_ctx_t;
 
 /* Keep one DOF of the section walked (dof_walk's callback). */
@@ -508,7 +508,7 @@ keep_dof(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
  * image may stop at dofh_loadsz.
  */
 static int
-walk_dofs(finder_t *L, const pf_section_t *sec, bool raw)
+walk_dofs(finder_t *L, const probefind_section_t *sec, bool raw)
 {
 	dof_walk_ctx_t c = { L, sec };
 
@@ -519,7 +519,7 @@ static int
 find_dof_section(finder_t *L, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
 {
 	Elf_Data *d;
-	pf_section_t *sec;
+	probefind_section_t *sec;
 
 	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
 		return 0;
@@ -542,10 +542,10 @@ static int
 collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 {
 	unsigned asz = L->eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	pf_rels_t rels = { NULL, 0, 0 };
+	probefind_rels_t rels = { NULL, 0, 0 };
 	stapsdt_notes_t ns;
 	Elf_Data *d;
-	pf_note_t *v;
+	probefind_note_t *v;
 	err_t de;
 	int rc = -1;
 
@@ -564,17 +564,17 @@ collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 	}
 	L->out->notes = v;
 	for (size_t i = 0; i < ns.n; i++) {
-		pf_note_t *nr = &L->out->notes[L->out->nnotes++];
-		const pf_rel_t *r;
+		probefind_note_t *nr = &L->out->notes[L->out->nnotes++];
+		const probefind_rel_t *r;
 		uint64_t at = ns.notes[i].desc_offset;
 
 		memset(nr, 0, sizeof(*nr));
 		nr->n = ns.notes[i];
-		if ((r = pf_rels_find(&rels, at)) != NULL)
+		if ((r = probefind_rels_find(&rels, at)) != NULL)
 			nr->pc = *r;
-		if ((r = pf_rels_find(&rels, at + STAPSDT_BASE * asz)) != NULL)
+		if ((r = probefind_rels_find(&rels, at + STAPSDT_BASE * asz)) != NULL)
 			nr->base = *r;
-		if ((r = pf_rels_find(&rels, at + STAPSDT_SEMAPHORE * asz)) != NULL)
+		if ((r = probefind_rels_find(&rels, at + STAPSDT_SEMAPHORE * asz)) != NULL)
 			nr->sem = *r;
 	}
 	rc = 0;
@@ -717,7 +717,7 @@ find_elf(finder_t *L, size_t len)
 
 /* The relocation pairs of DOF section i of an object, as one relent per record. */
 static int
-macho_dof_relset(finder_t *L, const macho_file_t *mf, size_t i, pf_rels_t *rs)
+macho_dof_relset(finder_t *L, const macho_file_t *mf, size_t i, probefind_rels_t *rs)
 {
 	macho_dof_rel_t *v;
 	size_t n;
@@ -728,7 +728,7 @@ macho_dof_relset(finder_t *L, const macho_file_t *mf, size_t i, pf_rels_t *rs)
 	if (macho_dof_relocs(mf, i, &v, &n, &me) != 0)
 		return err_set(L->e, "%s: %s", L->name, me.msg);
 	for (size_t k = 0; k < n && rc == 0; k++)
-		rc = relset_add(L, rs, &(pf_rel_t){ v[k].addr_offset, v[k].function, 0,
+		rc = relset_add(L, rs, &(probefind_rel_t){ v[k].addr_offset, v[k].function, 0,
 		    v[k].dof });
 	free(v);
 	return rc == 0 ? relset_sort(L, rs) : rc;
@@ -738,7 +738,7 @@ static int
 find_macho_dof(finder_t *L, const macho_file_t *mf, size_t i)
 {
 	const macho_section_t *s = &mf->sects[i];
-	pf_section_t *sec;
+	probefind_section_t *sec;
 	char where[40];
 
 	if (s->data == NULL || s->size == 0)
@@ -763,7 +763,7 @@ find_macho(finder_t *L, const uint8_t *buf, size_t len)
 		return err_set(L->e, "%s: %s", L->name, me.msg);
 	L->macho = true;
 	L->eh.e_type = mf.filetype == MH_OBJECT ? ET_REL : ET_DYN;
-	L->out->kind = PF_MACHO;
+	L->out->kind = PROBEFIND_MACHO;
 	L->out->cputype = mf.cputype;
 	for (size_t i = 0; i < mf.nsects && rc == 0; i++)
 		if (macho_is_dof_section(&mf.sects[i]))
@@ -775,9 +775,9 @@ find_macho(finder_t *L, const uint8_t *buf, size_t len)
 /* ---- the entry points -------------------------------------------------- */
 
 void
-pf_found_free(pf_found_t *f)
+probefind_found_free(probefind_found_t *f)
 {
-	pf_section_t *s, *next;
+	probefind_section_t *s, *next;
 
 	for (size_t i = 0; i < f->ndofs; i++)
 		dof_decoded_free(&f->dofs[i].d);
@@ -809,11 +809,11 @@ not_listable(err_t *e, const char *name)
 static int
 find_image(finder_t *L, uint8_t *buf, size_t len)
 {
-	pf_section_t *sec;
+	probefind_section_t *sec;
 
 	switch (file_magic(buf, len)) {
 	case MAGIC_DOF:
-		L->out->kind = PF_DOF;
+		L->out->kind = PROBEFIND_DOF;
 		L->eh.e_type = ET_NONE;
 		if ((sec = add_section(L, "DOF file", buf, len)) == NULL)
 			return -1;
@@ -825,7 +825,7 @@ find_image(finder_t *L, uint8_t *buf, size_t len)
 	default:
 		return not_listable(L->e, L->name);
 	}
-	L->out->kind = PF_ELF;
+	L->out->kind = PROBEFIND_ELF;
 	if (elf_header_whole(L, buf, len) != 0)
 		return -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -836,10 +836,10 @@ find_image(finder_t *L, uint8_t *buf, size_t len)
 	return find_elf(L, len);
 }
 
-/* pf_find on image, which it takes: kept in out, or freed on failure. */
+/* probefind_buffer on image, which it takes: kept in out, or freed on failure. */
 static int
 find_owned(uint8_t *image, size_t len, const char *name, uint64_t base,
-    pf_found_t *out, err_t *e)
+    probefind_found_t *out, err_t *e)
 {
 	finder_t L;
 	int rc;
@@ -859,13 +859,13 @@ find_owned(uint8_t *image, size_t len, const char *name, uint64_t base,
 	out->object = L.eh.e_type == ET_REL;
 	free(L.relsecs);
 	if (rc != 0)
-		pf_found_free(out);
+		probefind_found_free(out);
 	return rc;
 }
 
 int
-pf_find(const void *buf, size_t len, const char *name, uint64_t base,
-    pf_found_t *out, err_t *e)
+probefind_buffer(const void *buf, size_t len, const char *name, uint64_t base,
+    probefind_found_t *out, err_t *e)
 {
 	uint8_t *image = malloc(len ? len : 1);
 
@@ -892,7 +892,7 @@ bad_elf_ident(const uint8_t *h, size_t n)
  * the finder keeps.
  */
 int
-pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e)
+probefind_file(const char *path, uint64_t base, probefind_found_t *out, err_t *e)
 {
 	uint8_t head[EI_NIDENT], *buf = NULL;
 	struct stat st;

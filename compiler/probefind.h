@@ -21,47 +21,47 @@
 #include "stapsdt.h"
 
 /* A relocation of a relocatable object: at off (in its section), sym+addend. */
-typedef struct pf_rel {
+typedef struct probefind_rel {
 	uint64_t off;
 	const char *sym;	/* NULL: none */
 	int64_t addend;
 	const char *minus;	/* Mach-O: the symbol subtracted (the DOF's start) */
-} pf_rel_t;
+} probefind_rel_t;
 
-typedef struct pf_rels {
-	pf_rel_t *v;		/* sorted by offset once read */
+typedef struct probefind_rels {
+	probefind_rel_t *v;		/* sorted by offset once read */
 	size_t n, cap;
-} pf_rels_t;
+} probefind_rels_t;
 
 /* The relocation at offset off (the first read, of several), or NULL. */
-const pf_rel_t *pf_rels_find(const pf_rels_t *rs, uint64_t off);
+const probefind_rel_t *probefind_rels_find(const probefind_rels_t *rs, uint64_t off);
 
 /* One DOF found: where, decoded, and its section's relocations. */
-typedef struct pf_dof {
+typedef struct probefind_dof {
 	dof_decoded_t d;
 	const char *where;	/* ".SUNW_dof", "__TEXT,__dof_p", "DOF file" */
 	uint64_t secoff;	/* where the DOF starts in that section */
-	const pf_rels_t *rels;	/* an object's relocations of the section */
-} pf_dof_t;
+	const probefind_rels_t *rels;	/* an object's relocations of the section */
+} probefind_dof_t;
 
 /* A stapsdt note and, in a relocatable object, what its fields relocate to. */
-typedef struct pf_note {
+typedef struct probefind_note {
 	stapsdt_note_t n;
-	pf_rel_t pc, base, sem;
-} pf_note_t;
+	probefind_rel_t pc, base, sem;
+} probefind_note_t;
 
-enum pf_kind { PF_ELF, PF_MACHO, PF_DOF };
+enum probefind_kind { PROBEFIND_ELF, PROBEFIND_MACHO, PROBEFIND_DOF };
 
-typedef struct pf_found {
-	enum pf_kind kind;
+typedef struct probefind_found {
+	enum probefind_kind kind;
 	bool object;		/* a relocatable object (ELF ET_REL, MH_OBJECT) */
 	uint32_t cputype;	/* Mach-O */
-	pf_dof_t *dofs;		/* in file order */
+	probefind_dof_t *dofs;		/* in file order */
 	size_t ndofs;
-	pf_note_t *notes;	/* ELF only */
+	probefind_note_t *notes;	/* ELF only */
 	size_t nnotes;
-	struct pf_keep *keep;	/* what the results point into */
-} pf_found_t;
+	struct probefind_keep *keep;	/* what the results point into */
+} probefind_found_t;
 
 /*
  * Find every DOF and note of the file image buf (name is for messages).
@@ -70,16 +70,16 @@ typedef struct pf_found {
  * added, as Oracle Linux's DOF parser does; 0: none.  Returns 0, or -1
  * with e set (name in it) and out empty.
  */
-int pf_find(const void *buf, size_t len, const char *name, uint64_t base,
-    pf_found_t *out, err_t *e);
+int probefind_buffer(const void *buf, size_t len, const char *name, uint64_t base,
+    probefind_found_t *out, err_t *e);
 
 /*
  * The same for the regular file at path: refused on its first bytes if it
  * is neither ELF, Mach-O nor DOF, else read once.  An ELF file with
  * anything past its end is refused as "truncated" (so is such a buffer).
  */
-int pf_find_file(const char *path, uint64_t base, pf_found_t *out, err_t *e);
+int probefind_file(const char *path, uint64_t base, probefind_found_t *out, err_t *e);
 
-void pf_found_free(pf_found_t *f);
+void probefind_found_free(probefind_found_t *f);
 
 #endif

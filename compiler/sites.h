@@ -3,7 +3,7 @@
  *
  * The model says what a provider definition declares.  Where a program's
  * probes fire is a result of planning the -G object (the probe units'
- * slots, the call sites rewrite.c found), so the -G stage collects it in a
+ * slots, the call sites rewrite_plan.c found), so the -G stage collects it in a
  * site table that its writers take (dof_generate_sites, units_add_dof_sites,
  * the stapsdt notes) and never appends it to the model.  (libusdt, which
  * builds its model at run time, records its sites in the model itself:

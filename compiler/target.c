@@ -7,20 +7,24 @@
  * aarch64-linux the same on AArch64.  x86_64-freebsd and x86_64-illumos
  * follow their own dtrace: DOF version 2 (the is-enabled function returns
  * an int that the tracer sets, see arch_x86_64.c), no stapsdt notes.
- * x86_64-macos and arm64-macos write Mach-O (macho_write.c) with units
- * whose is-enabled slot returns 0, as macOS's int is-enabled function must.
+ * x86_64-macos and arm64-macos write Mach-O (macho_objgen.c) with units
+ * whose is-enabled slot returns 0, as macOS's int is-enabled function must;
+ * what their arch is in Mach-O and what macOS names probe functions are
+ * here too (target_macho, macos_probe_func), for the -h and -G stages and
+ * the check of the program's objects alike.
  * Further targets are added here with their arch.
  */
 #include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "macho.h"
 #include "target.h"
 
-static const usdt_target_t targets[] = {
+static const target_t targets[] = {
 	{
 		.name = "x86_64-linux",
-		.arch = &usdt_arch_x86_64,
+		.arch = &arch_x86_64,
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
@@ -28,7 +32,7 @@ static const usdt_target_t targets[] = {
 	{
 		/* FreeBSD and illumos: kernel DTrace, DOF v2 is-enabled sites. */
 		.name = "x86_64-freebsd",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_FREEBSD,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
@@ -36,7 +40,7 @@ static const usdt_target_t targets[] = {
 	},
 	{
 		.name = "x86_64-illumos",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_ILLUMOS,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
@@ -44,22 +48,22 @@ static const usdt_target_t targets[] = {
 	},
 	{
 		.name = "aarch64-linux",
-		.arch = &usdt_arch_aarch64,
+		.arch = &arch_aarch64,
 		.os = USDT_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
 	},
 	{
-		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_write.c). */
+		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_objgen.c). */
 		.name = "x86_64-macos",
-		.arch = &usdt_arch_x86_64_v2,
+		.arch = &arch_x86_64_v2,
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
 	{
 		.name = "arm64-macos",
-		.arch = &usdt_arch_arm64_macos,
+		.arch = &arch_arm64_macos,
 		.os = USDT_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
@@ -68,7 +72,7 @@ static const usdt_target_t targets[] = {
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
-const usdt_target_t *
+const target_t *
 target_find(const char *name)
 {
 	for (size_t i = 0; i < NTARGETS; i++)
@@ -77,11 +81,11 @@ target_find(const char *name)
 	return NULL;
 }
 
-const usdt_arch_t *
+const arch_t *
 arch_for_machine(unsigned elf_machine)
 {
-	static const usdt_arch_t *const arches[] = {
-		&usdt_arch_x86_64, &usdt_arch_aarch64,
+	static const arch_t *const arches[] = {
+		&arch_x86_64, &arch_aarch64,
 	};
 
 	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
@@ -90,7 +94,7 @@ arch_for_machine(unsigned elf_machine)
 	return NULL;
 }
 
-const usdt_target_t *
+const target_t *
 target_host(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
@@ -127,7 +131,71 @@ target_names(void)
 }
 
 enum dof_addr_reloc
-target_dof_addr(const usdt_target_t *t, bool lazyload)
+target_dof_addr(const target_t *t, bool lazyload)
 {
 	return lazyload && t->dof_addr == DOF_ADDR_DOFBASE ? DOF_ADDR_ABS : t->dof_addr;
+}
+
+bool
+target_macho(const target_t *t, target_macho_t *out)
+{
+	/* The oldest macOS each runs: 10.9 on x86_64, 11.0 on arm64. */
+	static const struct {
+		unsigned elf_machine;
+		target_macho_t macho;
+	} cpus[] = {
+		{ EM_X86_64, { CPU_TYPE_X86_64, CPU_SUBTYPE_X86_64_ALL, 0x000a0900,
+		    X86_64_RELOC_UNSIGNED, X86_64_RELOC_SUBTRACTOR } },
+		{ EM_AARCH64, { CPU_TYPE_ARM64, CPU_SUBTYPE_ARM64_ALL, 0x000b0000,
+		    ARM64_RELOC_UNSIGNED, ARM64_RELOC_SUBTRACTOR } },
+	};
+
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+		if (cpus[i].elf_machine == t->arch->elf_machine) {
+			*out = cpus[i].macho;
+			return true;
+		}
+	memset(out, 0, sizeof(*out));
+	return false;
+}
+
+/* ---- what macOS names probe functions -------------------------------------- */
+
+void
+macos_put_hex(strbuf_t *sb, const char *s)
+{
+	for (; *s != '\0'; s++)
+		sb_printf(sb, "%02x", (unsigned char)*s);
+}
+
+/* "PREFIX$PROV$NAME$v1", then "$hex" per native argument if with_args. */
+static char *
+macos_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
+    bool with_args)
+{
+	strbuf_t sb;
+
+	sb_init(&sb);
+	sb_printf(&sb, "%s$%s$%s$v1", prefix, p->name, pr->name);
+	for (size_t i = 0; with_args && i < pr->nargc; i++) {
+		sb_putc(&sb, '$');
+		macos_put_hex(&sb, mdl_c_type(pr->nargs[i].type));
+	}
+	if (sb.failed) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb_steal(&sb, NULL);
+}
+
+char *
+macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr)
+{
+	return macos_name("__dtrace_probe", p, pr, true);
+}
+
+char *
+macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr)
+{
+	return macos_name("__dtrace_isenabled", p, pr, false);
 }

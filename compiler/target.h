@@ -29,7 +29,7 @@
 #include "model.h"
 #include "strbuf.h"
 
-typedef struct usdt_arch {
+typedef struct arch {
 	const char *name;		/* "x86_64" */
 	unsigned elf_machine;		/* EM_X86_64 */
 	unsigned elf_class;		/* ELFCLASS64 */
@@ -63,13 +63,13 @@ typedef struct usdt_arch {
 	void (*note_args)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 	/*
 	 * The same, as the arguments lie at the call instruction of a site
-	 * that -G rewrote into the tracepoint (rewrite.c): no return address
+	 * that -G rewrote into the tracepoint (rewrite_plan.c): no return address
 	 * has been pushed yet.
 	 */
 	void (*note_args_call)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
-} usdt_arch_t;
+} arch_t;
 
-enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
+enum target_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
 
 /*
  * How the -G object makes a DOF probe record's dofpr_addr the function's
@@ -88,36 +88,62 @@ enum usdt_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
  */
 enum dof_addr_reloc { DOF_ADDR_ABS, DOF_ADDR_SELF, DOF_ADDR_DOFBASE };
 
-typedef struct usdt_target {
+typedef struct target {
 	const char *name;		/* "x86_64-linux" */
-	const usdt_arch_t *arch;
-	enum usdt_os os;
+	const arch_t *arch;
+	enum target_os os;
 	uint8_t dof_enabled_version;	/* DOF version when is-enabled probes exist */
 	bool stapsdt;			/* write .note.stapsdt and semaphores */
 	enum dof_addr_reloc dof_addr;	/* with drti; -x lazyload: DOF_ADDR_ABS
 					   unless DOF_ADDR_SELF (target_dof_addr) */
-} usdt_target_t;
+} target_t;
 
-extern const usdt_arch_t usdt_arch_x86_64;
-extern const usdt_arch_t usdt_arch_x86_64_v2;	/* is-enabled slot clears %rax */
-extern const usdt_arch_t usdt_arch_aarch64;
-extern const usdt_arch_t usdt_arch_arm64_macos;	/* is-enabled slot: mov x0, #0 */
+extern const arch_t arch_x86_64;
+extern const arch_t arch_x86_64_v2;	/* is-enabled slot clears %rax */
+extern const arch_t arch_aarch64;
+extern const arch_t arch_arm64_macos;	/* is-enabled slot: mov x0, #0 */
 
 /* NULL if the name is unknown. */
-const usdt_target_t *target_find(const char *name);
+const target_t *target_find(const char *name);
 
 /*
  * How t's -G object relocates DOF probe addresses: t->dof_addr, but the
  * system's own form (absolute, SETX) when no drti registers the DOF
  * (lazyload: dofhp_addr is then the load base, as the system's tools set it).
  */
-enum dof_addr_reloc target_dof_addr(const usdt_target_t *t, bool lazyload);
+enum dof_addr_reloc target_dof_addr(const target_t *t, bool lazyload);
 
 /* The (first) architecture of an ELF e_machine, or NULL. */
-const usdt_arch_t *arch_for_machine(unsigned elf_machine);
+const arch_t *arch_for_machine(unsigned elf_machine);
 /* The target usdtc was built for. */
-const usdt_target_t *target_host(void);
+const target_t *target_host(void);
 /* Comma-separated list of known target names, for --help and errors. */
 const char *target_names(void);
+
+/*
+ * What a macOS target's architecture is in Mach-O: the CPU of the header,
+ * the oldest macOS it runs (LC_BUILD_VERSION, 0xMMMMmmpp), and the two
+ * relocation types a difference of two symbols takes.
+ */
+typedef struct target_macho {
+	uint32_t cputype, cpusubtype;
+	uint32_t minos;
+	unsigned reloc_unsigned, reloc_subtractor;
+} target_macho_t;
+
+/* t's Mach-O facts into out; false for an arch macOS does not run on. */
+bool target_macho(const target_t *t, target_macho_t *out);
+
+/*
+ * The names macOS dtrace gives a probe's functions, which its -h header
+ * calls and the -G object defines: "__dtrace_probe$P$N$v1$696e74" (each
+ * native argument type's C spelling in lower-case hex) and
+ * "__dtrace_isenabled$P$N$v1"; their Mach-O symbols have one more leading
+ * underscore.  malloc'd; NULL on allocation failure.
+ */
+char *macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+char *macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+/* s as lower-case hex, two digits a byte, as those names spell types. */
+void macos_put_hex(strbuf_t *sb, const char *s);
 
 #endif

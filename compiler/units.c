@@ -24,7 +24,7 @@
  * are relocations against the probe functions; and for drti_lite the
  * table of the object's semaphores (units_add_semaphore_table).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
- * site rewrite.c turned into a tracepoint (units_add_site_notes).
+ * site rewrite_plan.c turned into a tracepoint (units_add_site_notes).
  *
  * Everything is described to an elfw builder: addresses are relocations,
  * which the -G object leaves to the program's linker and the run-time
@@ -92,7 +92,7 @@ units_add_semaphore_page(units_t *u)
 
 /* Bytes of an address-sized field of the target. */
 static unsigned
-address_size(const usdt_target_t *t)
+address_size(const target_t *t)
 {
 	return t->arch->elf_class == ELFCLASS64 ? 8 : 4;
 }
@@ -163,7 +163,7 @@ units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
     const mdl_probe_t *pr, const units_names_t *n)
 {
 	static const unsigned char semaphore[2];
-	const usdt_arch_t *a = u->t->arch;
+	const arch_t *a = u->t->arch;
 	char *text;
 	int g, sec, func_sym, sem_sym;
 
@@ -196,9 +196,9 @@ units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
 int
 units_add_probe_group(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr)
 {
-	char *func = usdt_probe_func(p->name, pr->dof_name);
-	char *enabled = usdt_enabled_func(p->name, pr->dof_name);
-	char *semaphore = usdt_semaphore_name(p->name, pr->name);
+	char *func = mdl_probe_func(p->name, pr->dof_name);
+	char *enabled = mdl_enabled_func(p->name, pr->dof_name);
+	char *semaphore = mdl_semaphore_name(p->name, pr->name);
 	units_names_t n = { func, enabled, semaphore };
 	int rc = -1;
 
@@ -232,7 +232,7 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 		sec = elfw_add_section(u->w, &sd);
 		rc = 0;
 		for (size_t i = 0; i < n && rc == 0; i++) {
-			char *semaphore = usdt_semaphore_name(sites[i].p->name, sites[i].pr->name);
+			char *semaphore = mdl_semaphore_name(sites[i].p->name, sites[i].pr->name);
 
 			if (semaphore == NULL) {
 				rc = -1;
@@ -260,7 +260,7 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
  * end the list, relocations shifted to where each DOF lies.
  */
 static int
-dof_bytes(const mdl_model_t *m, const site_table_t *sites, const usdt_target_t *t,
+dof_bytes(const mdl_model_t *m, const site_table_t *sites, const target_t *t,
     bool per_provider, dof_image_t *out, err_t *e)
 {
 	static const uint8_t end[8];
@@ -334,7 +334,7 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
 {
 	dof_image_t img = { 0 };
-	usdt_target_t t = *u->t;
+	target_t t = *u->t;
 	int sec;
 
 	t.dof_addr = target_dof_addr(u->t, u->lazyload);
@@ -379,7 +379,7 @@ units_add_semaphore_table(units_t *u)
 		const mdl_provider_t *p = u->m->providers[i];
 
 		for (size_t j = 0; rc == 0 && j < p->nprobes; j++) {
-			char *name = usdt_semaphore_name(p->name, p->probes[j]->name);
+			char *name = mdl_semaphore_name(p->name, p->probes[j]->name);
 
 			if (name == NULL || elfw_add_reloc(u->w, sec, k++ * asz,
 			    u->t->arch->reloc_abs64, elfw_symbol_ref(u->w, name), 0) < 0)

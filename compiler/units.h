@@ -20,7 +20,7 @@
 typedef struct units {
 	elfw_t *w;
 	const mdl_model_t *m;
-	const usdt_target_t *t;
+	const target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
 	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
 } units_t;
@@ -53,7 +53,7 @@ typedef struct units_names {
 int units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
     const mdl_probe_t *pr, const units_names_t *names);
 
-/* A call site that -G rewrote into a tracepoint (rewrite.c). */
+/* A call site that -G rewrote into a tracepoint (rewrite_plan.c). */
 typedef struct units_site {
 	const mdl_provider_t *p;
 	const mdl_probe_t *pr;

@@ -23,13 +23,16 @@
  * __SUNW_dof starts a list: one DOF per provider, each at an 8-aligned
  * offset after the last, then 8 zero bytes (units.c writes it so, because
  * Oracle's dtprobed 2.0.1 reads only the first provider of a DOF).  Each
- * DOF is registered on its own, with its own generation, up to the first
+ * DOF is registered on its own, from a copy in a mapping of its own
+ * (drti_proto.h says why), with its own generation, up to the first
  * place that does not start with the DOF magic: the zeros, which also end
  * the walk before another -G output's DOF, where a linker put two .SUNW_dof
  * sections together.  At most DRTI_MAX_DOFS are registered (one .d file's
  * providers); the rest are said so under DTRACE_DOF_INIT_DEBUG.
  *
- * Once a DOF is registered, the constructor ORs STAPSDT_SEMAPHORE_DTRACE_BIAS
+ * Under kernel lockdown the copies have no is-enabled offsets (drti_proto.h)
+ * and the semaphores are left alone: no DTrace site could say yes.
+ * Otherwise, once a DOF is registered, the constructor ORs STAPSDT_SEMAPHORE_DTRACE_BIAS
  * into each semaphore the -G object lists at __usdt_semaphores (local like
  * __SUNW_dof; stapsdt.h says why): the header's _ENABLED() then leaves its
  * one-load fast path and asks DTrace's is-enabled site, which it skips
@@ -42,9 +45,11 @@
  * No DTrace is the normal case on Linux: then the constructor costs one
  * failed open() and says nothing.  DTRACE_DOF_INIT_DISABLE skips even that;
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
- * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it); all
- * three are read with secure_getenv, so a setuid program ignores them, and
- * the device must be a character device reached without a symlink.  The
+ * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
+ * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
+ * four are read with secure_getenv, so a setuid program ignores them, and
+ * the device must be a character device (or root's FUSE file, as
+ * drti_proto.h says) reached without a symlink.  The
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
  * This code lives inside other people's programs: it never aborts, never
@@ -142,7 +147,6 @@ drti_describe(void)
 		return -1;
 	}
 	drti_reg.helper.dofhp_addr = s.base;
-	drti_reg.helper.dofhp_dof = (uintptr_t)__SUNW_dof;
 	return 0;
 }
 
@@ -176,8 +180,7 @@ drti_register_all(void)
 	int any = 0;
 
 	for (size_t i = 0; i < drti_ndofs; i++) {
-		drti_reg.helper.dofhp_dof = (uintptr_t)drti_dofs[i];
-		if (drti_register(&drti_reg) == 0)
+		if (drti_register_dof(&drti_reg, drti_dofs[i]) == 0)
 			break;		/* no device: no use trying the others */
 		drti_gens[i] = drti_reg.gen;
 		any |= drti_reg.gen >= 0;
@@ -226,7 +229,8 @@ drti_init(void)
 	drti_find_dofs();
 	if (!drti_register_all())
 		return;
-	drti_bias_semaphores();
+	if (drti_reg.strip == 0)
+		drti_bias_semaphores();
 	if (!drti_atfork_set && pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
 		drti_atfork_set = 1;
 }

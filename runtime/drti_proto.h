@@ -17,6 +17,29 @@
  * normal case on Linux: then registering costs one failed open() and says
  * nothing unless asked to.
  *
+ * What the helper gets is a copy.  Oracle's dtprobed (2.0.1) files each
+ * DOF it is given under the device and inode of the mapping that holds
+ * dofhp_dof, per process and across processes (its stash, /run/dtrace):
+ * two DOFs from one file collide (the second ADDDOF fails and damages the
+ * stash), and one DOF of several providers is read only up to its first.
+ * So each DOF, one provider each, is copied into a memfd of its own,
+ * mapped just for the ioctl (dtprobed reads it during the call and never
+ * again; its tracepoints are absolute, dofhp_addr + function + offset,
+ * and DTrace finds their file by address): every registration has its
+ * own inode, whatever object or library it came from.
+ *
+ * Kernel lockdown.  DTrace enables an is-enabled site with a BPF program
+ * that calls bpf_probe_write_user, which a kernel in lockdown (integrity
+ * or confidentiality: every Secure Boot machine) refuses, and then it
+ * refuses the whole probe.  When /sys/kernel/security/lockdown says the
+ * kernel is locked down, the copy loses its is-enabled offsets (a probe
+ * record with no other site is dropped), so every probe can be enabled
+ * and fire; _ENABLED() then answers only for the Linux tracers
+ * (semaphores), never for DTrace, which is all such a kernel allows.
+ * Where that file cannot be read (securityfs not mounted) the kernel is
+ * taken as not locked down.  DTRACE_DOF_INIT_LOCKDOWN=none|integrity|
+ * confidentiality says it instead (tests use it to see both DOFs).
+ *
  * This code runs inside other people's programs, setuid ones included, so
  * it trusts nothing it did not make:
  *   - the variables are read with secure_getenv: in a program running with
@@ -27,7 +50,14 @@
  *     followed), O_NONBLOCK and O_NOCTTY (nothing at the path can stop the
  *     program or become its terminal), O_CLOEXEC, and must be a character
  *     device (fstat) before any ioctl: a regular file or a FIFO there is
- *     refused and said so under DTRACE_DOF_INIT_DEBUG;
+ *     refused and said so under DTRACE_DOF_INIT_DEBUG.  One exception: a
+ *     regular file of a FUSE file system that root mounted (mountinfo's
+ *     user_id=0 for the file's own mount), which is how dtprobed serves
+ *     its helper on a kernel without CUSE.  Only root can mount that, and
+ *     a setuid program never reaches it (DEVNAME is not read there);
+ *   - DTRACE_DOF_INIT_LOCKDOWN only chooses which of our own DOFs the
+ *     process registers for itself, and is not read in a setuid program
+ *     either;
  *   - the debug line never raises SIGPIPE in the host (stderr a closed
  *     pipe): SIGPIPE is blocked around the write, a SIGPIPE the write
  *     raised is taken back with sigtimedwait, and the mask is restored.
@@ -35,8 +65,8 @@
  * The functions are static and this header is included, not linked, so
  * drti_lite.o stays one self-contained object with no symbol but its
  * reference to __SUNW_dof, and libusdt keeps its own copy.  Nothing here
- * allocates, aborts or writes to stdout; the caller serializes calls on
- * one registration.
+ * allocates (the DOF copy is a memfd mapped only for the ioctl), aborts or
+ * writes to stdout; the caller serializes calls on one registration.
  */
 #ifndef USDTC_DRTI_PROTO_H
 #define USDTC_DRTI_PROTO_H
@@ -49,7 +79,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +96,7 @@ typedef struct drti_reg {
 	dof_helper_t helper;	/* what ADDDOF hands over */
 	int gen;		/* generation DTrace returned, -1 if none */
 	int debug;		/* DTRACE_DOF_INIT_DEBUG is set */
+	int strip;		/* lockdown: no is-enabled offsets; -1 not yet asked */
 } drti_reg_t;
 
 /* An empty registration; reads DTRACE_DOF_INIT_DEBUG. */
@@ -71,6 +105,7 @@ drti_reg_init(drti_reg_t *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->gen = -1;
+	r->strip = -1;
 	r->debug = secure_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
 }
 
@@ -151,8 +186,91 @@ drti_dof_magic_ok(const void *dof)
 }
 
 /*
+ * The line of the file at path that starts with prefix, into line (cut to
+ * size, NUL-ended); 0, or -1 when there is none.  read(2) only: this runs
+ * in constructors, before and without stdio.
+ */
+DRTI_PROTO int
+drti_find_line(const char *path, const char *prefix, char *line, size_t size)
+{
+	char buf[4096];
+	size_t plen = strlen(prefix), n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	ssize_t got = 0;
+
+	if (fd < 0 || size <= plen)
+		return fd < 0 ? -1 : (close(fd), -1);
+	while (found != 0 && (got = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < got && found != 0; i++) {
+			if (buf[i] != '\n') {
+				if (n + 1 < size)
+					line[n++] = buf[i];
+				continue;
+			}
+			line[n] = '\0';
+			if (n >= plen && strncmp(line, prefix, plen) == 0)
+				found = 0;
+			else
+				n = 0;
+		}
+	}
+	line[n] = '\0';
+	if (found != 0 && got == 0 && n >= plen && strncmp(line, prefix, plen) == 0)
+		found = 0;	/* the last line has no newline */
+	close(fd);
+	return found;
+}
+
+/* Whether the comma-separated list opts holds the item word. */
+DRTI_PROTO int
+drti_has_option(const char *opts, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = opts;; p++) {
+		if (strncmp(p, word, len) == 0 && strchr(", ", p[len]) != NULL)
+			return 1;
+		if ((p = strchr(p, ',')) == NULL)
+			return 0;
+	}
+}
+
+#define DRTI_FUSE_MAGIC	0x65735546	/* statfs f_type of FUSE */
+
+/*
+ * Whether fd is a file of a FUSE file system mounted by root: its mount
+ * (fdinfo's mnt_id) has fstype fuse or fuse.* and the super option
+ * user_id=0 in mountinfo.  A FUSE daemon can claim any owner for its
+ * files, but not for its mount.
+ */
+DRTI_PROTO int
+drti_root_fuse(int fd)
+{
+	char path[64], line[4096], id[32];
+	struct statfs sf;
+	const char *dash, *fstype, *opts;
+
+	if (fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (drti_find_line(path, "mnt_id:", line, sizeof(line)) != 0)
+		return 0;
+	snprintf(id, sizeof(id), "%ld ", strtol(line + strlen("mnt_id:"), NULL, 10));
+	if (drti_find_line("/proc/self/mountinfo", id, line, sizeof(line)) != 0 ||
+	    (dash = strstr(line, " - ")) == NULL)
+		return 0;
+	fstype = dash + 3;
+	if (strncmp(fstype, "fuse ", 5) != 0 && strncmp(fstype, "fuse.", 5) != 0)
+		return 0;
+	/* " - fstype source superopts" */
+	if ((opts = strchr(fstype, ' ')) == NULL || (opts = strchr(opts + 1, ' ')) == NULL)
+		return 0;
+	return drti_has_option(opts + 1, "user_id=0");
+}
+
+/*
  * The helper device, or -1 (errno set) when there is none or what is at
- * its path is not a character device.
+ * its path is neither a character device nor root's FUSE file.
  */
 DRTI_PROTO int
 drti_open_device(const drti_reg_t *r)
@@ -170,7 +288,8 @@ drti_open_device(const drti_reg_t *r)
 		errno = err;
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+	if (fstat(fd, &st) != 0 ||
+	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_root_fuse(fd)))) {
 		close(fd);
 		drti_say(r, "%s is not a character device: not using it", dev);
 		errno = ENODEV;
@@ -180,27 +299,236 @@ drti_open_device(const drti_reg_t *r)
 }
 
 /*
- * ADDDOF with r->helper.  Returns 1 when registered (r->gen set), 0 when
- * there is no device to talk to, -1 when the device refused (errno set).
+ * Whether the kernel is locked down: DTRACE_DOF_INIT_LOCKDOWN if set,
+ * else the bracketed mode of /sys/kernel/security/lockdown ("none
+ * [integrity] confidentiality"); not locked down when neither says.
  */
 DRTI_PROTO int
-drti_register(drti_reg_t *r)
+drti_lockdown(const drti_reg_t *r)
 {
-	int fd = drti_open_device(r), gen, err;
+	const char *forced = secure_getenv("DTRACE_DOF_INIT_LOCKDOWN");
+	char line[128];
+	const char *open_br;
 
-	r->gen = -1;
-	if (fd < 0)
+	if (forced != NULL && forced[0] != '\0') {
+		drti_say(r, "lockdown %s (DTRACE_DOF_INIT_LOCKDOWN)", forced);
+		return strcmp(forced, "none") != 0;
+	}
+	if (drti_find_line("/sys/kernel/security/lockdown", "", line, sizeof(line)) != 0) {
+		drti_say(r, "cannot read /sys/kernel/security/lockdown: taken as none");
 		return 0;
-	gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper);
-	err = errno;
+	}
+	if ((open_br = strchr(line, '[')) == NULL)
+		return 0;
+	drti_say(r, "kernel lockdown %.*s", (int)strcspn(open_br + 1, "]"), open_br + 1);
+	return strncmp(open_br + 1, "none]", 5) != 0;
+}
+
+/* Section i of the DOF d (size bytes), or NULL if it lies outside. */
+DRTI_PROTO dof_sec_t *
+drti_dof_section(char *d, size_t size, uint32_t i)
+{
+	dof_hdr_t *h = (dof_hdr_t *)(void *)d;
+	uint64_t at = h->dofh_secoff + (uint64_t)i * h->dofh_secsize;
+	dof_sec_t *s;
+
+	if (i >= h->dofh_secnum || h->dofh_secsize < sizeof(dof_sec_t) || at > size ||
+	    size - at < sizeof(dof_sec_t) || at % 8 != 0)
+		return NULL;
+	s = (dof_sec_t *)(void *)(d + at);
+	if (s->dofs_offset > size || s->dofs_size > size - s->dofs_offset)
+		return NULL;
+	return s;
+}
+
+/*
+ * Point the relocations of the DOF d that apply to section tgt (probe
+ * records of entsize bytes, each of whose dofpr_pad2 holds its new index
+ * plus 1, or 0 when it goes) at where their records will be.
+ */
+DRTI_PROTO void
+drti_move_relocations(char *d, size_t size, const dof_sec_t *tgt, uint32_t tgtidx)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_sec_t *u = drti_dof_section(d, size, i), *rs;
+		dof_relohdr_t *rh;
+
+		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+			continue;
+		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
+		if (rh->dofr_tgtsec != tgtidx ||
+		    (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_offset % 8 != 0)
+			continue;
+		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
+			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);
+			uint64_t rec = rd->dofr_offset / tgt->dofs_entsize;
+			const dof_probe_t *pr;
+
+			if (rd->dofr_offset >= tgt->dofs_size)
+				continue;
+			pr = (const dof_probe_t *)(const void *)(d + tgt->dofs_offset +
+			    rec * tgt->dofs_entsize);
+			if (pr->dofpr_pad2 == 0)
+				rd->dofr_type = DOF_RELO_NONE;
+			else
+				rd->dofr_offset -= (rec - (pr->dofpr_pad2 - 1)) * tgt->dofs_entsize;
+		}
+	}
+}
+
+/*
+ * The DOF d (size bytes, a writable copy) without is-enabled offsets: each
+ * probe record's are cleared, and a record left with no probe site is
+ * dropped (dtprobed refuses a probe without tracepoints, and a refusal
+ * halfway through a DOF leaves the rest of it in its parser's pipe).
+ * Returns the probe records left, or -1 if the DOF is not one it can read.
+ */
+DRTI_PROTO long
+drti_strip_enabled(char *d, size_t size)
+{
+	dof_hdr_t *h = (dof_hdr_t *)(void *)d;
+	long left = 0;
+
+	if (size < sizeof(*h) || h->dofh_secoff > size)
+		return -1;
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_sec_t *pv = drti_dof_section(d, size, i), *ps;
+		dof_provider_t *prov;
+		uint64_t nrec, kept = 0;
+
+		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER)
+			continue;
+		if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
+			return -1;
+		prov = (dof_provider_t *)(void *)(d + pv->dofs_offset);
+		if ((ps = drti_dof_section(d, size, prov->dofpv_probes)) == NULL ||
+		    ps->dofs_entsize < sizeof(dof_probe_t) || ps->dofs_offset % 8 != 0 ||
+		    ps->dofs_entsize % 8 != 0)
+			return -1;
+		nrec = ps->dofs_size / ps->dofs_entsize;
+		for (uint64_t j = 0; j < nrec; j++) {	/* where each record goes */
+			dof_probe_t *pr = (dof_probe_t *)(void *)(d + ps->dofs_offset +
+			    j * ps->dofs_entsize);
+
+			pr->dofpr_pad2 = pr->dofpr_noffs == 0 ? 0 : (uint32_t)++kept;
+		}
+		if (kept != nrec)
+			drti_move_relocations(d, size, ps, prov->dofpv_probes);
+		for (uint64_t j = 0; j < nrec; j++) {
+			dof_probe_t *pr = (dof_probe_t *)(void *)(d + ps->dofs_offset +
+			    j * ps->dofs_entsize);
+			uint32_t to = pr->dofpr_pad2;
+
+			pr->dofpr_enoffidx = 0;
+			pr->dofpr_nenoffs = 0;
+			pr->dofpr_pad2 = 0;
+			if (to != 0 && to - 1 != j)
+				memmove(d + ps->dofs_offset + (to - 1) * ps->dofs_entsize, pr,
+				    ps->dofs_entsize);
+		}
+		ps->dofs_size = kept * ps->dofs_entsize;
+		prov->dofpv_prenoffs = DOF_SECT_NONE;
+		left += (long)kept;
+	}
+	h->dofh_ident[DOF_ID_VERSION] = DOF_VERSION_1;	/* none left, as dtrace writes it */
+	return left;
+}
+
+/* ADDDOF of r->helper on fd; 1 when registered (r->gen set), -1 if refused. */
+DRTI_PROTO int
+drti_adddof(drti_reg_t *r, int fd)
+{
+	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper), err = errno;
+
 	if (gen < 0)
 		drti_say(r, "DTRACEHIOC_ADDDOF failed: %s", strerror(err));
 	else
 		drti_say(r, "DTRACEHIOC_ADDDOF returned generation %d", gen);
 	r->gen = gen < 0 ? -1 : gen;
-	close(fd);
 	errno = err;
 	return gen < 0 ? -1 : 1;
+}
+
+/* DOF larger than this is not ours: not copied. */
+#define DRTI_DOF_MAX	(256u << 20)
+
+/*
+ * A private copy of the DOF at dof in a memfd mapping of its own (the
+ * descriptor closed), without is-enabled offsets if strip; NULL (said so)
+ * when it cannot be made or nothing of it is left.  *len: the mapping's
+ * size, for munmap.
+ */
+DRTI_PROTO char *
+drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, size_t *len)
+{
+	const dof_hdr_t *h = dof;
+	size_t size = (size_t)h->dofh_loadsz;	/* what the helper reads */
+	char *copy;
+	int mfd;
+
+	if (h->dofh_loadsz < sizeof(*h) || h->dofh_loadsz > DRTI_DOF_MAX) {
+		drti_say(r, "DOF of %llu bytes: not registered", (unsigned long long)h->dofh_loadsz);
+		return NULL;
+	}
+	if ((mfd = (int)syscall(SYS_memfd_create, "dtrace-dof", 1u /* MFD_CLOEXEC */)) < 0) {
+		drti_say(r, "memfd_create: %s", strerror(errno));
+		return NULL;
+	}
+	copy = ftruncate(mfd, (off_t)size) == 0 ?
+	    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
+	if (copy == MAP_FAILED)
+		drti_say(r, "cannot map a copy of the DOF: %s", strerror(errno));
+	close(mfd);
+	if (copy == MAP_FAILED)
+		return NULL;
+	memcpy(copy, dof, size);
+	*len = size;
+	if (strip) {
+		long left = drti_strip_enabled(copy, size);
+
+		if (left <= 0) {
+			drti_say(r, left < 0 ? "cannot read the DOF to drop its is-enabled "
+			    "offsets" : "no probe site but is-enabled ones: not registered "
+			    "under lockdown");
+			munmap(copy, size);
+			return NULL;
+		}
+	}
+	return copy;
+}
+
+/*
+ * Register the DOF at dof (r->helper's name and load bias set) from a copy
+ * of its own, without is-enabled offsets under lockdown (asked once a
+ * device is there, and kept in r->strip).  Returns 1 when registered
+ * (r->gen set), 0 when there is no device to talk to, -1 when no copy
+ * could be made or the device refused it (errno set).
+ */
+DRTI_PROTO int
+drti_register_dof(drti_reg_t *r, const void *dof)
+{
+	int fd = drti_open_device(r), rc = -1, err = EINVAL;
+	size_t len = 0;
+	char *copy;
+
+	r->gen = -1;
+	if (fd < 0)
+		return 0;
+	if (r->strip < 0)
+		r->strip = drti_lockdown(r);
+	if ((copy = drti_copy_dof(r, dof, r->strip, &len)) != NULL) {
+		r->helper.dofhp_dof = (uint64_t)(uintptr_t)copy;
+		rc = drti_adddof(r, fd);
+		err = errno;
+		munmap(copy, len);
+	}
+	close(fd);
+	errno = err;
+	return rc;
 }
 
 /*

@@ -5,26 +5,27 @@
  * writable and executable, and only DTrace could see its probes.  Here a
  * run-time provider is an ordinary shared object, built by the compiler's
  * own stages (usdt_image.c: model, probe units, stapsdt notes, DOF, the
- * ET_DYN writer) and loaded by the dynamic linker, so every tracer finds it
- * the way it finds probes compiled into a library:
+ * ET_DYN writer) and mapped from its file as a library's is, so every
+ * tracer finds it the way it finds probes compiled into a library:
  *
  *   usdt_provider_enable
  *	1. writes the object to a file with a real path in a directory
- *	   the loader can map from, or to a memfd where there is none
+ *	   it can be mapped executable from, or to a memfd where there is none
  *	   (usdt_file.c says which, and how nothing is left behind), and
  *	   makes it read-only;
- *	2. dlopens it through descriptors, never its path again (a named
- *	   file as /proc/PID/fd/DIRFD/NAME, a memfd as /proc/PID/fd/N), and
- *	   compares the DOF loaded with the one written.  The loader maps it
- *	   read-only, read+execute and read+write by segment: no page is
- *	   ever writable and executable;
+ *	2. maps it from its descriptor, never its path again (usdt_map.c:
+ *	   no dlopen, whose cost grew with every object loaded), read-only,
+ *	   read+execute and read+write by segment, so no page is ever
+ *	   writable and executable; compares the DOF mapped with the one
+ *	   written; and registers a copy with gdb's JIT interface
+ *	   (usdt_jit.c), since gdb no longer finds it in the loader's list;
  *	3. registers its DOF with /dev/dtrace/helper exactly as drti_lite
  *	   does for a -G object (drti_proto.h: same device, ioctls, generation
  *	   and environment variables).  No DTrace is the normal case on
  *	   Linux and costs one failed open();
  *	4. points each probedef's probe at its unit's tracepoint, is-enabled
  *	   tracepoint and semaphore.
- *   usdt_provider_disable unregisters, dlcloses and removes the file; a
+ *   usdt_provider_disable unregisters, unmaps and removes the file; a
  *   provider can then be changed and enabled again.
  *
  * How Linux tracers find the object: by its path in /proc/PID/maps, as
@@ -43,11 +44,15 @@
  * and the rest on the stack, as the stapsdt note describes them.
  * usdt_is_enabled reads the probe's semaphore (raised by bpftrace and perf)
  * and, only when the DOF was registered with DTrace, also runs the
- * is-enabled tracepoint with a flag DTrace sets.  Neither takes a lock or
+ * is-enabled tracepoint with a flag DTrace sets.  Under kernel lockdown
+ * the DOF has no is-enabled sites (drti_proto.h), so instead it looks at
+ * the probe's tracepoint: a uprobe there (DTrace's, or any tracer's) has
+ * replaced its first instruction with the breakpoint the kernel uses,
+ * which the process reads like any other byte of its text.  Neither takes a lock or
  * touches anything shared between providers, so probes fire in any thread
  * while other providers are enabled and disabled; enable and disable
- * themselves are serialized by one mutex (libelf and the loader prefer
- * it).
+ * themselves are serialized by one mutex (libelf prefers it, and gdb's
+ * JIT list has no lock of its own).
  *
  * Ownership follows the original library: a probedef starts with two
  * references, the caller's and the one a provider holds while the
@@ -60,9 +65,7 @@
  * usdt_errstr returned stays readable until usdt_provider_free (it then
  * holds the latest message).  Nothing aborts or prints.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -79,9 +82,25 @@
 #include "usdt.h"
 #include "usdt_file.h"
 #include "usdt_image.h"
+#include "usdt_jit.h"
+#include "usdt_map.h"
 
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
+
+/* Whether the tracepoint at site holds the kernel's uprobe breakpoint. */
+static int
+uprobe_at(const void *site)
+{
+#if defined(__x86_64__)
+	return *(const volatile uint8_t *)site == 0xcc;		/* int3 */
+#elif defined(__aarch64__)
+	return *(const volatile uint32_t *)site == 0xd42000a0u;	/* brk #5 */
+#else
+	(void)site;
+	return 0;
+#endif
+}
 
 /* An enabled probe: the public part first, so usdt_probe_t * points here. */
 typedef struct fire {
@@ -89,13 +108,15 @@ typedef struct fire {
 	const void *unit;			/* the probe tracepoint */
 	void (*enabled)(uint32_t *flag);	/* the is-enabled tracepoint */
 	const uint16_t *semaphore;		/* NULL when the target has none */
-	bool dtrace;				/* the DOF is registered */
+	bool dtrace;				/* registered, is-enabled sites too */
+	bool breakpoint;			/* registered under lockdown */
 } fire_t;
 
 /* What an enabled provider holds; provider->file points here. */
 typedef struct loaded {
 	usdt_file_t file;	/* the object's file */
-	void *handle;		/* dlopen's */
+	usdt_map_t map;		/* where it is mapped (usdt_map.c) */
+	struct usdt_jit_entry *jit;	/* its entry for gdb (usdt_jit.c) */
 	uintptr_t base;		/* its load bias */
 	drti_reg_t reg;		/* its DTrace registration */
 	fire_t *fires;		/* one per probedef enabled */
@@ -155,8 +176,8 @@ static const char *const usdt_errors[] = {
 	[USDT_ERROR_UNLOADDOF] = "failed to unload DOF: %s",
 	[USDT_ERROR_DUP_PROBE] = "probe named %s:%s:%s:%s already exists",
 	[USDT_ERROR_REMOVE_PROBE] = "failed to remove probe %s:%s:%s:%s",
-	[USDT_ERROR_ARGTYPE] = "probe %s:%s:%s:%s: argument %d has type '%s', which "
-	    "cannot be passed (use int, char *, an integer type or a pointer)",
+	[USDT_ERROR_ARGTYPE] = ("probe %s:%s:%s:%s: argument %d has type '%s', which "
+	    "cannot be passed (use int, char *, an integer type or a pointer)"),
 	[USDT_ERROR_NAME] = "invalid %s name '%s': %s",
 	[USDT_ERROR_LOADOBJ] = "failed to load the probe object: %s",
 	[USDT_ERROR_INUSE] = "probe %s:%s is already in provider %s",
@@ -530,11 +551,11 @@ image_probes(const usdt_provider_t *provider, size_t *np)
 }
 
 /*
- * The DOF in the loaded object must be the one in our file, read back
- * through the descriptor of the inode we wrote: a stale object of the same
- * /proc path (a memfd's descriptor number reused), or anything else than
- * what we wrote under a named file's name, would not be.  One read for the
- * whole DOF (a few pages a hundred probes).
+ * The DOF in the mapped object must be the one in our file, read back
+ * through the descriptor of the inode we wrote.  The mapping is made from
+ * that very descriptor, so this only fails if the image's layout and the
+ * file disagree; it is kept as the last word before DTrace is handed the
+ * DOF.  One read for the whole DOF (a few pages a hundred probes).
  */
 static int
 check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
@@ -559,10 +580,34 @@ check_loaded_dof(const loaded_t *l, uint64_t dof, err_t *e)
 			done += (uint64_t)got;
 	}
 	if (rc == 0 && memcmp(buf, h, (size_t)size) != 0)
-		rc = err_set(e, "the loader returned another object than the one "
-		    "written (was its /proc path reused?)");
+		rc = err_set(e, "the mapped object's DOF is not the one written");
 	free(buf);
 	return rc;
+}
+
+/*
+ * The loading step: map the sealed file from its descriptor (usdt_map.c:
+ * no dlopen, whose cost grows with every object loaded) and show it to
+ * gdb (usdt_jit.c).  l->base is the load bias DTrace is given.
+ */
+static int
+map_object(loaded_t *l, uint64_t dof, err_t *e)
+{
+	if (usdt_map_image(l->file.fd, &l->map, e) != 0)
+		return -1;
+	l->base = l->map.base;
+	if (check_loaded_dof(l, dof, e) != 0)
+		return -1;
+	return usdt_jit_register(l->file.fd, l->base, &l->jit, e);
+}
+
+/* Undo map_object. */
+static void
+unmap_object(loaded_t *l)
+{
+	usdt_jit_unregister(l->jit);
+	l->jit = NULL;
+	usdt_map_unmap(&l->map);
 }
 
 /* Write the object into l's file, seal it, load it, check it. */
@@ -570,21 +615,8 @@ static int
 write_and_load(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
     size_t n, usdt_image_layout_t *layout, err_t *e)
 {
-	const char *path = usdt_file_dlpath(&l->file);
-	struct link_map *lm = NULL;
-
 	if (usdt_image_write(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
-	    usdt_file_seal(&l->file, e) != 0)
-		return -1;
-	if ((l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		const char *why = dlerror();
-
-		return err_set(e, "dlopen %s: %s", path, why ? why : "failed");
-	}
-	if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
-		return err_set(e, "dlinfo %s: %s", path, dlerror());
-	l->base = (uintptr_t)lm->l_addr;
-	if (check_loaded_dof(l, layout->dof, e) != 0)
+	    usdt_file_seal(&l->file, e) != 0 || map_object(l, layout->dof, e) != 0)
 		return -1;
 	usdt_file_loaded(&l->file);
 	return 0;
@@ -605,9 +637,7 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 		return 0;
 	if (l->file.name == NULL)
 		return -1;
-	if (l->handle != NULL)
-		dlclose(l->handle);
-	l->handle = NULL;
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	if (usdt_file_create_memfd(&l->file, provider->name, e) != 0)
 		return -1;
@@ -623,8 +653,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 		return 0;
 	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);
 	l->reg.helper.dofhp_addr = l->base;
-	l->reg.helper.dofhp_dof = l->base + dof;
-	if (drti_register(&l->reg) < 0) {
+	if (drti_register_dof(&l->reg, (const void *)(l->base + dof)) < 0) {
 		usdt_error(provider, USDT_ERROR_LOADDOF, strerror(errno));
 		return -1;
 	}
@@ -635,8 +664,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 static void
 unload(loaded_t *l)
 {
-	if (l->handle != NULL)
-		dlclose(l->handle);
+	unmap_object(l);
 	usdt_file_remove(&l->file);
 	free(l->fires);
 	free(l);
@@ -659,7 +687,8 @@ attach_probes(usdt_provider_t *provider, loaded_t *l, const usdt_image_layout_t 
 		f->unit = (const void *)(l->base + a->probe);
 		f->enabled = (void (*)(uint32_t *))(l->base + a->enabled);
 		f->semaphore = a->semaphore ? (const uint16_t *)(l->base + a->semaphore) : NULL;
-		f->dtrace = l->reg.gen >= 0;
+		f->dtrace = l->reg.gen >= 0 && l->reg.strip == 0;
+		f->breakpoint = l->reg.gen >= 0 && l->reg.strip == 1;
 		f->pub.probe_addr = (void *)f->unit;
 		f->pub.isenabled_addr = (int (*)(void))(l->base + a->enabled);
 	}
@@ -803,6 +832,8 @@ usdt_is_enabled(usdt_probe_t *probe)
 		return 0;
 	if (f->semaphore != NULL && __atomic_load_n(f->semaphore, __ATOMIC_RELAXED) != 0)
 		return 1;
+	if (f->breakpoint)
+		return uprobe_at(f->unit);
 	if (!f->dtrace)
 		return 0;
 	f->enabled(&flag);

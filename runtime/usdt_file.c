@@ -15,7 +15,7 @@
  *    once, and everything after the checks goes through that descriptor,
  *    never through its path again (the path may be a symlink another
  *    user flips).  Usable: mounted neither read-only nor noexec (the
- *    loader could not map it), owned by us or root, sticky if anyone may
+ *    image could not be mapped executable), owned by us or root, sticky if anyone may
  *    write to it (nobody else can rename or replace our file), we can
  *    create a file in it, and its whole real path is safe as OpenSSH
  *    wants a key file's: every component a directory (no symlink) owned
@@ -30,10 +30,10 @@
  *    probes: MAP_PRIVATE pages not yet copied are the file's).  RAND is
  *    64 bits from getrandom, so no other user can plant the name before
  *    us (a planted name would only cost a retry: up to NAME_TRIES);
- *  - the loader is given /proc/PID/fd/DIRFD/NAME: the name in the
- *    checked directory, whose descriptor stays open while an object
- *    loaded from it is (gdb opens the link map's name).  Maps still show
- *    the real path: the kernel names a mapping by the file's dentry;
+ *  - the image is mapped from that descriptor (usdt_map.c), never
+ *    opened by name again; maps show its real path, since the kernel
+ *    names a mapping by the file's dentry.  The directory's descriptor
+ *    stays open while a file in it is live (removal goes through it);
  *  - it is unlinked, with unlinkat in that directory and only while the
  *    name is still the inode created, when the provider is disabled or
  *    freed, and at exit (a destructor walks the live files of this
@@ -80,15 +80,14 @@
 
 /*
  * A checked directory, shared by the files in it: its descriptor stays
- * open while one of them is live (the loader's name for them goes through
- * it), and is closed with the last.
+ * open while one of them is live (they are removed through it), and is
+ * closed with the last.
  */
 typedef struct usdt_dir {
 	int fd;
 	dev_t dev;
 	ino_t ino;
 	char *path;		/* its real path when checked (messages) */
-	char proc[48];		/* /proc/PID/fd/FD, or /proc/self/fd/FD (see proc_name) */
 	unsigned refs;
 	struct usdt_dir *next;
 } usdt_dir_t;
@@ -235,7 +234,7 @@ sweep_once(const usdt_dir_t *dir, unsigned long long ns)
 
 /* ---- directories --------------------------------------------------------- */
 
-/* Whether a directory can hold an object the loader maps, safely. */
+/* Whether a directory can hold an image we map, safely. */
 static bool
 dir_usable(int dirfd, struct stat *st)
 {
@@ -300,21 +299,6 @@ bad:
 	return NULL;
 }
 
-/*
- * How the loader reaches the directory: /proc/PID/fd/FD, which gdb (the
- * link map's name) opens from outside too, where /proc is of our pid
- * namespace; else (a container that kept the host's /proc) /proc/self/fd/FD.
- */
-static void
-proc_name(usdt_dir_t *d)
-{
-	struct stat st;
-
-	snprintf(d->proc, sizeof(d->proc), "/proc/%ld/fd/%d", (long)getpid(), d->fd);
-	if (stat(d->proc, &st) != 0 || st.st_dev != d->dev || st.st_ino != d->ino)
-		snprintf(d->proc, sizeof(d->proc), "/proc/self/fd/%d", d->fd);
-}
-
 /* Errors that say "not this directory", as opposed to "not at all". */
 static bool
 dir_error(int err)
@@ -361,8 +345,7 @@ dir_get(const char *dir, usdt_dir_t **out, err_t *e)
 		free(real);
 		return err_errno(e, ENOMEM, "directory %s", dir);
 	}
-	*d = (usdt_dir_t){ fd, st.st_dev, st.st_ino, real, "", 1, NULL };
-	proc_name(d);
+	*d = (usdt_dir_t){ fd, st.st_dev, st.st_ino, real, 1, NULL };
 	pthread_mutex_lock(&files_lock);
 	d->next = dirs;
 	dirs = d;
@@ -431,7 +414,6 @@ create_in(usdt_file_t *f, usdt_dir_t *d, const char *provider, err_t *e)
 	f->dir = d;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	snprintf(f->dlpath, sizeof(f->dlpath), "%s/%s", d->proc, name);
 	return 1;
 }
 
@@ -488,7 +470,6 @@ usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e)
 	if ((fd = anon_exec_file(name, what, e)) < 0)
 		return -1;
 	f->fd = fd;
-	snprintf(f->dlpath, sizeof(f->dlpath), "/proc/%ld/fd/%d", (long)getpid(), fd);
 	return 0;
 }
 
@@ -545,12 +526,6 @@ usdt_file_seal(usdt_file_t *f, err_t *e)
 	close(f->fd);
 	f->fd = ro;
 	return 0;
-}
-
-const char *
-usdt_file_dlpath(const usdt_file_t *f)
-{
-	return f->dlpath;
 }
 
 void

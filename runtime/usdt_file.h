@@ -2,8 +2,8 @@
  * usdt_file.h - where the shared object of an enabled provider lives.
  *
  * Internal to libusdt (usdt_file.c says why and how).  usdt.c creates a
- * file, writes the object into it, seals it, loads it (usdt_file_dlpath
- * names it for dlopen), and removes it when the provider is disabled.
+ * file, writes the object into it, seals it, maps it from the descriptor
+ * (usdt_map.c), and removes it when the provider is disabled.
  */
 #ifndef LIBUSDT_USDT_FILE_H
 #define LIBUSDT_USDT_FILE_H
@@ -21,7 +21,6 @@ typedef struct usdt_file {
 	char *path;		/* dir's path and name (messages), NULL for a memfd */
 	dev_t dev;		/* the inode created, for removing only it */
 	ino_t ino;
-	char dlpath[320];	/* for dlopen: /proc/PID/fd/DIRFD/NAME or /proc/PID/fd/N */
 	pid_t owner;		/* the process that removes it */
 	struct usdt_file *next;	/* in the list removed at exit */
 	struct usdt_file **pprev;	/* what points at it there: removal is constant time */
@@ -45,14 +44,6 @@ int usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e);
  * with e set.
  */
 int usdt_file_seal(usdt_file_t *f, err_t *e);
-
-/*
- * What to give dlopen: for a named file /proc/PID/fd/DIRFD/NAME, which
- * resolves NAME in the directory that was checked, never its path again
- * (/proc/PID/maps still shows the file's real path); for a memfd
- * /proc/PID/fd/N.
- */
-const char *usdt_file_dlpath(const usdt_file_t *f);
 
 /*
  * The object is loaded and checked: a named file's descriptor is closed

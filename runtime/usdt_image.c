@@ -5,7 +5,8 @@
  * provider becomes a model (model.h), as a .d file would, the DOF is
  * dofgen.c's and the .stapsdt.base and .SUNW_dof sections units.c's, and
  * the object is laid out as a shared object instead of a relocatable one
- * (elfdyn.c's ET_DYN writer), ready for dlopen:
+ * (elfdyn.c's ET_DYN writer), ready to be mapped (usdt_map.c; it needs no
+ * dynamic linker: no DT_NEEDED, relocation, TLS or initializer):
  *
  *	.text		every probe unit (target.h) back to back: the
  *			tracepoint and the is-enabled tracepoint of each
@@ -100,7 +101,7 @@ usdt_image_arg_type(const char *type)
 	}
 	if (common != NULL)
 		return strdup(common);
-	if ((t = usdt_normalise_type(type)) == NULL) {
+	if ((t = mdl_normalise_type(type)) == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -133,7 +134,7 @@ usdt_image_arg_type(const char *type)
 #define BUILD_ID_SIZE	20
 
 static void
-add_build_id(elfw_t *w, const usdt_target_t *t, uint64_t page, const char *provider,
+add_build_id(elfw_t *w, const target_t *t, uint64_t page, const char *provider,
     const usdt_image_probe_t *probes, size_t n)
 {
 	struct {
@@ -204,7 +205,7 @@ add_local(elfw_t *w, const char *name, int sec, uint64_t value, uint64_t size,
 static int
 add_units(image_t *img)
 {
-	const usdt_arch_t *a = img->u.t->arch;
+	const arch_t *a = img->u.t->arch;
 	size_t size = img->n * img->stride;
 	unsigned char *text = calloc(size + 1, 1);
 	int sec;
@@ -291,7 +292,7 @@ same_types(const mdl_probe_t *pr, const usdt_image_probe_t *ip)
  * arguments (the next ones of *args) and sites.
  */
 static void
-model_probe(image_model_t *im, const usdt_arch_t *a, const usdt_image_probe_t *ip,
+model_probe(image_model_t *im, const arch_t *a, const usdt_image_probe_t *ip,
     size_t i, uint32_t unit, mdl_arg_t **args, char **strs)
 {
 	mdl_probe_t *pr = &im->probes[i];
@@ -328,7 +329,7 @@ static const mdl_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLAS
  * can say.
  */
 static int
-image_model_init(image_model_t *im, const usdt_arch_t *a, const char *provider,
+image_model_init(image_model_t *im, const arch_t *a, const char *provider,
     const usdt_image_probe_t *probes, size_t n, uint64_t stride)
 {
 	size_t nargs = 0, nstrs = 0;
@@ -492,7 +493,7 @@ note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
 static int
 add_notes(image_t *img)
 {
-	const usdt_arch_t *a = img->u.t->arch;
+	const arch_t *a = img->u.t->arch;
 	unsigned asz = a->elf_class == ELFCLASS64 ? 8 : 4, abs = a->reloc_abs64;
 	size_t *pcs = calloc(img->n + 1, sizeof(size_t));
 	strbuf_t bytes;
@@ -531,7 +532,7 @@ add_notes(image_t *img)
 #define PROPERTY_X86_SHSTK		2u
 
 static void
-add_property_note(elfw_t *w, const usdt_target_t *t)
+add_property_note(elfw_t *w, const target_t *t)
 {
 	static const uint32_t note[] = { 4, 16, 5 /* NT_GNU_PROPERTY_TYPE_0 */,
 	    0x00554e47 /* "GNU\0" */, PROPERTY_X86_FEATURE_1_AND, 4,
@@ -547,7 +548,7 @@ add_property_note(elfw_t *w, const usdt_target_t *t)
 static int
 fill_layout(const image_t *img, usdt_image_layout_t *out, err_t *e)
 {
-	const usdt_arch_t *a = img->u.t->arch;
+	const arch_t *a = img->u.t->arch;
 	int dof = elfw_find_symbol(img->u.w, IMAGE_DOF_SYMBOL);
 	uint64_t units = elfw_symbol_address(img->u.w, img->units_sym);
 	uint64_t sems = img->sems_sym > 0 ? elfw_symbol_address(img->u.w, img->sems_sym) : 0;
@@ -568,7 +569,7 @@ static int
 build_image(image_t *img, const char *provider, const usdt_image_probe_t *probes,
     uint64_t page, err_t *e)
 {
-	const usdt_target_t *t = img->u.t;
+	const target_t *t = img->u.t;
 
 	if ((img->u.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL)
 		return -1;
@@ -597,7 +598,7 @@ int
 usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
     size_t n, int fd, usdt_image_layout_t *out, err_t *e)
 {
-	const usdt_target_t *t = target_host();
+	const target_t *t = target_host();
 	image_model_t im = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	elfw_dyn_opts_t o = { NULL, t->arch->reloc_abs64,

@@ -39,7 +39,7 @@
 #define NOT_LINUX	"-U__linux__", "-U__linux", "-Ulinux", "-U__gnu_linux__"
 
 const char *const *
-cpp_platform_args(const usdt_target_t *t)
+cpp_platform_args(const target_t *t)
 {
 	static const char *const linux_args[] = {
 		"-D__linux", "-D__unix", "-D__SVR4", SUNW_D, "-D__Linux",

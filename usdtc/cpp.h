@@ -34,6 +34,6 @@ int cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
  * and -U__GNUC__, so that system headers leave out the GNU extensions a D
  * compiler does not take.  A NULL-terminated array of static strings.
  */
-const char *const *cpp_platform_args(const usdt_target_t *t);
+const char *const *cpp_platform_args(const target_t *t);
 
 #endif

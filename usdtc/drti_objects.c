@@ -47,7 +47,7 @@ static const drti_object_t objects[] = {
 };
 
 static const drti_object_t *
-find(const usdt_target_t *t)
+find(const target_t *t)
 {
 	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
 		if (strcmp(objects[i].target, t->name) == 0)
@@ -56,7 +56,7 @@ find(const usdt_target_t *t)
 }
 
 const unsigned char *
-drti_object_for(const usdt_target_t *t, size_t *size)
+drti_object_for(const target_t *t, size_t *size)
 {
 	const drti_object_t *o;
 
@@ -73,7 +73,7 @@ drti_object_for(const usdt_target_t *t, size_t *size)
 }
 
 const char *
-drti_object_missing(const usdt_target_t *t)
+drti_object_missing(const target_t *t)
 {
 	const drti_object_t *o = find(t);
 
@@ -83,9 +83,9 @@ drti_object_missing(const usdt_target_t *t)
 }
 
 const char *
-drti_linker(const usdt_target_t *t)
+drti_linker(const target_t *t)
 {
-	const usdt_target_t *host = target_host();
+	const target_t *host = target_host();
 
 	if (host != NULL && host->arch->elf_machine == t->arch->elf_machine)
 		return "ld";

@@ -16,15 +16,15 @@
  * The bytes of target t's drti_lite object and their size; NULL and 0 when
  * this usdtc was built without one for t.
  */
-const unsigned char *drti_object_for(const usdt_target_t *t, size_t *size);
+const unsigned char *drti_object_for(const target_t *t, size_t *size);
 
 /* Why t has no drti_lite object and what to do instead, for a message. */
-const char *drti_object_missing(const usdt_target_t *t);
+const char *drti_object_missing(const target_t *t);
 
 /*
  * The linker that can combine objects of t with `ld -r` when none was
  * named: "ld" for the host's machine, the cross linker otherwise.
  */
-const char *drti_linker(const usdt_target_t *t);
+const char *drti_linker(const target_t *t);
 
 #endif

@@ -2,21 +2,23 @@
  * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
  *
  * Roadmap (one stage per file; usdtc/ is this program, compiler/ the core
- * library it shares with libusdt, README.md "Layout" says what each may use):
+ * library it shares with libusdt, doc/layout.md says what each may use):
  *
  *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
  *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
+ *                  (parse_pragma.c: #line, #pragma; parse_layout.c: types)
  *        model --> header.c     -h: probe macros, prototypes, probe units
  *        model --> dofgen.c     DOF bytes for the model's probe sites
  *        model --> objgen.c     -G: read (objin.c) and check the objects, plan,
  *                               then write: probe units, stapsdt notes, DOF,
  *                               drti_lite
- *                  rewrite.c    -G: the program's probe calls become sites
- *                               (rewrite_plan, then rewrite_write)
+ *                  rewrite_plan.c, rewrite_write.c
+ *                               -G: the program's probe calls become sites
+ *                               (rewrite_plan), then rewrite_write
  *                  sites.c      -G: where each probe fires, apart from the model
  *                  elfwrite.c   the ELF writer objgen uses (libelf)
  *                  elfmerge.c   drti_lite merged into the -G object
- *        model --> header_macos.c, macho_write.c   -h and -G for macOS (Mach-O)
+ *        model --> header_macos.c, macho_objgen.c  -h and -G for macOS (Mach-O)
  *   usdtc/drti_objects.c, drti_blob.S   the target's drti_lite object
  *   any file --> probefind.c (decode.c, macho_read.c) --> list.c  --list / --dump
  *   target.c, arch_*.c  what differs per platform
@@ -37,7 +39,6 @@
  * (with a warning, as SystemTap's dtrace does).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -55,7 +56,7 @@
 #include "header_macos.h"
 #include "list.h"
 #include "model.h"
-#include "macho_write.h"
+#include "macho_objgen.h"
 #include "objgen.h"
 #include "source.h"
 #include "strbuf.h"
@@ -81,7 +82,7 @@ typedef struct options {
 	bool lazyload;		/* -x lazyload */
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
 	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
-	const usdt_target_t *target;
+	const target_t *target;
 	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
 } options_t;
 
@@ -231,24 +232,6 @@ output_is_input(const options_t *o, const char *out)
 				return true;
 			}
 	return false;
-}
-
-static int
-write_all(const char *path, const char *data, size_t len, err_t *e)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot open %s", path);
-	if (fd_write_all(fd, data, len) != 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_errno(e, saved, "cannot write %s", path);
-	}
-	if (close(fd) != 0)
-		return err_errno(e, errno, "cannot write %s", path);
-	return 0;
 }
 
 /* ---- default output names ---------------------------------------------- */
@@ -477,14 +460,14 @@ apply_environment(options_t *o)
  * the one place where the target picks them.
  */
 typedef struct backend {
-	void (*header)(const mdl_model_t *m, const usdt_target_t *t,
+	void (*header)(const mdl_model_t *m, const target_t *t,
 	    const char *guard_file, strbuf_t *out);
-	int (*object)(const mdl_model_t *m, const usdt_target_t *t,
+	int (*object)(const mdl_model_t *m, const target_t *t,
 	    const objgen_opts_t *o, const char *out_path, err_t *e);
 } backend_t;
 
 static const backend_t *
-backend_for(const usdt_target_t *t)
+backend_for(const target_t *t)
 {
 	static const backend_t elf = { header_write, objgen_write };
 	static const backend_t macho = { header_macos_write, macho_objgen_write };
@@ -559,36 +542,68 @@ run_header(const options_t *o, mdl_model_t *m, const char *out)
 	}
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = write_all(tmp, text.data, text.len, &e);
+		rc = file_write_bytes(tmp, NULL, text.data, text.len, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
 	sb_free(&text);
 	return output_done(o, out, rc, &e);
 }
 
+/*
+ * The objects of o that exist: one that does not (ENOENT) has no probe
+ * sites to record, so it is left out with a warning, as SystemTap's dtrace
+ * goes on without it (PHP's build runs -G over objects it may not have
+ * made); any other failure to open one stays an error (objin.c).  The
+ * array is malloc'd; NULL when out of memory.
+ */
+static char **
+existing_objects(const options_t *o, size_t *np)
+{
+	char **v = malloc((o->noperands + 1) * sizeof(*v));
+	struct stat st;
+
+	*np = 0;
+	for (size_t i = 0; v != NULL && i < o->noperands; i++) {
+		if (stat(o->operands[i], &st) != 0 && errno == ENOENT)
+			warning("%s: %s; it has no probe sites to record, so -G goes on "
+			    "without it", o->operands[i], strerror(ENOENT));
+		else
+			v[(*np)++] = o->operands[i];
+	}
+	return v;
+}
+
 static int
 run_object(const options_t *o, mdl_model_t *m, const char *out)
 {
+	size_t nobjects;
+	char **objects = existing_objects(o, &nobjects);
 	objgen_opts_t go = {
-		.objects = o->operands,
-		.nobjects = o->noperands,
+		.objects = objects,
+		.nobjects = nobjects,
 		.lazyload = o->lazyload,
 		.verbose = o->verbose,
 		.ld_cmd = o->ld_cmd,
 		.drti_missing = drti_object_missing(o->target),
 		.drti_ld = drti_linker(o->target),
 		.temps = &temps,
+		.out_name = out,
 	};
 	const char *tmp;
 	err_t e;
 	int rc;
 
+	if (objects == NULL) {
+		error("out of memory");
+		return 1;
+	}
 	go.drti = drti_object_for(o->target, &go.drti_size);
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
 		rc = backend_for(o->target)->object(m, o->target, &go, tmp, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
+	free(objects);
 	return output_done(o, out, rc, &e);
 }
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_frontend.c - libFuzzer entry point for the provider-file front end
- * (lexer.l, parser.y, parse.c, model.c) and the writers that read what it
+ * (lexer.l, parser.y, parse*.c, model.c) and the writers that read what it
  * builds: the header (header.c, header_macos.c) and the DOF (dofgen.c).
  *
  * A provider file is the one input usdtc reads that a person writes, so
@@ -56,7 +56,7 @@ write_all(mdl_model_t *m)
 	err_t e;
 
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
-		const usdt_target_t *t = target_find(targets[i]);
+		const target_t *t = target_find(targets[i]);
 		strbuf_t out;
 
 		if (t == NULL)

@@ -1,14 +1,14 @@
 /*
  * fuzz_rewrite.c - libFuzzer entry point for -G's ELF input path: the
  * check of the program's object against the provider (objgen.c), the plan
- * of its probe calls and their rewrite (rewrite.c), and the output built
- * from the sites found.
+ * of its probe calls and their rewrite (rewrite_plan.c, rewrite_write.c), and
+ * the output built from the sites found.
  *
  * -G reads and then rewrites relocatable objects it did not write.  The
  * mutated bytes are the one object given to -G for x86_64-linux, with the
  * provider below (tests/fuzz/seeds compiles programs against the same
  * text).  The object lives in a file on a memory file system (/dev/shm
- * when there is one): rewrite.c opens objects by name and edits a copy
+ * when there is one): rewrite_write.c edits a copy of each object
  * with libelf.  Nothing is ever committed: the rewritten copy and the
  * output are temporaries, discarded after each input, so every input
  * starts from its own bytes.

@@ -1,6 +1,7 @@
 /*
  * fail_rename.c - an LD_PRELOAD shim: the Nth rename(2) of the process
- * fails with EIO (N from $USDTC_FAIL_RENAME), every other one is real.
+ * fails with EIO (N from $USDTC_FAIL_RENAME, or a list "N,M,..."), every
+ * other one is real.
  *
  * tests/hostile makes -G fail in the middle of putting its rewritten
  * objects in place, to check that the renames already done are undone
@@ -22,9 +23,15 @@ rename(const char *from, const char *to)
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "rename");
-	if (n != NULL && ++calls == atoi(n)) {
-		errno = EIO;
-		return -1;
+	calls++;
+	while (n != NULL && *n != '\0') {
+		char *end;
+
+		if (strtol(n, &end, 10) == calls) {
+			errno = EIO;
+			return -1;
+		}
+		n = *end == ',' ? end + 1 : "";
 	}
 	return real(from, to);
 }

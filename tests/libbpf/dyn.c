@@ -9,14 +9,14 @@
  * extremes, twelve arguments (six on the stack), pointers and a name with
  * '-' (the notes spell it "op__start"); and "lbdyn_two" with one probe.
  * Writes to stdout, for tracer.c: "pid N", "image PATH" per provider (the
- * file the loader mapped, from dladdr: a path in LIBUSDT_DIR, or
- * /proc/PID/fd/N in the memfd fallback), one "expect" line per probe,
+ * file its image is mapped from, read in /proc/self/maps: a path in
+ * LIBUSDT_DIR, or /proc/PID/map_files/A-B in the memfd fallback), one
+ * "expect" line per probe,
  * "ready"; then blocks opening the fifo GO until the tracer writes a byte,
  * writes whether each probe is enabled ("enabled NAME=0|1": libbpf raises
  * the semaphore), fires each one that is, and writes "done".
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -100,18 +100,41 @@ say_expected(void)
 	}
 }
 
-/* The file the loader mapped PROBE's image from. */
+/*
+ * The file PROBE's image is mapped from, as /proc/self/maps shows it:
+ * its path where it has one, else (the memfd fallback: "/memfd:NAME
+ * (deleted)") the mapping's /proc/PID/map_files entry, which opens the
+ * same file for a tracer.
+ */
 static int
 say_image(usdt_probedef_t *pd)
 {
-	Dl_info info;
+	uintptr_t addr = (uintptr_t)pd->probe->probe_addr, lo, hi;
+	char line[4096], path[4096];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = -1;
 
-	if (dladdr(pd->probe->probe_addr, &info) == 0 || info.dli_fname == NULL) {
-		fprintf(stderr, "dladdr: no image for probe %s\n", pd->name);
+	if (maps == NULL) {
+		perror("/proc/self/maps");
 		return -1;
 	}
-	printf("image %s\n", info.dli_fname);
-	return 0;
+	while (found != 0 && fgets(line, sizeof(line), maps) != NULL) {
+		path[0] = '\0';
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %*s %*s %4095[^\n]",
+		    &lo, &hi, path) < 2 || addr < lo || addr >= hi)
+			continue;
+		if (path[0] == '/' && strncmp(path, "/memfd:", 7) != 0 &&
+		    strstr(path, " (deleted)") == NULL)
+			printf("image %s\n", path);
+		else
+			printf("image /proc/%d/map_files/%" PRIxPTR "-%" PRIxPTR "\n",
+			    (int)getpid(), lo, hi);
+		found = 0;
+	}
+	fclose(maps);
+	if (found != 0)
+		fprintf(stderr, "no mapping holds probe %s\n", pd->name);
+	return found;
 }
 
 static usdt_provider_t *

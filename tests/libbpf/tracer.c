@@ -483,8 +483,8 @@ trace(run_t *r, const char *objpath, pid_t pid, const char *progout, const char 
 	bad = report(r, read_dropped(obj)) != 0;
 out:
 	/*
-	 * Each note's uprobe takes about 0.1 s to detach here (the kernel
-	 * waits for an RCU grace period); destroying the links from one
+	 * Each note's uprobe takes an RCU grace period to detach (the
+	 * kernel waits for one); destroying the links from one
 	 * thread each took as long as one after the other, so the waits do
 	 * not overlap.  The suite's time is mostly this.
 	 */

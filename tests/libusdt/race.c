@@ -11,11 +11,10 @@
  *   race hold K GO STOP      wait for GO, enable K providers "racer" and
  *                            keep them until file STOP exists.
  * Prints "ready PID" first, then "enables=E named=N memfd=M errors=X"
- * (named: the loader's name for the image is a file, memfd: it is a
- * /proc/PID/fd/N memfd); hold prints that line then waits.
+ * (named: /proc/self/maps names the image's mapping by a file's path,
+ * memfd: by "/memfd:..."); hold prints that line then waits.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +43,30 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether the loader's name of the image holding probe p is a memfd's. */
+/*
+ * Whether the mapping holding probe p, as /proc/self/maps names it (what
+ * tracers read), is a memfd's: 1 a memfd, 0 a file, -1 not found.
+ */
 static int
 is_memfd(const usdt_probedef_t *pd)
 {
-	Dl_info info;
-	const char *s;
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi, at;
+	char line[4096], path[4096];
+	int rc = -1;
 
-	if (pd->probe == NULL || dladdr(pd->probe->probe_addr, &info) == 0 ||
-	    info.dli_fname == NULL)
+	if (pd->probe == NULL || f == NULL) {
+		if (f != NULL)
+			fclose(f);
 		return -1;
-	/* A memfd is /proc/PID/fd/N; a named image has a name after that. */
-	s = strstr(info.dli_fname, "/fd/");
-	return s != NULL && strchr(s + 4, '/') == NULL;
+	}
+	at = (unsigned long)pd->probe->probe_addr;
+	while (rc < 0 && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095[^\n]", &lo, &hi, path) == 3 &&
+		    at >= lo && at < hi)
+			rc = strncmp(path, "/memfd:", 7) == 0 ? 1 : path[0] == '/' ? 0 : -1;
+	fclose(f);
+	return rc;
 }
 
 /* A provider "racer" with one probe, enabled; NULL (counted) on error. */

@@ -47,11 +47,11 @@ main(void)
 	char name[64];
 	uint32_t flag = 7;
 
-	report(usdt_arch_x86_64.unit_size == 16 &&
-	    memcmp(usdt_x86_64_unit, usdt_arch_x86_64.unit, usdt_arch_x86_64.unit_size) == 0,
-	    "assembled probe unit equals usdt_arch_x86_64.unit");
-	report(usdt_x86_64_unit[usdt_arch_x86_64.probe_offset] == 0x0f &&
-	    usdt_x86_64_unit[usdt_arch_x86_64.enabled_offset] == 0x0f,
+	report(arch_x86_64.unit_size == 16 &&
+	    memcmp(usdt_x86_64_unit, arch_x86_64.unit, arch_x86_64.unit_size) == 0,
+	    "assembled probe unit equals arch_x86_64.unit");
+	report(usdt_x86_64_unit[arch_x86_64.probe_offset] == 0x0f &&
+	    usdt_x86_64_unit[arch_x86_64.enabled_offset] == 0x0f,
 	    "probe and is-enabled offsets point at the 5-byte nop");
 
 	for (int i = 0; i < 8; i++)
@@ -73,7 +73,7 @@ main(void)
 	/* The unit itself returns and leaves the is-enabled flag alone. */
 	usdt_probe_call(usdt_x86_64_unit, 8, argv);
 	argv[0] = &flag;
-	usdt_probe_call(usdt_x86_64_unit + usdt_arch_x86_64.enabled_offset, 1, argv);
+	usdt_probe_call(usdt_x86_64_unit + arch_x86_64.enabled_offset, 1, argv);
 	report(flag == 7, "calling the unit's probe and is-enabled slots returns");
 	return failed;
 }

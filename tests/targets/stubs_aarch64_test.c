@@ -47,9 +47,9 @@ main(void)
 	char name[64];
 	uint32_t flag = 7;
 
-	report(usdt_arch_aarch64.unit_size == 16 &&
-	    memcmp(usdt_aarch64_unit, usdt_arch_aarch64.unit, usdt_arch_aarch64.unit_size) == 0,
-	    "assembled probe unit equals usdt_arch_aarch64.unit");
+	report(arch_aarch64.unit_size == 16 &&
+	    memcmp(usdt_aarch64_unit, arch_aarch64.unit, arch_aarch64.unit_size) == 0,
+	    "assembled probe unit equals arch_aarch64.unit");
 	for (int i = 0; i < NARGS; i++)
 		argv[i] = (void *)(uintptr_t)(0x1111111111111111ull * (unsigned)(i + 1));
 	for (int n = 0; n <= NARGS; n++) {
@@ -66,7 +66,7 @@ main(void)
 	report(1, "usdt_probe_call takes a negative count as 0");
 	usdt_probe_call(usdt_aarch64_unit, NARGS, argv);
 	argv[0] = &flag;
-	usdt_probe_call(usdt_aarch64_unit + usdt_arch_aarch64.enabled_offset, 1, argv);
+	usdt_probe_call(usdt_aarch64_unit + arch_aarch64.enabled_offset, 1, argv);
 	report(flag == 7, "calling the unit's probe and is-enabled slots returns");
 	return failed;
 }

@@ -64,7 +64,7 @@ int
 main(int argc, char **argv)
 {
 	mdl_model_t *m = model_new();
-	usdt_target_t target = *target_find("x86_64-linux");
+	target_t target = *target_find("x86_64-linux");
 	strbuf_t text;
 	FILE *f;
 	int rc = 0, first = 1;

@@ -1,5 +1,5 @@
 /*
- * parse_test.c - the front end (lexer.l, parser.y, parse.c, diag.c, cpp.c)
+ * parse_test.c - the front end (lexer.l, parser.y, parse*.c, diag.c, cpp.c)
  * against snippets of real provider files: what lands in the model, and
  * which diagnostic (tag, line, column) each bad input gets.
  *
@@ -282,7 +282,7 @@ expect_probe(mdl_model_t *m, const char *prov, const char *name,
 
 static void
 expect_typeinfo(mdl_model_t *m, const char *type, unsigned size, bool is_signed,
-    enum usdt_typeclass tc)
+    enum mdl_typeclass tc)
 {
 	mdl_typeinfo_t ti = model_type_info(m, type);
 

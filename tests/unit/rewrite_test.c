@@ -1,5 +1,5 @@
 /*
- * rewrite_test.c - checks of the call-site rewriter (compiler/rewrite.c),
+ * rewrite_test.c - checks of the call-site rewriter (compiler/rewrite_plan.c),
  * driven by tests/rewrite/run.
  *
  *   rewrite_test fixture OBJ COPY   OBJ and COPY are tests/rewrite/fixture.s
@@ -32,7 +32,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "idset.h"
 #include "model.h"
+#include "objin.h"
 #include "rewrite.h"
 #include "target.h"
 #include "testlib.h"
@@ -260,16 +262,34 @@ notes_matching(const notes_t *n, const char *needle)
 	return count;
 }
 
+/*
+ * The object at path through -G's own steps (objgen.c): read once
+ * (objin_read), planned (rewrite_plan), written (rewrite_write, which
+ * commits the copy itself when no tempset is given).
+ */
 static int
 run_rewrite(mdl_model_t *m, const char *path, rewrite_sites_t *sites, notes_t *notes,
     err_t *e)
 {
 	rewrite_opts_t o = { collect_note, notes, NULL };
-	char *paths[] = { (char *)path };
+	rewrite_plan_t *rp = NULL;
+	objin_t in;
+	idset_t byreal;
+	int rc;
 
 	memset(notes, 0, sizeof(*notes));
 	memset(sites, 0, sizeof(*sites));
-	return rewrite_objects(m, target_find("x86_64-linux"), paths, 1, &o, sites, e);
+	idset_init(&byreal);
+	rc = objin_read(&in, path, &in, 0, &byreal, e);
+	idset_free(&byreal);
+	if (rc != 0)
+		return -1;
+	rc = rewrite_plan(m, target_find("x86_64-linux"), &in, 1, &o, &rp, sites, e);
+	if (rc == 0)
+		rc = rewrite_write(rp, e);
+	rewrite_plan_free(rp);
+	objin_free(&in);
+	return rc;
 }
 
 /* ---- the expected sites ---------------------------------------------------- */

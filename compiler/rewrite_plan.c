@@ -1,5 +1,5 @@
 /*
- * rewrite.c - zero-call probes: -G rewrites the probe calls of the
+ * rewrite_plan.c - zero-call probes: -G rewrites the probe calls of the
  * program's objects in place, as dtrace -G does.
  *
  * A probe written through the header is a call to __dtrace_P___N (or, for
@@ -117,20 +117,15 @@
  * over an `ld -r` of rewritten objects) finds the anchors again among the
  * object's undefined symbols and defines them as well.
  *
- * Writing.  An object with something to rewrite is copied to a temporary
- * file beside it (through symlinks: beside the file they name), edited
- * there with libelf (ELF_C_RDWR: code bytes patched in place, relocation
- * sections compacted, symbol and string tables and .usdt.sites grown, only
- * appended to, so no index in the object changes).  The temporary joins the
- * caller's set (rewrite_opts_t.temps, fileio.h), which puts every object
- * and the -G output in place together only once all of them are written:
- * a failure anywhere leaves every object as it was.
+ * Planning, then writing.  This file plans: it reads each object's
+ * tables, decides every edit and reports the sites, touching no file.
+ * rewrite_write.c then applies the plan to a copy of each object; what
+ * both stages share is in rewrite_int.h.
  *
  * Nothing here prints: -v explanations go to the caller's callback, errors
  * into err_t.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -138,53 +133,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fileio.h"
 #include "hash.h"
 #include "idset.h"
 #include "insn.h"
 #include "objin.h"
-#include "rewrite.h"
+#include "rewrite_int.h"
 #include "strbuf.h"
 
 #define ALIAS_PREFIX	"__$dtrace"
-#define SITES_SECTION	".usdt.sites"
-#define SITE_MAX	5	/* the longest call instruction we rewrite */
 
 /* ---- how a call looks, per architecture ----------------------------------- */
-
-/*
- * A call is recognised by its opcode: the instruction's first op_size bytes
- * read as a little-endian number, masked.  Its relocation lies reloc_at
- * bytes into it.
- */
-typedef struct call_isa {
-	unsigned machine;		/* EM_* */
-	unsigned site_size;		/* bytes of a call instruction */
-	unsigned reloc_at;		/* offset of its relocation in it */
-	unsigned op_size;		/* bytes that hold the opcode */
-	uint32_t op_mask;
-	uint32_t call_op;		/* a call */
-	uint32_t jump_op;		/* a jump: a tail call */
-	int64_t addend;			/* of such a relocation */
-	uint8_t probe[SITE_MAX];	/* replaces a call */
-	uint8_t tail[SITE_MAX];		/* replaces a tail call */
-	/*
-	 * DOF version 2 (FreeBSD, illumos): an is-enabled call becomes code
-	 * that clears the result register, and its tracepoint lies
-	 * enabled_skip bytes in, where the tracer sets that register to 1.
-	 * enabled_skip 0: the architecture has no such sequence here.
-	 */
-	uint8_t enabled[SITE_MAX];
-	uint8_t enabled_tail[SITE_MAX];
-	uint32_t enabled_skip;
-	/* The header's marked sites: a mark_reloc relocation at a mark_byte. */
-	bool has_mark;
-	unsigned mark_reloc;
-	uint8_t mark_byte;
-} call_isa_t;
 
 static const call_isa_t call_isas[] = {
 	{
@@ -220,8 +180,8 @@ static const call_isa_t call_isas[] = {
 };
 
 /* The opcode bits of the instruction at code. */
-static uint32_t
-opcode_at(const call_isa_t *isa, const uint8_t *code)
+uint32_t
+rewrite_opcode_at(const call_isa_t *isa, const uint8_t *code)
 {
 	uint32_t v = 0;
 
@@ -232,14 +192,14 @@ opcode_at(const call_isa_t *isa, const uint8_t *code)
 
 /* Whether is-enabled calls get the DOF version 2 sequence on this target. */
 static bool
-clears_result(const call_isa_t *isa, const usdt_target_t *t)
+clears_result(const call_isa_t *isa, const target_t *t)
 {
 	return t->dof_enabled_version == 2 && isa->enabled_skip != 0;
 }
 
 /* What replaces a call of this kind. */
-static const uint8_t *
-replacement(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled, bool tail)
+const uint8_t *
+rewrite_replacement(const call_isa_t *isa, const target_t *t, bool is_enabled, bool tail)
 {
 	if (is_enabled && clears_result(isa, t))
 		return tail ? isa->enabled_tail : isa->enabled;
@@ -248,7 +208,7 @@ replacement(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled, bool
 
 /* From a rewritten call's start to its tracepoint. */
 static uint32_t
-tracepoint_skip(const call_isa_t *isa, const usdt_target_t *t, bool is_enabled)
+tracepoint_skip(const call_isa_t *isa, const target_t *t, bool is_enabled)
 {
 	return is_enabled && clears_result(isa, t) ? isa->enabled_skip : 0;
 }
@@ -264,17 +224,6 @@ call_isa_for(unsigned machine)
 
 /* ---- a small map from names to indices ------------------------------------ */
 
-typedef struct name_entry {
-	const char *key;
-	size_t val;
-} name_entry_t;
-
-/* Entries in order of insertion; a set of their indices finds a key (idset.h). */
-typedef struct name_map {
-	name_entry_t *entries;
-	size_t n, cap;		/* cap: as map_init was told */
-	idset_t set;
-} name_map_t;
 
 static uint32_t
 hash_name(const char *s)
@@ -339,19 +288,12 @@ map_put(name_map_t *map, const char *key, size_t val)
 
 /* ---- the model's probe functions ------------------------------------------ */
 
-typedef struct probe_ref {
-	const mdl_provider_t *prov;
-	const mdl_probe_t *probe;
-	bool is_enabled;
-	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
-	bool *kept;		/* the probe's: an is-enabled call keeps its unit */
-} probe_ref_t;
 
 typedef struct probe_index {
 	probe_ref_t *refs;
 	size_t n;
 	name_map_t map;
-	bool *kept;		/* per probe, for probe_ref_t.kept */
+	bool *kept;		/* per function, for probe_ref_t.kept */
 } probe_index_t;
 
 static void
@@ -374,7 +316,7 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 	for (size_t i = 0; i < m->nproviders; i++)
 		total += 2 * m->providers[i]->nprobes;
 	if ((x->refs = calloc(total + 1, sizeof(probe_ref_t))) == NULL ||
-	    (x->kept = calloc(total / 2 + 1, sizeof(bool))) == NULL ||
+	    (x->kept = calloc(total + 1, sizeof(bool))) == NULL ||
 	    map_init(&x->map, total) != 0)
 		goto fail;
 	for (size_t i = 0; i < m->nproviders; i++) {
@@ -387,9 +329,9 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 				r->prov = p;
 				r->probe = p->probes[j];
 				r->is_enabled = en;
-				r->kept = &x->kept[x->n / 2];
-				r->name = en ? usdt_enabled_func(p->name, r->probe->dof_name)
-				    : usdt_probe_func(p->name, r->probe->dof_name);
+				r->kept = &x->kept[x->n];
+				r->name = en ? mdl_enabled_func(p->name, r->probe->dof_name)
+				    : mdl_probe_func(p->name, r->probe->dof_name);
 				if (r->name == NULL)
 					goto fail;
 				map_put(&x->map, r->name, x->n++);
@@ -436,7 +378,9 @@ rewrite_sites_free(rewrite_sites_t *s)
 	free(s->sites);
 	free(s->anchors);
 	idset_free(&s->anchor_set);
-	free(s->kept);
+	free(s->kept_enabled.probes);
+	free(s->kept_probe.probes);
+	free(s->sited.probes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -449,30 +393,67 @@ cmp_probe_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool
+keeps(const rewrite_kept_t *k, bool every, const mdl_probe_t *pr)
+{
+	return every || (k->n > 0 &&
+	    bsearch(&pr, k->probes, k->n, sizeof(*k->probes), cmp_probe_addr) != NULL);
+}
+
 bool
 rewrite_keeps_enabled(const rewrite_sites_t *s, const mdl_probe_t *pr)
 {
-	return s->every_kept || (s->nkept > 0 &&
-	    bsearch(&pr, s->kept, s->nkept, sizeof(*s->kept), cmp_probe_addr) != NULL);
+	return keeps(&s->kept_enabled, s->every_kept, pr);
 }
 
-/* The probes an is-enabled call keeps reaching, sorted for the lookup. */
+bool
+rewrite_keeps_probe(const rewrite_sites_t *s, const mdl_probe_t *pr)
+{
+	return keeps(&s->kept_probe, s->every_kept, pr) || !keeps(&s->sited, false, pr);
+}
+
+/* The probes with a probe site (not only is-enabled ones) in out, sorted. */
 static int
-list_kept(const probe_index_t *x, rewrite_sites_t *out)
+list_sited(rewrite_sites_t *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < x->n; i += 2)
-		n += x->kept[i / 2];
+	if (out->n == 0)
+		return 0;
+	if ((out->sited.probes = calloc(out->n, sizeof(*out->sited.probes))) == NULL)
+		return -1;
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->sites[i].is_enabled)
+			out->sited.probes[n++] = out->sites[i].probe;
+	qsort(out->sited.probes, n, sizeof(*out->sited.probes), cmp_probe_addr);
+	out->sited.n = n;
+	return 0;
+}
+
+/* The probes whose is-enabled (or probe) function a call keeps reaching, sorted. */
+static int
+list_kept_kind(const probe_index_t *x, bool is_enabled, rewrite_kept_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->n; i++)
+		n += x->refs[i].is_enabled == is_enabled && x->kept[i];
 	if (n == 0)
 		return 0;
-	if ((out->kept = calloc(n, sizeof(*out->kept))) == NULL)
+	if ((out->probes = calloc(n, sizeof(*out->probes))) == NULL)
 		return -1;
-	for (size_t i = 0; i < x->n; i += 2)
-		if (x->kept[i / 2])
-			out->kept[out->nkept++] = x->refs[i].probe;
-	qsort(out->kept, out->nkept, sizeof(*out->kept), cmp_probe_addr);
+	for (size_t i = 0; i < x->n; i++)
+		if (x->refs[i].is_enabled == is_enabled && x->kept[i])
+			out->probes[out->n++] = x->refs[i].probe;
+	qsort(out->probes, out->n, sizeof(*out->probes), cmp_probe_addr);
 	return 0;
+}
+
+static int
+list_kept(const probe_index_t *x, rewrite_sites_t *out)
+{
+	return list_kept_kind(x, true, &out->kept_enabled) != 0 ||
+	    list_kept_kind(x, false, &out->kept_probe) != 0 ? -1 : 0;
 }
 
 /* Is anchor id of the sites ctx called key? */
@@ -550,40 +531,7 @@ move_sites(rewrite_sites_t *to, rewrite_sites_t *from)
 
 /* ---- one object: its tables ----------------------------------------------- */
 
-/* A function symbol, for finding the function around a site. */
-typedef struct func_sym {
-	size_t shndx;
-	uint64_t value;
-	uint64_t size;
-	size_t index;		/* in the symbol table */
-	int rank;		/* preference among symbols at one address */
-} func_sym_t;
 
-typedef struct object {
-	const char *path;		/* as given, for messages */
-	const usdt_target_t *t;
-	const call_isa_t *isa;
-	const rewrite_opts_t *o;
-	Elf *elf;
-	size_t nsections;
-	size_t shstrndx;
-	Elf_Scn *symscn;		/* NULL: no symbol table */
-	size_t symndx;
-	GElf_Shdr symsh;
-	Elf_Data *syms;
-	Elf_Data *xndx;			/* SHT_SYMTAB_SHNDX data, or NULL */
-	size_t xndx_scn;		/* its section index, 0 if none */
-	size_t nsyms;
-	bool *probe_group;		/* [nsections]: in a probe's COMDAT group */
-	bool *grouped;			/* [nsections]: in any group */
-	func_sym_t *funcs;		/* sorted by section, value */
-	size_t nfuncs;
-	name_map_t defined;		/* name -> index of defined symbols */
-	char alias_prefix[32];		/* "__$dtrace<key>." */
-	uint32_t key;			/* rewrite_alias_key of its real path */
-	tempset_t *temps;		/* where the rewritten copy goes */
-	size_t filesize;		/* of the object as read */
-} object_t;
 
 static void __attribute__((format(printf, 2, 3)))
 note(const object_t *ob, const char *fmt, ...)
@@ -610,8 +558,8 @@ rewrite_alias_key(const char *path)
 }
 
 /* Symbol i, with its real section index; false if unreadable. */
-static bool
-get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx)
+bool
+rewrite_get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx)
 {
 	Elf32_Word x = 0;
 
@@ -662,7 +610,7 @@ find_groups(object_t *ob, err_t *e)
 			continue;
 		if ((data = elf_getdata(scn, NULL)) == NULL)
 			return err_libelf(e, ob->path, "elf_getdata");
-		probe = sh.sh_link == ob->symndx && get_sym(ob, sh.sh_info, &sig, &shndx) &&
+		probe = sh.sh_link == ob->symndx && rewrite_get_sym(ob, sh.sh_info, &sig, &shndx) &&
 		    is_probe_function(sym_name(ob, &sig));
 		for (size_t k = 1; k < data->d_size / 4; k++) {
 			uint32_t member;
@@ -716,7 +664,7 @@ index_symbols(object_t *ob, err_t *e)
 		size_t shndx;
 		const char *name;
 
-		if (!get_sym(ob, i, &sym, &shndx))
+		if (!rewrite_get_sym(ob, i, &sym, &shndx))
 			return err_libelf(e, ob->path, "gelf_getsymshndx");
 		if (sym.st_shndx == SHN_UNDEF || shndx >= ob->nsections ||
 		    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
@@ -768,8 +716,8 @@ enclosing_function(const object_t *ob, size_t shndx, uint64_t at, unsigned size)
 	return f;
 }
 
-static void
-object_free(object_t *ob)
+void
+rewrite_object_free(object_t *ob)
 {
 	free(ob->probe_group);
 	free(ob->grouped);
@@ -841,8 +789,8 @@ shstrtab_check(const object_t *ob, err_t *e)
 }
 
 /* Read the tables of an ELF object ob->elf. */
-static int
-object_init(object_t *ob, err_t *e)
+int
+rewrite_object_init(object_t *ob, err_t *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -901,8 +849,8 @@ has_lto_sections(const object_t *ob)
 }
 
 /* The bytes of section idx (one data block), or NULL. */
-static Elf_Data *
-section_data(const object_t *ob, size_t idx, GElf_Shdr *sh)
+Elf_Data *
+rewrite_section_data(const object_t *ob, size_t idx, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = elf_getscn(ob->elf, idx);
 
@@ -913,21 +861,6 @@ section_data(const object_t *ob, size_t idx, GElf_Shdr *sh)
 
 /* ---- one object: planning --------------------------------------------------- */
 
-/* One call to rewrite, by indices that copying the file does not change. */
-typedef struct planned {
-	size_t relsec, relidx;	/* the relocation to remove */
-	size_t textsec;		/* the code */
-	uint64_t at;		/* the instruction's offset in textsec */
-	const func_sym_t *func;
-	const probe_ref_t *ref;
-	bool tail;
-	bool marked;		/* a marked inline site: nothing to patch */
-} planned_t;
-
-typedef struct plan {
-	planned_t *calls;
-	size_t n;
-} plan_t;
 
 static int
 plan_add(plan_t *p, const planned_t *c)
@@ -948,15 +881,14 @@ probe_desc(const probe_ref_t *r)
 }
 
 /*
- * A reference that keeps reaching the probe's unit.  When it is to the
- * is-enabled function, the unit's is-enabled slot is a site DTrace must
- * know (objgen.c records it only then).
+ * A reference that keeps reaching the probe's unit: the unit's probe slot
+ * (a call of the probe function) or is-enabled slot is then a site DTrace
+ * must know (objgen.c records each only then).
  */
 static void
 keeps_stub(const probe_ref_t *r)
 {
-	if (r->is_enabled)
-		*r->kept = true;
+	*r->kept = true;
 }
 
 /*
@@ -1011,7 +943,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 {
 	const char *where = section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
-	const usdt_arch_t *arch = arch_for_machine(ob->isa->machine);
+	const arch_t *arch = arch_for_machine(ob->isa->machine);
 	uint32_t op;
 
 	if (ob->isa->has_mark && type == ob->isa->mark_reloc)
@@ -1033,7 +965,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 		return false;
 	}
 	c->at = rela->r_offset - ob->isa->reloc_at;
-	op = opcode_at(ob->isa, (const uint8_t *)bytes->d_buf + c->at);
+	op = rewrite_opcode_at(ob->isa, (const uint8_t *)bytes->d_buf + c->at);
 	if ((op != ob->isa->call_op && op != ob->isa->jump_op) || rela->r_addend != ob->isa->addend) {
 		note(ob, "%s+0x%llx: reference to %s is not a call or jump "
 		    "(opcode 0x%02x, addend %lld): it keeps the stub", where,
@@ -1076,7 +1008,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 		return 0;
 	if (rels == NULL)
 		return err_libelf(e, ob->path, "elf_getdata (relocations)");
-	bytes = section_data(ob, sh->sh_info, &text);
+	bytes = rewrite_section_data(ob, sh->sh_info, &text);
 	code = bytes != NULL && (text.sh_flags & SHF_EXECINSTR) != 0;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rela;
@@ -1094,7 +1026,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 			rela.r_addend = 0;
 		}
 		if (GELF_R_SYM(rela.r_info) == 0 ||
-		    !get_sym(ob, GELF_R_SYM(rela.r_info), &sym, &shndx) ||
+		    !rewrite_get_sym(ob, GELF_R_SYM(rela.r_info), &sym, &shndx) ||
 		    (c.ref = probe_lookup(px, sym_name(ob, &sym))) == NULL)
 			continue;
 		if (sh->sh_type == SHT_REL || !code) {
@@ -1131,8 +1063,8 @@ plan_object(const object_t *ob, const probe_index_t *px, plan_t *p, err_t *e)
 /* ---- one object: sites recorded by earlier runs ----------------------------- */
 
 /* The index of the .usdt.sites section, or 0. */
-static size_t
-sites_section(const object_t *ob)
+size_t
+rewrite_sites_section(const object_t *ob)
 {
 	for (size_t i = 1; i < ob->nsections; i++)
 		if (strcmp(section_name(ob, i), SITES_SECTION) == 0)
@@ -1146,13 +1078,13 @@ holds_rewrite(const object_t *ob, size_t shndx, uint64_t at, bool is_enabled, bo
     bool marked)
 {
 	GElf_Shdr sh;
-	Elf_Data *d = section_data(ob, shndx, &sh);
+	Elf_Data *d = rewrite_section_data(ob, shndx, &sh);
 	unsigned n = marked ? 1 : ob->isa->site_size;
 
 	return d != NULL && d->d_buf != NULL && at + n <= d->d_size &&
 	    (marked ? ob->isa->has_mark && ((const uint8_t *)d->d_buf)[at] == ob->isa->mark_byte :
 	    memcmp((const uint8_t *)d->d_buf + at,
-	    replacement(ob->isa, ob->t, is_enabled, tail), n) == 0);
+	    rewrite_replacement(ob->isa, ob->t, is_enabled, tail), n) == 0);
 }
 
 /* Split a record line into its five tab-separated fields; false if malformed. */
@@ -1200,7 +1132,7 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 		    "provider definition no longer declares; rebuild the object from its "
 		    "source", ob->path, f[1]);
 	if ((idx = map_get(&ob->defined, f[2])) == (size_t)-1 ||
-	    !get_sym(ob, idx, &sym, &shndx) ||
+	    !rewrite_get_sym(ob, idx, &sym, &shndx) ||
 	    !holds_rewrite(ob, shndx, sym.st_value + off, r->is_enabled, tail, marked)) {
 		note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
 		    "it is left out", f[1], f[3], off);
@@ -1218,13 +1150,13 @@ static int
 recover_sites(const object_t *ob, const probe_index_t *px, rewrite_sites_t *out,
     err_t *e)
 {
-	size_t idx = sites_section(ob);
+	size_t idx = rewrite_sites_section(ob);
 	GElf_Shdr sh;
 	Elf_Data *d;
 	char *text, *line, *save = NULL;
 	int rc = 0;
 
-	if (idx == 0 || (d = section_data(ob, idx, &sh)) == NULL || d->d_size == 0)
+	if (idx == 0 || (d = rewrite_section_data(ob, idx, &sh)) == NULL || d->d_size == 0)
 		return 0;
 	if ((text = malloc(d->d_size + 1)) == NULL)
 		return err_errno(e, ENOMEM, "%s", ob->path);
@@ -1258,7 +1190,7 @@ refers_to(const object_t *ob, const char *name)
 		GElf_Sym sym;
 		size_t shndx;
 
-		if (get_sym(ob, i, &sym, &shndx) && sym.st_shndx == SHN_UNDEF &&
+		if (rewrite_get_sym(ob, i, &sym, &shndx) && sym.st_shndx == SHN_UNDEF &&
 		    strcmp(sym_name(ob, &sym), name) == 0)
 			return true;
 	}
@@ -1283,7 +1215,7 @@ collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
 		char *prov;
 		bool ours;
 
-		if (!get_sym(ob, i, &sym, &shndx) || sym.st_shndx != SHN_UNDEF)
+		if (!rewrite_get_sym(ob, i, &sym, &shndx) || sym.st_shndx != SHN_UNDEF)
 			continue;
 		name = sym_name(ob, &sym);
 		if (strncmp(name, REWRITE_ANCHOR_PREFIX, plen) != 0 ||
@@ -1340,20 +1272,6 @@ add_new_anchors(const object_t *ob, rewrite_sites_t *sites, err_t *e)
 
 /* ---- one object: what the rewrite adds ------------------------------------- */
 
-/* A symbol the rewrite appends: an alias of function symbol `of`. */
-typedef struct new_alias {
-	size_t of;		/* symbol index of the function */
-	char *name;
-} new_alias_t;
-
-typedef struct edits {
-	new_alias_t *aliases;
-	size_t naliases;
-	idset_t aliased;	/* aliases by the function they are of */
-	strbuf_t records;	/* lines for .usdt.sites */
-	rewrite_sites_t sites;	/* reported once the object is written; its
-				   anchors are the ones the object lacks */
-} edits_t;
 
 static void
 edits_free(edits_t *ed)
@@ -1394,7 +1312,7 @@ site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 	const char *name;
 	char *alias;
 
-	if (!get_sym(ob, f->index, &sym, &shndx))
+	if (!rewrite_get_sym(ob, f->index, &sym, &shndx))
 		return NULL;
 	name = sym_name(ob, &sym);
 	if (GELF_ST_BIND(sym.st_info) == STB_GLOBAL &&
@@ -1436,7 +1354,7 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		uint32_t skip = c->marked ? 0 : tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
 		int rc;
 
-		if (!get_sym(ob, c->func->index, &fsym, &shndx))
+		if (!rewrite_get_sym(ob, c->func->index, &fsym, &shndx))
 			return err_libelf(e, ob->path, "gelf_getsym");
 		func = sym_name(ob, &fsym);
 		if (off + skip > UINT32_MAX || !recordable(func)) {
@@ -1461,349 +1379,6 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 	return add_new_anchors(ob, &ed->sites, e);
 }
 
-/* ---- one object: writing ----------------------------------------------------- */
-
-/* A section whose bytes grow: its old bytes, then what was appended. */
-typedef struct grown {
-	size_t idx;
-	strbuf_t bytes;
-} grown_t;
-
-typedef struct writer {
-	object_t *ob;
-	grown_t grown[4];	/* strtab, shstrtab, symtab, shndx: at most */
-	size_t ngrown;
-	err_t *e;
-} writer_t;
-
-static grown_t *
-grown_section(writer_t *w, size_t idx)
-{
-	GElf_Shdr sh;
-	Elf_Data *d;
-	grown_t *g;
-
-	for (size_t i = 0; i < w->ngrown; i++)
-		if (w->grown[i].idx == idx)
-			return &w->grown[i];
-	if (w->ngrown == sizeof(w->grown) / sizeof(w->grown[0]) ||
-	    (d = section_data(w->ob, idx, &sh)) == NULL)
-		return NULL;
-	g = &w->grown[w->ngrown++];
-	g->idx = idx;
-	sb_init(&g->bytes);
-	sb_append(&g->bytes, d->d_buf, d->d_size);
-	return g;
-}
-
-/* Append a NUL-terminated string to a string table; its offset, or -1. */
-static int64_t
-append_string(writer_t *w, size_t idx, const char *s)
-{
-	grown_t *g = grown_section(w, idx);
-	size_t off;
-
-	if (g == NULL)
-		return -1;
-	off = g->bytes.len;
-	sb_append(&g->bytes, s, strlen(s) + 1);
-	return g->bytes.failed || off > UINT32_MAX ? -1 : (int64_t)off;
-}
-
-/* Point each grown section at its new bytes (alive until the writer ends). */
-static int
-install_grown(writer_t *w)
-{
-	for (size_t i = 0; i < w->ngrown; i++) {
-		grown_t *g = &w->grown[i];
-		Elf_Data *d = elf_getdata(elf_getscn(w->ob->elf, g->idx), NULL);
-
-		if (d == NULL || g->bytes.failed)
-			return -1;
-		d->d_buf = g->bytes.data;
-		d->d_size = g->bytes.len;
-		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
-	}
-	return 0;
-}
-
-/* Overwrite each planned call with the tracepoint. */
-static int
-patch_calls(writer_t *w, const plan_t *p)
-{
-	const call_isa_t *isa = w->ob->isa;
-
-	for (size_t i = 0; i < p->n; i++) {
-		const planned_t *c = &p->calls[i];
-		Elf_Data *d;
-		GElf_Shdr sh;
-		uint8_t *code;
-
-		if (c->ref == NULL)
-			continue;
-		if ((d = section_data(w->ob, c->textsec, &sh)) == NULL ||
-		    c->at + (c->marked ? 1 : isa->site_size) > d->d_size)
-			return err_libelf(w->e, w->ob->path, "elf_getdata (code)");
-		code = (uint8_t *)d->d_buf + c->at;
-		if (c->marked && code[0] == isa->mark_byte)
-			continue;	/* already the tracepoint */
-		if (c->marked || opcode_at(isa, code) != (c->tail ? isa->jump_op : isa->call_op))
-			return err_set(w->e, "%s: changed while -G read it", w->ob->path);
-		memcpy(code, replacement(isa, w->ob->t, c->ref->is_enabled, c->tail),
-		    isa->site_size);
-		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
-	}
-	return 0;
-}
-
-static int
-compare_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Remove the planned calls' relocations, compacting each section. */
-static int
-remove_relocs(writer_t *w, const plan_t *p)
-{
-	size_t *gone = calloc(p->n + 1, sizeof(size_t)), ngone = 0;
-	int rc = 0;
-
-	if (gone == NULL)
-		return err_errno(w->e, ENOMEM, "%s", w->ob->path);
-	for (size_t i = 0; i < p->n; i++)
-		if (p->calls[i].ref != NULL)
-			gone[ngone++] = p->calls[i].relsec;
-	qsort(gone, ngone, sizeof(size_t), compare_size);
-	for (size_t i = 0; i < ngone && rc == 0; i++) {
-		size_t sec = gone[i], n, kept = 0;
-		bool *drop;
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (i > 0 && gone[i - 1] == sec)
-			continue;
-		if ((d = section_data(w->ob, sec, &sh)) == NULL || sh.sh_entsize == 0) {
-			rc = err_libelf(w->e, w->ob->path, "elf_getdata (relocations)");
-			break;
-		}
-		n = d->d_size / sh.sh_entsize;
-		if ((drop = calloc(n + 1, sizeof(bool))) == NULL) {
-			rc = err_errno(w->e, ENOMEM, "%s", w->ob->path);
-			break;
-		}
-		for (size_t j = 0; j < p->n; j++)
-			if (p->calls[j].ref != NULL && p->calls[j].relsec == sec &&
-			    p->calls[j].relidx < n)
-				drop[p->calls[j].relidx] = true;
-		for (size_t j = 0; j < n && rc == 0; j++) {
-			GElf_Rela r;
-
-			if (drop[j])
-				continue;
-			if (gelf_getrela(d, (int)j, &r) == NULL ||
-			    gelf_update_rela(d, (int)kept++, &r) == 0)
-				rc = err_libelf(w->e, w->ob->path, "gelf_update_rela");
-		}
-		free(drop);
-		d->d_size = kept * sh.sh_entsize;
-		elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
-	}
-	free(gone);
-	return rc;
-}
-
-/*
- * Append the alias symbols and the anchors (global: after every local, as
- * ELF wants).  The symbol table's data is pointed at its grown bytes
- * first, so that each entry is written through libelf in the object's
- * class.
- */
-static int
-add_symbols(writer_t *w, const edits_t *ed)
-{
-	object_t *ob = w->ob;
-	size_t symsize = gelf_fsize(ob->elf, ELF_T_SYM, 1, EV_CURRENT), first;
-	size_t nanchors = ed->sites.nanchors, n = ed->naliases + nanchors;
-	grown_t *symtab, *xndx = NULL;
-
-	if (n == 0)
-		return 0;
-	if ((symtab = grown_section(w, ob->symndx)) == NULL ||
-	    (ob->xndx_scn != 0 && (xndx = grown_section(w, ob->xndx_scn)) == NULL))
-		return err_errno(w->e, ENOMEM, "%s", ob->path);
-	first = symtab->bytes.len / symsize;
-	sb_zero(&symtab->bytes, n * symsize);
-	if (symtab->bytes.failed)
-		return err_errno(w->e, ENOMEM, "%s", ob->path);
-	ob->syms->d_buf = symtab->bytes.data;
-	ob->syms->d_size = symtab->bytes.len;
-	for (size_t i = 0; i < n; i++) {
-		bool alias = i < ed->naliases;
-		const char *name = alias ? ed->aliases[i].name :
-		    ed->sites.anchors[i - ed->naliases];
-		int64_t off = append_string(w, ob->symsh.sh_link, name);
-		GElf_Sym sym;
-		size_t shndx = 0;
-		uint32_t x;
-
-		memset(&sym, 0, sizeof(sym));
-		if (off < 0 || (alias && !get_sym(ob, ed->aliases[i].of, &sym, &shndx)))
-			return err_errno(w->e, ENOMEM, "%s", ob->path);
-		/* An alias: untyped and empty (see the top of the file); an anchor: undefined. */
-		sym.st_name = (Elf64_Word)off;
-		sym.st_info = GELF_ST_INFO(STB_GLOBAL, STT_NOTYPE);
-		sym.st_other = STV_HIDDEN;
-		sym.st_size = 0;
-		if (gelf_update_sym(ob->syms, (int)(first + i), &sym) == 0)
-			return err_libelf(w->e, ob->path, "gelf_update_sym");
-		if (xndx != NULL) {
-			x = sym.st_shndx == SHN_XINDEX ? (uint32_t)shndx : 0;
-			sb_append(&xndx->bytes, &x, sizeof(x));
-		}
-	}
-	return 0;
-}
-
-/* Append the records to .usdt.sites, creating it if need be. */
-static int
-add_records(writer_t *w, const edits_t *ed)
-{
-	object_t *ob = w->ob;
-	size_t idx = sites_section(ob);
-	Elf_Scn *scn;
-	Elf_Data *d;
-	GElf_Shdr sh;
-	int64_t name;
-
-	if (ed->records.len == 0)
-		return 0;
-	if (idx != 0) {
-		grown_t *g = grown_section(w, idx);
-
-		if (g == NULL)
-			return err_errno(w->e, ENOMEM, "%s", ob->path);
-		sb_append(&g->bytes, ed->records.data, ed->records.len);
-		return 0;
-	}
-	if ((name = append_string(w, ob->shstrndx, SITES_SECTION)) < 0)
-		return err_errno(w->e, ENOMEM, "%s", ob->path);
-	if ((scn = elf_newscn(ob->elf)) == NULL || gelf_getshdr(scn, &sh) == NULL)
-		return err_libelf(w->e, ob->path, "elf_newscn");
-	sh.sh_name = (Elf64_Word)name;
-	sh.sh_type = SHT_PROGBITS;
-	sh.sh_flags = SHF_EXCLUDE;
-	sh.sh_addralign = 1;
-	if (gelf_update_shdr(scn, &sh) == 0 || (d = elf_newdata(scn)) == NULL)
-		return err_libelf(w->e, ob->path, "elf_newdata");
-	d->d_buf = ed->records.data;
-	d->d_size = ed->records.len;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = 1;
-	d->d_version = EV_CURRENT;
-	return 0;
-}
-
-/* Apply the plan to the copy open as ob (ELF_C_RDWR) and write it. */
-static int
-write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
-{
-	writer_t w = { ob, { { 0, { 0 } } }, 0, e };
-	off_t size;
-	int rc = -1;
-
-	if (patch_calls(&w, p) != 0 || remove_relocs(&w, p) != 0 ||
-	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0)
-		goto out;
-	if (install_grown(&w) != 0) {
-		err_errno(e, ENOMEM, "%s", ob->path);
-		goto out;
-	}
-	/*
-	 * Dirty as a whole: otherwise libelf (0.188) writes the section
-	 * headers straight from the array it read them into, one entry short
-	 * once .usdt.sites is new, so the added header came from past the
-	 * array's end (seen as a corrupt last section; valgrind: pwrite of
-	 * unaddressable bytes).  A dirty Elf gets its headers gathered anew.
-	 */
-	elf_flagelf(ob->elf, ELF_C_SET, ELF_F_DIRTY);
-	if ((size = elf_update(ob->elf, ELF_C_WRITE)) < 0) {
-		err_libelf(e, ob->path, "elf_update");
-		goto out;
-	}
-	/* libelf grows the file but does not shrink it. */
-	if (ftruncate(fd, size) != 0) {
-		err_errno(e, errno, "%s", ob->path);
-		goto out;
-	}
-	rc = 0;
-out:
-	/* libelf has written the grown bytes and reads them no more. */
-	for (size_t i = 0; i < w.ngrown; i++)
-		sb_free(&w.grown[i].bytes);
-	return rc;
-}
-
-/*
- * The object's image (as read, objin.c) in a new temporary for its real
- * path, in ts; its fd, or -1.  The temporary takes the object's owner,
- * group and mode (fileio.h).
- */
-static int
-copy_to_temp(tempset_t *ts, const objin_t *in, err_t *e)
-{
-	int fd;
-
-	if (tempset_add(ts, in->real, &in->st, &fd, e) < 0)
-		return -1;
-	if (fd_write_all(fd, in->bytes, in->len) != 0) {
-		err_errno(e, errno, "%s: copying it", in->real);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Edit a copy of the object in a temporary of ts, which the caller puts in
- * place (tempset_commit) once everything else has succeeded.
- */
-static int
-commit_object(const object_t *read_ob, const objin_t *in, const plan_t *p,
-    const edits_t *ed, err_t *e)
-{
-	object_t ob;
-	int fd, rc = -1;
-
-	memset(&ob, 0, sizeof(ob));
-	ob.path = read_ob->path;
-	ob.t = read_ob->t;
-	ob.isa = read_ob->isa;
-	ob.o = read_ob->o;
-	ob.temps = read_ob->temps;
-	ob.filesize = read_ob->filesize;
-	memcpy(ob.alias_prefix, read_ob->alias_prefix, sizeof(ob.alias_prefix));
-	ob.key = read_ob->key;
-	if ((fd = copy_to_temp(read_ob->temps, in, e)) < 0)
-		return -1;
-	if ((ob.elf = elf_begin(fd, ELF_C_RDWR, NULL)) == NULL)
-		err_libelf(e, read_ob->path, "elf_begin");
-	else if (object_init(&ob, e) != 0)
-		;	/* e is set */
-	else if (ob.nsections != read_ob->nsections || ob.nsyms != read_ob->nsyms)
-		err_set(e, "%s: changed while -G read it", read_ob->path);
-	else
-		rc = write_edits(&ob, p, ed, fd, e);
-	object_free(&ob);
-	if (ob.elf != NULL)
-		elf_end(ob.elf);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_errno(e, errno, "%s", in->real);
-	return rc;
-}
-
 /* ---- every object: planning, then writing ------------------------------------- */
 
 /* One object's plan: what to patch, and what the rewrite adds. */
@@ -1817,7 +1392,7 @@ typedef struct planned_object {
 
 struct rewrite_plan {
 	const mdl_model_t *m;
-	const usdt_target_t *t;
+	const target_t *t;
 	const call_isa_t *isa;
 	const rewrite_opts_t *o;
 	probe_index_t probes;
@@ -1826,6 +1401,8 @@ struct rewrite_plan {
 	tempset_t own;
 	planned_object_t *objs;
 	size_t nobjs;
+	const objin_t *ins;	/* every input, repeats too (rewrite_write) */
+	size_t nins;
 };
 
 /*
@@ -1839,7 +1416,7 @@ plan_elf(rewrite_plan_t *rp, planned_object_t *po, rewrite_sites_t *out, err_t *
 	object_t *ob = &po->ob;
 	int rc;
 
-	if ((rc = object_init(ob, e)) != 0 || ob->symscn == NULL)
+	if ((rc = rewrite_object_init(ob, e)) != 0 || ob->symscn == NULL)
 		return rc;
 	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1) {
 		rp->every_kept = true;
@@ -1897,7 +1474,7 @@ rewrite_plan_free(rewrite_plan_t *rp)
 	if (rp == NULL)
 		return;
 	for (size_t i = 0; i < rp->nobjs; i++) {
-		object_free(&rp->objs[i].ob);
+		rewrite_object_free(&rp->objs[i].ob);
 		edits_free(&rp->objs[i].ed);
 		free(rp->objs[i].p.calls);
 	}
@@ -1908,7 +1485,7 @@ rewrite_plan_free(rewrite_plan_t *rp)
 }
 
 int
-rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
+rewrite_plan(const mdl_model_t *m, const target_t *t, const objin_t *ins,
     size_t nins, const rewrite_opts_t *o, rewrite_plan_t **planp,
     rewrite_sites_t *out, err_t *e)
 {
@@ -1925,6 +1502,8 @@ rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
 	rp->isa = call_isa_for(t->arch->elf_machine);
 	rp->o = o;
 	rp->temps = o != NULL && o->temps != NULL ? o->temps : &rp->own;
+	rp->ins = ins;
+	rp->nins = nins;
 	*planp = rp;
 	if (nins == 0)
 		return 0;
@@ -1941,10 +1520,32 @@ rewrite_plan(const mdl_model_t *m, const usdt_target_t *t, const objin_t *ins,
 	for (size_t i = 0; i < nins && rc == 0; i++)
 		if (ins[i].same_as == NULL)
 			rc = plan_one(rp, &ins[i], out, e);
-	if (rc == 0 && list_kept(&rp->probes, out) != 0)
+	if (rc == 0 && (list_kept(&rp->probes, out) != 0 || list_sited(out) != 0))
 		rc = err_errno(e, ENOMEM, "rewriting probe calls");
 	out->every_kept = out->every_kept || rp->every_kept;
 	return rc;
+}
+
+/*
+ * The other names under which the object of po was given (hard links of
+ * it: objin.c reads it once) become its rewritten file too, so that each
+ * name given to -G carries the rewrite; each name once.
+ */
+static int
+link_other_names(rewrite_plan_t *rp, const planned_object_t *po, int entry, err_t *e)
+{
+	for (size_t i = 0; i < rp->nins; i++) {
+		const objin_t *in = &rp->ins[i];
+		bool done = strcmp(in->real, po->in->real) == 0;
+
+		if (in->same_as != po->in)
+			continue;
+		for (size_t j = 0; j < i && !done; j++)
+			done = rp->ins[j].same_as == po->in && strcmp(rp->ins[j].real, in->real) == 0;
+		if (!done && tempset_link(rp->temps, entry, in->real, e) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 int
@@ -1952,40 +1553,14 @@ rewrite_write(rewrite_plan_t *rp, err_t *e)
 {
 	for (size_t i = 0; i < rp->nobjs; i++) {
 		planned_object_t *po = &rp->objs[i];
+		int entry;
 
 		if (po->nsites == 0)
 			continue;
-		if (commit_object(&po->ob, po->in, &po->p, &po->ed, e) != 0)
+		if (rewrite_commit_object(&po->ob, po->in, &po->p, &po->ed, &entry, e) != 0 ||
+		    link_other_names(rp, po, entry, e) != 0)
 			return -1;
 		note(&po->ob, "rewrote %zu probe call%s", po->nsites, po->nsites == 1 ? "" : "s");
 	}
 	return rp->temps == &rp->own ? tempset_commit(&rp->own, e) : 0;
-}
-
-int
-rewrite_objects(const mdl_model_t *m, const usdt_target_t *t, char *const *paths,
-    size_t npaths, const rewrite_opts_t *o, rewrite_sites_t *out, err_t *e)
-{
-	objin_t *ins = calloc(npaths + 1, sizeof(*ins));
-	rewrite_plan_t *rp = NULL;
-	idset_t byreal;
-	size_t n = 0;
-	int rc = 0;
-
-	if (ins == NULL)
-		return err_errno(e, ENOMEM, "rewriting probe calls");
-	if (npaths > 0 && elf_version(EV_CURRENT) == EV_NONE)
-		rc = err_set(e, "libelf is out of date: elf_version failed: %s", elf_errmsg(-1));
-	idset_init(&byreal);
-	for (; rc == 0 && n < npaths; n++)
-		if ((rc = objin_read(&ins[n], paths[n], ins, n, &byreal, e)) != 0)
-			break;
-	idset_free(&byreal);
-	if (rc == 0 && (rc = rewrite_plan(m, t, ins, npaths, o, &rp, out, e)) == 0)
-		rc = rewrite_write(rp, e);
-	rewrite_plan_free(rp);
-	for (size_t i = 0; i < n; i++)
-		objin_free(&ins[i]);
-	free(ins);
-	return rc;
 }

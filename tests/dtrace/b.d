@@ -1,0 +1,4 @@
+/* A second provider file, linked beside a.d's. */
+provider gamma {
+	probe ping(long long, char *);
+};
