@@ -23,9 +23,11 @@
  * argument uses, the stack at the tracepoint is that of the call site, so
  * a unit's tracepoint is read like a rewritten call's.  The same address is
  * pushed back before `ret`, so a shadow stack (CET SHSTK) still matches.
- * A signal between pop and push may write below %rsp; the push rewrites
- * the slot from %r11 in any case.  The is-enabled function takes no stack
- * arguments and stays a nop and a ret.
+ * A signal between pop and push, or a uprobe the kernel turned into a call
+ * over the nop (its trampoline saves %r11 around its syscall), may write
+ * below %rsp: nothing lives there but the copy the push restores from
+ * %r11.  The is-enabled function takes no stack arguments and stays a nop
+ * and a ret.
  *
  * The unit is entered by a normal call (the header's macros, rewritten
  * objects' kept calls), or indirectly by libusdt's usdt_probe_call, whose
