@@ -162,4 +162,5 @@ const arch_t arch_aarch64 = {
 	.enabled_offset = 8,
 	.note_args = aarch64_note_args,
 	.note_args_call = aarch64_note_args,	/* bl pushes nothing */
+	.note_args_tail = aarch64_note_args,	/* nor does b */
 };

@@ -50,4 +50,5 @@ const arch_t arch_arm64_macos = {
 	.enabled_skip = 0,
 	.note_args = no_note_args,
 	.note_args_call = no_note_args,
+	.note_args_tail = no_note_args,
 };

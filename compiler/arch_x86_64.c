@@ -1,54 +1,83 @@
 /*
- * arch_x86_64.c - the x86_64 probe unit and where arguments lie at its entry.
+ * arch_x86_64.c - the x86_64 probe unit and where arguments lie at its
+ * tracepoint.
  *
- * The unit is two 8-byte slots.  Each starts with the 5-byte nop
- * `nopl 0(%rax,%rax,1)` (0f 1f 44 00 00), which is the tracepoint: uprobes
- * can single-step or emulate it, and dtrace -G writes the same nop over call
- * sites.  A `ret` follows, then a 2-byte nop pads the slot.
+ * The unit is 16 bytes: the probe function (10 bytes), then the is-enabled
+ * function (6 bytes, at +10).  The tracepoint is the 5-byte nop
+ * `nopl 0(%rax,%rax,1)` (0f 1f 44 00 00): uprobes can single-step or
+ * emulate it, and dtrace -G writes the same nop over call sites.
  *
- * The unit is entered by a normal call, so its arguments are where the
- * System V AMD64 ABI puts them: integer-class values in rdi, rsi, rdx, rcx,
- * r8, r9, floating values in xmm0-xmm7, the rest on the stack from 8(%rsp)
- * (0(%rsp) holds the return address).  A struct or union passed by value
- * reaches here only when one general register holds it (at most 8 bytes,
- * no floating member): the parser takes the others for pointers, with a
- * warning (D_PROBE_BYVALUE in parse.c), since no single note operand can
- * describe two registers or a copy on the stack.  The other branches stay for models built without
- * the parser (libusdt).
+ *	+0	41 5b		pop %r11	the return address, off the stack
+ *	+2	0f 1f 44 00 00	nopl		the probe tracepoint
+ *	+7	41 53		push %r11	the return address, back
+ *	+9	c3		ret
+ *	+10	0f 1f 44 00 00	nopl		the is-enabled tracepoint
+ *	+15	c3		ret
  *
- * At a call site that -G rewrote into the tracepoint, the registers are the
- * same, but the call has not pushed its return address: stack arguments
- * start at 0(%rsp) (note_args_call).
+ * Why the pop: every consumer reads a probe's stack arguments as at a
+ * call site in the caller, where the call has pushed nothing yet.  Oracle's
+ * DTrace takes argument 6 from 0(%rsp), and so do the illumos, FreeBSD and
+ * xnu fasttraps (fasttrap_usdt_getarg: fasttrap_anarg(regs, 0, argno) reads
+ * stack[argno - 6], with no slot for a return address).  With the return
+ * address popped into %r11, a scratch register of the System V ABI that no
+ * argument uses, the stack at the tracepoint is that of the call site, so
+ * a unit's tracepoint is read like a rewritten call's.  The same address is
+ * pushed back before `ret`, so a shadow stack (CET SHSTK) still matches.
+ * A signal between pop and push, or a uprobe the kernel turned into a call
+ * over the nop (its trampoline saves %r11 around its syscall), may write
+ * below %rsp: nothing lives there but the copy the push restores from
+ * %r11.  The is-enabled function takes no stack arguments and stays a nop
+ * and a ret.
  *
- * FreeBSD and illumos (DOF version 2) want the is-enabled function to
- * return an int that the tracer sets: their unit (arch_x86_64_v2)
- * clears %rax in the is-enabled slot with `xor %rax,%rax` (48 33 c0, the
- * bytes dtrace -G writes over is-enabled calls), and the tracepoint is the
- * first of two 1-byte nops after it, 3 bytes past the slot's start, where
- * the tracer sets %rax to 1.  The probe slot is the same as on Linux.
+ * The unit is entered by a normal call (the header's macros, rewritten
+ * objects' kept calls), or indirectly by libusdt's usdt_probe_call, whose
+ * images claim SHSTK only (runtime/stubs_x86_64.S), so it needs no endbr64.
+ *
+ * Its arguments are where the System V AMD64 ABI puts them: integer-class
+ * values in rdi, rsi, rdx, rcx, r8, r9, floating values in xmm0-xmm7, the
+ * rest on the stack, at the tracepoint from 0(%rsp).  A struct or union
+ * passed by value reaches here only when one general register holds it (at
+ * most 8 bytes, no floating member): the parser takes the others for
+ * pointers, with a warning (D_PROBE_BYVALUE in parse.c), since no single
+ * note operand can describe two registers or a copy on the stack.  The
+ * other branches stay for models built without the parser (libusdt).
+ *
+ * At a call site that -G rewrote into the tracepoint, the registers and
+ * the stack are the same (note_args_call).  At a tail call -G rewrote
+ * (`jmp` into `ret`), the caller's return address is still at 0(%rsp), and
+ * stack arguments start at 8(%rsp) (note_args_tail).
+ *
+ * FreeBSD, illumos and macOS (DOF version 2) want the is-enabled function
+ * to return an int that the tracer sets: their unit (arch_x86_64_v2)
+ * clears %rax in the is-enabled function with `xor %rax,%rax` (48 33 c0,
+ * the bytes dtrace -G writes over is-enabled calls), and the tracepoint is
+ * the first of two 1-byte nops after it, 3 bytes past the function's
+ * start, where the tracer sets %rax to 1.  The probe function is the same
+ * as on Linux.
  */
 #include <elf.h>
 
 #include "insn.h"
 #include "target.h"
 
+/* The probe function: the tracepoint with the return address popped. */
+#define X86_64_PROBE \
+	X86_POP_R11, \
+	X86_NOP5,			/* +2: the probe tracepoint */ \
+	X86_PUSH_R11, \
+	X86_RET
+
 static const uint8_t x86_64_unit[16] = {
-	X86_NOP5,			/* probe: the tracepoint */
+	X86_64_PROBE,
+	X86_NOP5,			/* +10 is-enabled: the tracepoint */
 	X86_RET,
-	X86_NOP2,
-	X86_NOP5,			/* is-enabled: the tracepoint */
-	X86_RET,
-	X86_NOP2,
 };
 
 static const uint8_t x86_64_v2_unit[16] = {
-	X86_NOP5,			/* probe: the tracepoint */
+	X86_64_PROBE,
+	X86_XOR_RAX,			/* +10 is-enabled: returns 0 */
+	X86_NOP, X86_NOP,		/* +13: the tracepoint, nop; nop */
 	X86_RET,
-	X86_NOP2,
-	X86_XOR_RAX,			/* is-enabled: returns 0 */
-	X86_NOP, X86_NOP,		/* +3: the tracepoint, nop; nop */
-	X86_RET,
-	X86_NOP2,
 };
 
 /* Integer argument registers by size: 8, 4, 2, 1 bytes. */
@@ -122,18 +151,18 @@ describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
 	}
 }
 
-/* At a unit's entry: past the return address. */
+/* At a unit's tracepoint or a rewritten call: no return address on the stack. */
 static void
 x86_64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
-	describe_args(m, pr, out, 8);
+	describe_args(m, pr, out, 0);
 }
 
-/* At a rewritten call: nothing pushed yet. */
+/* At a rewritten tail call: past the caller's return address. */
 static void
-x86_64_note_args_call(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
+x86_64_note_args_tail(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 {
-	describe_args(m, pr, out, 0);
+	describe_args(m, pr, out, 8);
 }
 
 #define X86_64_RELOCS \
@@ -151,10 +180,11 @@ const arch_t arch_x86_64 = {
 	.unit = x86_64_unit,
 	.unit_size = sizeof(x86_64_unit),
 	.unit_align = 16,
-	.probe_offset = 0,
-	.enabled_offset = 8,
+	.probe_offset = 2,
+	.enabled_offset = 10,
 	.note_args = x86_64_note_args,
-	.note_args_call = x86_64_note_args_call,
+	.note_args_call = x86_64_note_args,
+	.note_args_tail = x86_64_note_args_tail,
 };
 
 const arch_t arch_x86_64_v2 = {
@@ -165,9 +195,10 @@ const arch_t arch_x86_64_v2 = {
 	.unit = x86_64_v2_unit,
 	.unit_size = sizeof(x86_64_v2_unit),
 	.unit_align = 16,
-	.probe_offset = 0,
-	.enabled_offset = 8,
+	.probe_offset = 2,
+	.enabled_offset = 10,
 	.enabled_skip = 3,
 	.note_args = x86_64_note_args,
-	.note_args_call = x86_64_note_args_call,
+	.note_args_call = x86_64_note_args,
+	.note_args_tail = x86_64_note_args_tail,
 };

@@ -17,6 +17,8 @@
 #define X86_NOP		0x90				/* nop */
 #define X86_RET		0xc3				/* ret */
 #define X86_XOR_RAX	0x48, 0x33, 0xc0		/* xor %rax,%rax */
+#define X86_POP_R11	0x41, 0x5b			/* pop %r11 */
+#define X86_PUSH_R11	0x41, 0x53			/* push %r11 */
 #define X86_CALL_REL32	0xe8				/* call rel32 (opcode) */
 #define X86_JMP_REL32	0xe9				/* jmp rel32 (opcode) */
 

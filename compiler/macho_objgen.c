@@ -56,7 +56,7 @@
  *			_UNSIGNED (the unit's symbol), 4 bytes, the addend in
  *			place being the entry as ld64 records a site: the
  *			tracepoint's offset in the unit minus the kernel's
- *			adjustment (x86_64: probe 0 + 1, is-enabled 11 - 2;
+ *			adjustment (x86_64: probe 2 + 1, is-enabled 13 - 2;
  *			arm64: 0 and 8).  The linker stores unit - DOF +
  *			addend: relative, a link-time constant.  dofpr_addr
  *			stays 0 with no Mach-O relocation (an absolute address

@@ -34,7 +34,7 @@ typedef struct rewrite_site {
 	char *symbol;		/* what relocations use: func, or its alias */
 	uint32_t offset;	/* of the tracepoint from the start of func */
 	bool is_enabled;	/* an is-enabled site */
-	bool tail;		/* was a tail call: arguments lie as at stub entry */
+	bool tail;		/* was a tail call: the return address is on the stack */
 	bool marked;		/* an inline site the header marked: its note is in the object */
 } rewrite_site_t;
 

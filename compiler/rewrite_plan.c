@@ -72,10 +72,11 @@
  * keep choosing the function's own name, even over a local one; hidden
  * symbols stay in a linked file's .symtab.  Each probe site also gets a stapsdt
  * note (built by objgen.c) at the same place; its arguments are where the
- * calling convention left them at the call, which differs from a stub's
- * entry in one point on x86_64: stack arguments start at 0(%rsp), there is
- * no return address yet (arch->note_args_call).  A tail call's arguments
- * are as at stub entry.
+ * calling convention left them at the call: stack arguments start at
+ * 0(%rsp), there is no return address yet (arch->note_args_call; the same
+ * as at a unit's tracepoint, whose x86_64 code pops the return address
+ * first).  At a rewritten tail call the caller's return address is still
+ * on the stack (arch->note_args_tail).
  *
  * Running -G again.  A rewritten site has no relocation left, so a second
  * -G over the same objects would find nothing.  Each rewrite therefore

@@ -2,7 +2,7 @@
  * target.h - what differs between the platforms usdtc writes for.
  *
  * A target is an architecture (instruction set, ELF machine, the probe unit
- * of stub code, where arguments lie at a stub's entry) plus an operating
+ * of stub code, where arguments lie at its tracepoint) plus an operating
  * system's DTrace conventions (DOF version for is-enabled probes, the ELF
  * relocation for DOF addresses, whether Linux stapsdt notes are written).
  *
@@ -11,7 +11,9 @@
  * probes) and by the -G object, in a COMDAT group named after the probe
  * function so the linker keeps exactly one copy:
  *
- *	__dtrace_P___N:		+probe_offset	the tracepoint (x86_64: 5-byte nop), ret
+ *	__dtrace_P___N:		[x86_64: pop the return address,]
+ *				+probe_offset	the tracepoint (x86_64: 5-byte nop),
+ *						[x86_64: push it back,] ret
  *	__dtraceenabled_P___N:	+enabled_offset	[DOF v2: clear the result,]
  *				+enabled_skip	the is-enabled tracepoint, ret
  *
@@ -58,7 +60,8 @@ typedef struct arch {
 	uint32_t enabled_skip;
 	/*
 	 * Append the stapsdt argument description ("-4@%edi 8@%rsi ...") of a
-	 * probe's native arguments as they lie at the unit's entry.
+	 * probe's native arguments as they lie at the unit's probe tracepoint
+	 * (x86_64: the return address popped, so as at the call).
 	 */
 	void (*note_args)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 	/*
@@ -67,6 +70,12 @@ typedef struct arch {
 	 * has been pushed yet.
 	 */
 	void (*note_args_call)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
+	/*
+	 * The same at a tail call -G rewrote (a jump into `ret`): the
+	 * caller's return address is on the stack (x86_64: stack arguments
+	 * from 8(%rsp)).
+	 */
+	void (*note_args_tail)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 } arch_t;
 
 enum target_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };

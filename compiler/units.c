@@ -103,19 +103,18 @@ address_size(const target_t *t)
  * provider, probe as declared and the argument description, NUL-ended,
  * padded to 4.  Returns the offset of pc in the note.
  */
+typedef void note_args_fn(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
+
 static size_t
 note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
-    bool at_call, strbuf_t *out)
+    note_args_fn *note_args, strbuf_t *out)
 {
 	unsigned asz = address_size(u->t);
 	strbuf_t args;
 	size_t descsz;
 
 	sb_init(&args);
-	if (at_call)
-		u->t->arch->note_args_call(u->m, pr, &args);
-	else
-		u->t->arch->note_args(u->m, pr, &args);
+	note_args(u->m, pr, &args);
 	sb_putc(&args, '\0');
 	descsz = STAPSDT_NADDRS * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
 	sb_u32(out, sizeof(STAPSDT_NOTE_NAME));
@@ -143,7 +142,7 @@ add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	int sec;
 
 	sb_init(&bytes);
-	pc = note_bytes(u, p, pr, false, &bytes);
+	pc = note_bytes(u, p, pr, u->t->arch->note_args, &bytes);
 	if (bytes.failed) {
 		sb_free(&bytes);
 		return -1;
@@ -222,7 +221,10 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 	for (size_t i = 0; pcs != NULL && i < n; i++) {
 		size_t start = bytes.len;
 
-		pcs[i] = start + note_bytes(u, sites[i].p, sites[i].pr, sites[i].at_call, &bytes);
+		note_args_fn *args = sites[i].at_call ? u->t->arch->note_args_call :
+		    u->t->arch->note_args_tail;
+
+		pcs[i] = start + note_bytes(u, sites[i].p, sites[i].pr, args, &bytes);
 	}
 	if (n > 0 && pcs != NULL && !bytes.failed) {
 		elfw_section_desc_t sd = { STAPSDT_NOTE_SECTION, SHT_NOTE, 0,

@@ -67,8 +67,8 @@ typedef struct units_site {
  * any group (one section however many sites: section numbers are 16-bit
  * before extended numbering): pc = symbol + offset, the semaphore of the
  * site's probe (whose group must be in the object already), arguments as
- * they lie at the call (at_call) or, for a rewritten tail call, as at a
- * unit's entry.  Returns 0, or -1 as units_add_probe_group.
+ * they lie at the call (at_call) or, for a rewritten tail call, with the
+ * caller's return address on the stack (arch->note_args_tail).  Returns 0, or -1 as units_add_probe_group.
  */
 int units_add_site_notes(units_t *u, const units_site_t *sites, size_t n);
 

@@ -3,12 +3,16 @@
  * number of arguments.
  *
  * usdt_x86_64_unit is the probe unit of compiler/arch_x86_64.c written as
- * instructions (a unit test checks that the bytes are the same): two 8-byte
- * slots, each a 5-byte nop that is the tracepoint, a ret, and a 2-byte nop
- * to fill the slot.  The probe slot is entered with the probe's arguments
- * where the System V ABI puts them; the is-enabled slot with a pointer to a
- * uint32_t the tracer sets to 1.  The -h header and the -G object carry
- * their own copies of these bytes; this one is for the run-time library.
+ * instructions (a unit test checks that the bytes are the same): 16 bytes,
+ * the probe function (pop %r11, the 5-byte nop that is the tracepoint,
+ * push %r11, ret: at the tracepoint the stack is as at the call, so
+ * tracers read stack arguments from 0(%rsp) as at a call site; the same
+ * return address goes back for ret, so a shadow stack still matches),
+ * then at +10 the is-enabled function (the 5-byte nop, ret).  The probe
+ * function is entered with the probe's arguments where the System V ABI
+ * puts them; the is-enabled function with a pointer to a uint32_t the
+ * tracer sets to 1.  The -h header and the -G object carry their own
+ * copies of these bytes; this one is for the run-time library.
  *
  * usdt_probe_call(unit, argc, argv) fires a probe whose arguments are only
  * known at run time (libusdt's usdt_fire_probe): argv[0..5] go to rdi, rsi,
@@ -25,8 +29,10 @@
  * keeps both bits (the linker ANDs them over its objects):
  * usdt_probe_call begins with endbr64 (it is called directly today, the
  * mark costs nothing should it become an indirect target) and every call
- * returns where it was made.  usdt_x86_64_unit is never executed.  The
- * units in a run-time image are called indirectly (call *%r11 below) and
+ * returns where it was made (a unit's pop and push of %r11 put the same
+ * return address back).  usdt_x86_64_unit is never executed.  The units in
+ * a run-time image are called indirectly (call *%r11 below; the unit then
+ * pops its return address into %r11, which the call no longer needs) and
  * have no endbr64, so the image claims SHSTK only (usdt_image.c), and a
  * loader that enforces IBT refuses or relaxes it for that image.
  */
@@ -38,12 +44,12 @@
 	.type	usdt_x86_64_unit, @function
 	.balign	16
 usdt_x86_64_unit:
-	{disp8} nopl 0x0(%rax,%rax,1)	/* 0f 1f 44 00 00: the probe tracepoint */
+	popq	%r11			/* 41 5b: the return address */
+	{disp8} nopl 0x0(%rax,%rax,1)	/* +2, 0f 1f 44 00 00: the probe tracepoint */
+	pushq	%r11			/* 41 53: the return address, back */
 	ret				/* c3 */
-	xchg	%ax, %ax		/* 66 90 */
-	{disp8} nopl 0x0(%rax,%rax,1)	/* +8: the is-enabled tracepoint */
+	{disp8} nopl 0x0(%rax,%rax,1)	/* +10: the is-enabled tracepoint */
 	ret
-	xchg	%ax, %ax
 	.size	usdt_x86_64_unit, . - usdt_x86_64_unit
 
 	.globl	usdt_probe_call

@@ -46,7 +46,8 @@
  * and, only when the DOF was registered with DTrace, also runs the
  * is-enabled tracepoint with a flag DTrace sets.  Under kernel lockdown
  * the DOF has no is-enabled sites (drti_proto.h), so instead it looks at
- * the probe's tracepoint: a uprobe there (DTrace's, or any tracer's) has
+ * the probe's tracepoint (x86_64: 2 bytes into the unit, past the pop of
+ * the return address, arch_x86_64.c): a uprobe there (DTrace's, or any tracer's) has
  * replaced its first instruction with the breakpoint the kernel uses,
  * which the process reads like any other byte of its text.  Neither takes a lock or
  * touches anything shared between providers, so probes fire in any thread
@@ -105,7 +106,8 @@ uprobe_at(const void *site)
 /* An enabled probe: the public part first, so usdt_probe_t * points here. */
 typedef struct fire {
 	usdt_probe_t pub;
-	const void *unit;			/* the probe tracepoint */
+	const void *unit;			/* the probe function (its unit) */
+	const void *tracepoint;			/* in it, probe_offset bytes in */
 	void (*enabled)(uint32_t *flag);	/* the is-enabled tracepoint */
 	const uint16_t *semaphore;		/* NULL when the target has none */
 	bool dtrace;				/* registered, is-enabled sites too */
@@ -684,12 +686,13 @@ attach_probes(usdt_provider_t *provider, loaded_t *l, const usdt_image_layout_t 
 		const usdt_image_addrs_t *a = &layout->probes[i];
 		fire_t *f = &l->fires[i];
 
-		f->unit = (const void *)(l->base + a->probe);
+		f->unit = (const void *)(l->base + a->entry);
 		f->enabled = (void (*)(uint32_t *))(l->base + a->enabled);
 		f->semaphore = a->semaphore ? (const uint16_t *)(l->base + a->semaphore) : NULL;
 		f->dtrace = l->reg.gen >= 0 && l->reg.strip == 0;
 		f->breakpoint = l->reg.gen >= 0 && l->reg.strip == 1;
-		f->pub.probe_addr = (void *)f->unit;
+		f->tracepoint = (const void *)(l->base + a->probe);
+		f->pub.probe_addr = (void *)f->tracepoint;
 		f->pub.isenabled_addr = (int (*)(void))(l->base + a->enabled);
 	}
 	i = 0;
@@ -833,7 +836,7 @@ usdt_is_enabled(usdt_probe_t *probe)
 	if (f->semaphore != NULL && __atomic_load_n(f->semaphore, __ATOMIC_RELAXED) != 0)
 		return 1;
 	if (f->breakpoint)
-		return uprobe_at(f->unit);
+		return uprobe_at(f->tracepoint);
 	if (!f->dtrace)
 		return 0;
 	f->enabled(&flag);

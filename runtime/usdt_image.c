@@ -556,7 +556,8 @@ fill_layout(const image_t *img, usdt_image_layout_t *out, err_t *e)
 	if (dof <= 0)
 		return err_set(e, "the DOF is missing from the object");
 	for (size_t i = 0; i < img->n; i++) {
-		out->probes[i].probe = units + unit_offset(img, i) + a->probe_offset;
+		out->probes[i].entry = units + unit_offset(img, i);
+		out->probes[i].probe = out->probes[i].entry + a->probe_offset;
 		out->probes[i].enabled = units + unit_offset(img, i) + a->enabled_offset;
 		out->probes[i].semaphore = sems ? sems + i * STAPSDT_SEMAPHORE_SIZE : 0;
 	}

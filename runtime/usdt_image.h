@@ -25,7 +25,8 @@ typedef struct usdt_image_probe {
 
 /* Where one probe's pieces are, as offsets from the object's load base. */
 typedef struct usdt_image_addrs {
-	uint64_t probe;		/* the probe tracepoint (its unit) */
+	uint64_t entry;		/* the probe function: its unit, what is called */
+	uint64_t probe;		/* the probe tracepoint, probe_offset into it */
 	uint64_t enabled;	/* the is-enabled tracepoint */
 	uint64_t semaphore;	/* the 2-byte semaphore, 0 if none */
 } usdt_image_addrs_t;

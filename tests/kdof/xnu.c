@@ -504,7 +504,7 @@ wants(void)
 #ifdef KDOF_ARM64
 		uint64_t adj = 0;
 #else
-		uint64_t adj = en ? 3 : 0;	/* past xor %rax,%rax */
+		uint64_t adj = en ? 3 : 2;	/* past xor %rax,%rax; past pop %r11 */
 #endif
 		printf("WANT %s:%s %s rel=0x%llx\n", prov, probe, en ? "is-enabled" : "probe",
 		    (unsigned long long)(addr + adj));

@@ -77,16 +77,16 @@ extern "C" {
 "\t.type __dtrace_" f ",@function\n" \
 "\t.size __dtrace_" f ",16\n" \
 "__dtrace_" f ":\n" \
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
 "\t.weak __dtraceenabled_" f "\n" \
 "\t.hidden __dtraceenabled_" f "\n" \
 "\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",8\n" \
+"\t.size __dtraceenabled_" f ",6\n" \
 "__dtraceenabled_" f ":\n" \
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
-_USDT_NOTE_("__dtrace_" f, p, n, a) \
+_USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
 "\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 2\n" \
 "\t.weak " p "_" n "_semaphore\n" \

@@ -35,13 +35,13 @@ extern "C" {
 "\t.type __dtrace_" f ",@function\n" \
 "\t.size __dtrace_" f ",16\n" \
 "__dtrace_" f ":\n" \
-"\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3,0x66,0x90\n" \
+"\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
 "\t.weak __dtraceenabled_" f "\n" \
 "\t.hidden __dtraceenabled_" f "\n" \
 "\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",8\n" \
+"\t.size __dtraceenabled_" f ",6\n" \
 "__dtraceenabled_" f ":\n" \
-"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3,0x66,0x90\n" \
+"\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3\n" \
 "\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
