@@ -32,6 +32,32 @@ scratch() { mktemp -d "$SCRATCH_ROOT/s.XXXXXX"; }
 
 suite_exit() { exit "$suite_failed"; }
 
+# Waiting: for a condition, never for a length of time, so that a loaded
+# machine makes a test slower, not red.  The cap ($WAIT_CAP seconds,
+# default 300) only ends a test that hangs; a check is never expected to
+# meet it.
+# wait_until CMD...: poll CMD every 0.05 s until it succeeds (false at the cap).
+wait_until() {
+	local end=$((SECONDS + ${WAIT_CAP:-300}))
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+# has_line FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
+# also true (ending the wait) once process PID is gone, so a wait for a
+# tracer's line ends when the tracer has died; the caller's check then fails.
+has_line() {
+	grep -q -- "$2" "$1" 2>/dev/null && return 0
+	[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null
+}
+# wait_line FILE REGEX [PID]: wait until has_line FILE REGEX [PID]; false
+# if FILE has no such line by then.
+wait_line() {
+	wait_until has_line "$@"
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+
 # build_driver OUT SRC...: a test driver (tests/unit, tests/macho/mutate.c)
 # from its own sources and the core library as the Makefile builds it for
 # tests, with ASan and UBSan ($B/test/libusdtc.a; the program's file reading
