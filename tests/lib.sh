@@ -67,8 +67,30 @@ case $B in /*) ;; *) B=$ROOT/$B ;; esac
 DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
 	-I"$ROOT/compiler" -I"$ROOT/usdtc"
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+# Under tests/run with every suite, $USDTC_DRIVER_LOG names a file: OUT is
+# then a script that appends the driver's sources to it and runs the
+# program (OUT.bin), so tests/run can check that every driver in
+# tests/unit was really run by some suite.
 build_driver() {
 	local out=$1; shift
-	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
-	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
+	if [ -z "${USDTC_DRIVER_LOG:-}" ]; then
+		(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
+		    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
+		return
+	fi
+	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out.bin" "$@" \
+	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf) || return
+	printf '#!/bin/sh\necho %q >> %q\nexec %q "$@"\n' "$*" "$USDTC_DRIVER_LOG" "$out.bin" > "$out" &&
+	    chmod +x "$out"
+}
+
+# build_step NAME CMD...: a build step, not a check: silent when CMD succeeds,
+# `FAIL - NAME: its output` (false) when it does not.  A compile proves
+# nothing about behaviour; what is built is checked by what runs it.
+build_step() {
+	local name=$1; shift
+	local out
+	out=$("$@" 2>&1) && return 0
+	fail "$name" "$(echo "$out" | tail -n 5 | tr '\n' ' ')"
+	return 1
 }

@@ -4,26 +4,20 @@
  * The assembled probe unit must be byte for byte the unit the compiler
  * writes into headers and objects, and usdt_probe_call must deliver 0 to 8
  * arguments exactly where a C callee expects them (registers, then stack).
- * Prints one "ok"/"FAIL" line per check and exits non-zero on failure.
+ * Prints one "ok"/"FAIL" line per check (tests/testlib.h) and exits non-zero on failure.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "target.h"
+#include "../testlib.h"
 
 extern const unsigned char usdt_x86_64_unit[];
 void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
-static int failed;
-
-static void
-report(int ok, const char *name)
-{
-	printf("%s - %s\n", ok ? "ok" : "FAIL", name);
-	if (!ok)
-		failed = 1;
-}
+/* One ok/FAIL line; a failure names the line whose expectation failed. */
+#define report(ok, name) check((ok), (name), "%s", "not what the compiler's unit or the ABI says")
 
 /* What the callee saw, and a check that its stack was aligned. */
 static long seen[8];
@@ -75,5 +69,5 @@ main(void)
 	argv[0] = &flag;
 	usdt_probe_call(usdt_x86_64_unit + usdt_arch_x86_64.enabled_offset, 1, argv);
 	report(flag == 7, "calling the unit's probe and is-enabled slots returns");
-	return failed;
+	return test_summary();
 }

@@ -35,7 +35,7 @@
 #include "model.h"
 #include "rewrite.h"
 #include "target.h"
-#include "testlib.h"
+#include "../testlib.h"
 
 /* ---- the model: provider t { probe a(int); probe b(int, long); } -------- */
 
@@ -657,5 +657,5 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s fixture OBJ COPY BITCODE-PATH\n", argv[0]);
 		return 2;
 	}
-	return check_failures ? 1 : 0;
+	return test_summary();
 }
