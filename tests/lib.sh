@@ -69,8 +69,8 @@ DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 # Under tests/run with every suite, $USDTC_DRIVER_LOG names a file: OUT is
 # then a script that appends the driver's sources to it and runs the
-# program (OUT.bin), so tests/run can check that every driver in
-# tests/unit was really run by some suite.
+# program (built as DIR/.bin/NAME, so it keeps its name), so tests/run can
+# check that every driver in tests/unit was really run by some suite.
 build_driver() {
 	local out=$1; shift
 	if [ -z "${USDTC_DRIVER_LOG:-}" ]; then
@@ -78,9 +78,12 @@ build_driver() {
 		    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
 		return
 	fi
-	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out.bin" "$@" \
+	local bin
+	bin=$(dirname "$out")/.bin/$(basename "$out")
+	mkdir -p "$(dirname "$bin")" &&
+	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$bin" "$@" \
 	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf) || return
-	printf '#!/bin/sh\necho %q >> %q\nexec %q "$@"\n' "$*" "$USDTC_DRIVER_LOG" "$out.bin" > "$out" &&
+	printf '#!/bin/sh\necho %q >> %q\nexec %q "$@"\n' "$*" "$USDTC_DRIVER_LOG" "$bin" > "$out" &&
 	    chmod +x "$out"
 }
 

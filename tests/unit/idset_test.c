@@ -264,10 +264,10 @@ int
 main(void)
 {
 	test_begin("idset_add / idset_find find what a scan finds (first wins)");
-	run(false, false, 40000, 25000);
+	run(false, false, 12000, 7500);
 	test_end();
 	test_begin("idset_set / idset_find find what a scan finds (last wins)");
-	run(false, true, 40000, 25000);
+	run(false, true, 12000, 7500);
 	test_end();
 	test_begin("every key in one slot: equality alone decides");
 	run(true, false, 1500, 1000);
