@@ -317,9 +317,10 @@ fuzz:
 
 replays: $(REPLAYS)
 
+# SUITES=... runs only those suites (.ci/run's sanitizer pass does).
 test: deps
 	$(MAKE) all replays
-	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run
+	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run $(SUITES)
 
 # The fast tier, for the edit-compile-test loop: under a minute, no root,
 # no tracer (the front end, goldens, errors and warnings, the command line,
