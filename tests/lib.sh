@@ -44,17 +44,17 @@ wait_until() {
 		sleep 0.05
 	done
 }
-# has_line FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
+# line_or_gone FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
 # also true (ending the wait) once process PID is gone, so a wait for a
 # tracer's line ends when the tracer has died; the caller's check then fails.
-has_line() {
+line_or_gone() {
 	grep -q -- "$2" "$1" 2>/dev/null && return 0
 	[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null
 }
-# wait_line FILE REGEX [PID]: wait until has_line FILE REGEX [PID]; false
+# wait_line FILE REGEX [PID]: wait until line_or_gone FILE REGEX [PID]; false
 # if FILE has no such line by then.
 wait_line() {
-	wait_until has_line "$@"
+	wait_until line_or_gone "$@"
 	grep -q -- "$2" "$1" 2>/dev/null
 }
 
