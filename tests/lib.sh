@@ -5,7 +5,9 @@
 #   FAIL - NAME: why
 #   SKIP - NAME: why
 # tests/run counts these lines across suites.  A suite must exit non-zero
-# if any check failed.
+# if any check failed.  C test drivers print the same lines through
+# tests/testlib.h.  A build is not a check (build_step): what it built is.
+# A wait is for a condition (wait_until, wait_line), never a sleep.
 
 : "${USDTC:?USDTC must name the usdtc binary}"
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
