@@ -46,7 +46,7 @@ trace_run() {
 	rc=$?
 	touch "$w/stop"
 	wait "$pid"
-	grep -Ev '^(Attaching [0-9]+ probes?\.\.\.)?$' "$w/bt.out" | sort > "$w/got"
+	grep -Ev '^(Attaching [0-9]+ probes?\.\.\.|@[A-Za-z0-9_]+(\[.*\])?: .*)?$' "$w/bt.out" | sort > "$w/got"
 	"$want" | sort > "$w/want"
 	if [ "$rc" -eq 0 ] && cmp -s "$w/want" "$w/got"; then
 		ok "$name: bpftrace reads the probes' arguments ($(tr '\n' ';' < "$w/got"))"
