@@ -12,11 +12,14 @@
  * providers must coexist), with the same calls in the same order, and
  * waits for a file instead of a line.
  *
- * Usage: classic c|i GOFILE [ENDFILE].  Prints "enabled PID" once all 33
- * are enabled; fires each once GOFILE exists, then, given ENDFILE, prints
- * "fired" and waits until ENDFILE exists, so that a tracer attached to
- * this process ends by itself, not because the process went away (bpftrace
- * 0.17 prints its maps when its target exits, before its END probe runs);
+ * Usage: classic c|i GOFILE [ENDFILE [all]].  Prints "enabled PID" once all
+ * 33 are enabled; fires each once GOFILE exists (with "all": once GOFILE
+ * exists and usdt_is_enabled says every probe is enabled, which a tracer
+ * may do after it says it is attached), then, given ENDFILE, prints
+ * "fired N" (N: the probes usdt_is_enabled said were enabled) and waits
+ * until ENDFILE exists, so that a tracer attached to this process ends by
+ * itself, not because the process went away (bpftrace 0.17 prints its
+ * maps when its target exits, before its END probe runs);
  * then cleans up and prints "done".  Each wait gives up after 10 minutes,
  * so a broken test leaves no process behind.
  */
@@ -46,11 +49,29 @@ static usdt_provider_t *providers[NPROV];
 static usdt_probedef_t *probedefs[NPROV];
 static void *args[NPROV][USDT_ARG_MAX];
 
-static void
+static int
 fire_probe(usdt_probedef_t *probedef, int argc, void **argv)
 {
-	if (usdt_is_enabled(probedef->probe))
-		usdt_fire_probe(probedef->probe, argc, argv);
+	if (!usdt_is_enabled(probedef->probe))
+		return 0;
+	usdt_fire_probe(probedef->probe, argc, argv);
+	return 1;
+}
+
+/* Wait until every probe is enabled, or the cap has passed. */
+static void
+wait_all_enabled(void)
+{
+	time_t end = time(NULL) + WAIT_CAP;
+	int n;
+
+	do {
+		for (n = 0; n < NPROV && usdt_is_enabled(probedefs[n]->probe); n++)
+			;
+		if (n == NPROV)
+			return;
+		usleep(20000);
+	} while (time(NULL) < end);
 }
 
 /* Provider n: probe "type<kind>:<n>arg" of n arguments. */
@@ -98,6 +119,7 @@ int
 main(int argc, char **argv)
 {
 	char kind;
+	int fired = 0;
 
 	if (argc < 3 || (argv[1][0] != 'c' && argv[1][0] != 'i')) {
 		fprintf(stderr, "usage: %s c|i GOFILE [ENDFILE]\n", argv[0]);
@@ -110,10 +132,12 @@ main(int argc, char **argv)
 	printf("enabled %d\n", (int)getpid());
 	fflush(stdout);
 	wait_for_file(argv[2]);
+	if (argc > 4 && strcmp(argv[4], "all") == 0)
+		wait_all_enabled();
 	for (int n = 0; n < NPROV; n++)
-		fire_probe(probedefs[n], n, args[n]);
+		fired += fire_probe(probedefs[n], n, args[n]);
 	if (argc > 3) {
-		printf("fired\n");
+		printf("fired %d\n", fired);
 		fflush(stdout);
 		wait_for_file(argv[3]);
 	}
