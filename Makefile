@@ -1,6 +1,6 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), test, fuzz, demo, demo-libusdt, bench, regen, clean; install,
+# Targets: all (default), check, test, fuzz, demo, demo-libusdt, bench, regen, clean; install,
 # uninstall, install-dtrace-link, deb, test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
@@ -328,9 +328,17 @@ fuzz:
 
 replays: $(REPLAYS)
 
+# SUITES=... runs only those suites (.ci/run's sanitizer pass does).
 test: deps
 	$(MAKE) all replays
-	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run
+	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run $(SUITES)
+
+# The fast tier, for the edit-compile-test loop: under a minute, no root,
+# no tracer (the front end, goldens, errors and warnings, the command line,
+# the layout rules, DOF, the unit drivers).
+CHECK_SUITES = parse golden errors warnings cli layout dof unit
+check: all
+	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run $(CHECK_SUITES)
 
 demo: deps
 	$(MAKE) all
@@ -357,7 +365,7 @@ regen: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt test demo demo-libusdt bench bench-cpython regen deps clean fuzz fuzzers replays
+.PHONY: all libusdt check test demo demo-libusdt bench bench-cpython regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))

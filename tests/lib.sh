@@ -5,7 +5,9 @@
 #   FAIL - NAME: why
 #   SKIP - NAME: why
 # tests/run counts these lines across suites.  A suite must exit non-zero
-# if any check failed.
+# if any check failed.  C test drivers print the same lines through
+# tests/testlib.h.  A build is not a check (build_step): what it built is.
+# A wait is for a condition (wait_until, wait_line), never a sleep.
 
 : "${USDTC:?USDTC must name the usdtc binary}"
 # A relative path (USDTC=build/usdtc) still names it after a suite's cd.
@@ -34,6 +36,32 @@ scratch() { mktemp -d "$SCRATCH_ROOT/s.XXXXXX"; }
 
 suite_exit() { exit "$suite_failed"; }
 
+# Waiting: for a condition, never for a length of time, so that a loaded
+# machine makes a test slower, not red.  The cap ($WAIT_CAP seconds,
+# default 300) only ends a test that hangs; a check is never expected to
+# meet it.
+# wait_until CMD...: poll CMD every 0.05 s until it succeeds (false at the cap).
+wait_until() {
+	local end=$((SECONDS + ${WAIT_CAP:-300}))
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+# line_or_gone FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
+# also true (ending the wait) once process PID is gone, so a wait for a
+# tracer's line ends when the tracer has died; the caller's check then fails.
+line_or_gone() {
+	grep -q -- "$2" "$1" 2>/dev/null && return 0
+	[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null
+}
+# wait_line FILE REGEX [PID]: wait until line_or_gone FILE REGEX [PID]; false
+# if FILE has no such line by then.
+wait_line() {
+	wait_until line_or_gone "$@"
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+
 # build_driver OUT SRC...: a test driver (tests/unit, tests/macho/mutate.c)
 # from its own sources and the core library as the Makefile builds it for
 # tests, with ASan and UBSan ($B/test/libusdtc.a; the program's file reading
@@ -43,8 +71,33 @@ case $B in /*) ;; *) B=$ROOT/$B ;; esac
 DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
 	-I"$ROOT/compiler" -I"$ROOT/usdtc"
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+# Under tests/run with every suite, $USDTC_DRIVER_LOG names a file: OUT is
+# then a script that appends the driver's sources to it and runs the
+# program (built as DIR/.bin/NAME, so it keeps its name), so tests/run can
+# check that every driver in tests/unit was really run by some suite.
 build_driver() {
 	local out=$1; shift
-	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
-	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
+	if [ -z "${USDTC_DRIVER_LOG:-}" ]; then
+		(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
+		    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
+		return
+	fi
+	local bin
+	bin=$(dirname "$out")/.bin/$(basename "$out")
+	mkdir -p "$(dirname "$bin")" &&
+	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$bin" "$@" \
+	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf) || return
+	printf '#!/bin/sh\necho %q >> %q\nexec %q "$@"\n' "$*" "$USDTC_DRIVER_LOG" "$bin" > "$out" &&
+	    chmod +x "$out"
+}
+
+# build_step NAME CMD...: a build step, not a check: silent when CMD succeeds,
+# `FAIL - NAME: its output` (false) when it does not.  A compile proves
+# nothing about behaviour; what is built is checked by what runs it.
+build_step() {
+	local name=$1; shift
+	local out
+	out=$("$@" 2>&1) && return 0
+	fail "$name" "$(echo "$out" | tail -n 5 | tr '\n' ' ')"
+	return 1
 }

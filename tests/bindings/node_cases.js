@@ -338,10 +338,19 @@ if (mode === 'list') {
         .map(c.filter || function (l) { return l; }).sort();
     console.log(c.accept ? (c.accept(lines) ? 'accepted' : lines.join('\n')) : lines.join('\n'));
 } else if (mode === 'run') {
+    // run CASE GOFILE ENDFILE: fire once GOFILE exists, then stay until
+    // ENDFILE does, so that bpftrace ends by its exit(), never because its
+    // target went away (bpftrace 0.17 then prints its maps before END runs).
+    // Each wait gives up after 10 minutes: only a hung test meets that.
+    var waitFor = function (path) {
+        for (var t = 0; t < 30000 && !fs.existsSync(path); t++)
+            sleep(20);
+    };
     var fire = c.setup();
     console.log('ready ' + process.pid);
-    for (var t = 0; t < 3000 && !fs.existsSync(process.argv[4]); t++)
-        sleep(20);
+    waitFor(process.argv[4]);
     fire();
+    console.log('fired');
+    waitFor(process.argv[5]);
     console.log('done');
 }

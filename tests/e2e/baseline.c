@@ -23,7 +23,7 @@ main(int argc, char **argv)
 	if (ready == NULL)
 		return 1;
 	fclose(ready);
-	for (i = 0; i < 6000 && access(argv[1], F_OK) != 0; i++) {
+	for (i = 0; i < 60000 && access(argv[1], F_OK) != 0; i++) {
 		DTRACE_PROBE2(baseline, hit, -5, word);
 		usleep(10000);
 	}

@@ -7,7 +7,7 @@
  * exists.  A tracer therefore sees the probes whenever it attaches, and
  * a run with the marker already present fires each probe exactly once.
  * The guarded probe fires only while E2E_GUARDED_ENABLED() is true; the
- * loop returns whether it ever was.  After 60 s without a marker the loop
+ * loop returns whether it ever was.  After 10 minutes without a marker the loop
  * gives up, so a broken test cannot leave a process behind for long.
  */
 #include <stdio.h>
@@ -35,7 +35,7 @@ e2e_fire_loop(const char *marker)
 
 	/* Written at run time, so the string lives in a page this process touched. */
 	snprintf(path, sizeof(path), "/index-%d.html", 7);
-	for (i = 0; i < 6000; i++) {
+	for (i = 0; i < 60000; i++) {	/* 10 minutes: only a hung test meets it */
 		fire_all(path);
 		if (E2E_GUARDED_ENABLED()) {
 			enabled_seen = 1;

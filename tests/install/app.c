@@ -28,7 +28,7 @@ main(int argc, char **argv)
 	snprintf(word, sizeof(word), "installed-%d", 12);
 	if ((ready = fopen(argv[2], "w")) != NULL)
 		fclose(ready);
-	for (i = 0; i < 6000 && access(argv[1], F_OK) != 0; i++) {
+	for (i = 0; i < 60000 && access(argv[1], F_OK) != 0; i++) {	/* a hung test's cap */
 		APP_HELLO(-7, word, 0x123456789ULL);
 		if (APP_GUARDED_ENABLED())
 			APP_GUARDED(99);

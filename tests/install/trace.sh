@@ -39,13 +39,14 @@ trace_run() {
 	w=$(scratch)
 	"$prog" "$w/stop" "$w/ready" > "$w/prog.out" 2>&1 &
 	pid=$!
-	for ((i = 0; i < 200; i++)); do [ -e "$w/ready" ] && break; sleep 0.05; done
+	ready_or_gone() { [ -e "$w/ready" ] || ! kill -0 "$pid" 2>/dev/null; }
+	wait_until ready_or_gone
 	"$script" "$prog" > "$w/t.bt"
-	timeout 30 bpftrace ${byp:+-p "$pid"} "$w/t.bt" > "$w/bt.out" 2> "$w/bt.err"
+	timeout 300 bpftrace ${byp:+-p "$pid"} "$w/t.bt" > "$w/bt.out" 2> "$w/bt.err"
 	rc=$?
 	touch "$w/stop"
 	wait "$pid"
-	grep -Ev '^(Attaching [0-9]+ probes?\.\.\.)?$' "$w/bt.out" | sort > "$w/got"
+	grep -Ev '^(Attaching [0-9]+ probes?\.\.\.|@[A-Za-z0-9_]+(\[.*\])?: .*)?$' "$w/bt.out" | sort > "$w/got"
 	"$want" | sort > "$w/want"
 	if [ "$rc" -eq 0 ] && cmp -s "$w/want" "$w/got"; then
 		ok "$name: bpftrace reads the probes' arguments ($(tr '\n' ';' < "$w/got"))"

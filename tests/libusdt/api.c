@@ -26,7 +26,7 @@
 
 #include <usdt.h>
 
-#include "../unit/testlib.h"
+#include "../testlib.h"
 #include "probedef.h"
 
 /* Lines of /proc/self/maps containing needle; writable+executable count in *wx. */
@@ -399,5 +399,5 @@ main(int argc, char **argv)
 	setenv("LIBUSDT_DIR", argv[1], 1);
 	check_fork();
 	check_threads();
-	return check_failures ? 1 : 0;
+	return test_summary();
 }

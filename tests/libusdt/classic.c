@@ -12,9 +12,16 @@
  * providers must coexist), with the same calls in the same order, and
  * waits for a file instead of a line.
  *
- * Usage: classic c|i GOFILE.  Prints "enabled PID" once all 33 are
- * enabled; fires each once GOFILE exists (at most 60 s), then cleans up
- * and prints "done".
+ * Usage: classic c|i GOFILE [ENDFILE [all]].  Prints "enabled PID" once all
+ * 33 are enabled; fires each once GOFILE exists (with "all": once GOFILE
+ * exists and usdt_is_enabled says every probe is enabled, which a tracer
+ * may do after it says it is attached), then, given ENDFILE, prints
+ * "fired N" (N: the probes usdt_is_enabled said were enabled) and waits
+ * until ENDFILE exists, so that a tracer attached to this process ends by
+ * itself, not because the process went away (bpftrace 0.17 prints its
+ * maps when its target exits, before its END probe runs);
+ * then cleans up and prints "done".  Each wait gives up after 10 minutes,
+ * so a broken test leaves no process behind.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,16 +33,45 @@
 #include <usdt.h>
 
 #define NPROV (USDT_ARG_MAX + 1)
+#define WAIT_CAP 600
+
+/* Wait until PATH exists, or the cap has passed. */
+static void
+wait_for_file(const char *path)
+{
+	time_t end = time(NULL) + WAIT_CAP;
+
+	while (access(path, F_OK) != 0 && time(NULL) < end)
+		usleep(20000);
+}
 
 static usdt_provider_t *providers[NPROV];
 static usdt_probedef_t *probedefs[NPROV];
 static void *args[NPROV][USDT_ARG_MAX];
 
-static void
+static int
 fire_probe(usdt_probedef_t *probedef, int argc, void **argv)
 {
-	if (usdt_is_enabled(probedef->probe))
-		usdt_fire_probe(probedef->probe, argc, argv);
+	if (!usdt_is_enabled(probedef->probe))
+		return 0;
+	usdt_fire_probe(probedef->probe, argc, argv);
+	return 1;
+}
+
+/* Wait until every probe is enabled, or the cap has passed. */
+static void
+wait_all_enabled(void)
+{
+	time_t end = time(NULL) + WAIT_CAP;
+	int n;
+
+	do {
+		for (n = 0; n < NPROV && usdt_is_enabled(probedefs[n]->probe); n++)
+			;
+		if (n == NPROV)
+			return;
+		usleep(20000);
+	} while (time(NULL) < end);
 }
 
 /* Provider n: probe "type<kind>:<n>arg" of n arguments. */
@@ -82,11 +118,11 @@ make(int n, char kind)
 int
 main(int argc, char **argv)
 {
-	time_t end = time(NULL) + 60;
 	char kind;
+	int fired = 0;
 
 	if (argc < 3 || (argv[1][0] != 'c' && argv[1][0] != 'i')) {
-		fprintf(stderr, "usage: %s c|i GOFILE\n", argv[0]);
+		fprintf(stderr, "usage: %s c|i GOFILE [ENDFILE]\n", argv[0]);
 		return 2;
 	}
 	kind = argv[1][0];
@@ -95,10 +131,17 @@ main(int argc, char **argv)
 			return 1;
 	printf("enabled %d\n", (int)getpid());
 	fflush(stdout);
-	while (access(argv[2], F_OK) != 0 && time(NULL) < end)
-		usleep(20000);
+	wait_for_file(argv[2]);
+	if (argc > 4 && strcmp(argv[4], "all") == 0)
+		wait_all_enabled();
+	for (int n = 0; n < NPROV; n++)
+		fired += fire_probe(probedefs[n], n, args[n]);
+	if (argc > 3) {
+		printf("fired %d\n", fired);
+		fflush(stdout);
+		wait_for_file(argv[3]);
+	}
 	for (int n = 0; n < NPROV; n++) {
-		fire_probe(probedefs[n], n, args[n]);
 		usdt_probe_release(probedefs[n]);
 		if (usdt_provider_disable(providers[n]) < 0) {
 			fprintf(stderr, "unable to disable provider: %s\n",

@@ -17,7 +17,7 @@
 
 #include <usdt.h>
 
-#include "../unit/testlib.h"
+#include "../testlib.h"
 
 static long
 rss_kb(void)

@@ -23,7 +23,7 @@
 
 #include <usdt.h>
 
-#include "../unit/testlib.h"
+#include "../testlib.h"
 #include "probedef.h"
 
 #ifndef MFD_EXEC
@@ -446,5 +446,5 @@ main(int argc, char **argv)
 		memfd_noexec();
 	if (wanted("big") && argc > 2 && strcmp(argv[2], "big") == 0)
 		big();
-	return check_failures ? 1 : 0;
+	return test_summary();
 }

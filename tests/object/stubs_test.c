@@ -8,7 +8,8 @@
  * argument 7 from 0(%rsp) there): a copy of the unit with a breakpoint on
  * its tracepoint, as a uprobe puts one, is fired with 8 arguments, and the
  * SIGTRAP handler reads the stack as a tracer would.
- * Prints one "ok"/"FAIL" line per check and exits non-zero on failure.
+ * Prints one "ok"/"FAIL" line per check (tests/testlib.h) and exits
+ * non-zero on failure.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -18,19 +19,13 @@
 #include <ucontext.h>
 
 #include "target.h"
+#include "../testlib.h"
 
 extern const unsigned char usdt_x86_64_unit[];
 void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
-static int failed;
-
-static void
-report(int ok, const char *name)
-{
-	printf("%s - %s\n", ok ? "ok" : "FAIL", name);
-	if (!ok)
-		failed = 1;
-}
+/* One ok/FAIL line; a failure names the line whose expectation failed. */
+#define report(ok, name) check((ok), (name), "%s", "not what the compiler's unit or the ABI says")
 
 /* What the callee saw, and a check that its stack was aligned. */
 static long seen[8];
@@ -137,5 +132,5 @@ main(void)
 	for (int i = 0; i < 8; i++)
 		argv[i] = (void *)(uintptr_t)(0x1111111111111111ull * (unsigned)(i + 1));
 	check_stack_at_tracepoint(argv);
-	return failed;
+	return test_summary();
 }

@@ -47,7 +47,7 @@ rw_fire_loop(const char *marker)
 
 	/* Written at run time, so the string lives in a page this process touched. */
 	snprintf(path, sizeof(path), "/index-%d.html", 7);
-	for (i = 0; i < 6000; i++) {
+	for (i = 0; i < 60000; i++) {	/* 10 minutes: only a hung test meets it */
 		fire_static(path, delta);
 		RW_MANY(11, 12, 13, 14, 15, 16, 17, 18);
 		if (RW_GUARDED_ENABLED()) {

@@ -6,28 +6,22 @@
  * The assembled probe unit must be byte for byte the unit the compiler
  * writes into headers and objects, and usdt_probe_call must deliver 0 to
  * 12 arguments where a C callee expects them (x0-x7, then the stack).
- * Prints one "ok"/"FAIL" line per check and exits non-zero on failure.
+ * Prints one "ok"/"FAIL" line per check (tests/testlib.h) and exits non-zero on failure.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "target.h"
+#include "../testlib.h"
 
 #define NARGS 12
 
 extern const unsigned char usdt_aarch64_unit[];
 void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
-static int failed;
-
-static void
-report(int ok, const char *name)
-{
-	printf("%s - %s\n", ok ? "ok" : "FAIL", name);
-	if (!ok)
-		failed = 1;
-}
+/* One ok/FAIL line; a failure names the line whose expectation failed. */
+#define report(ok, name) check((ok), (name), "%s", "not what the compiler's unit or the ABI says")
 
 static long seen[NARGS];
 
@@ -68,5 +62,5 @@ main(void)
 	argv[0] = &flag;
 	usdt_probe_call(usdt_aarch64_unit + arch_aarch64.enabled_offset, 1, argv);
 	report(flag == 7, "calling the unit's probe and is-enabled slots returns");
-	return failed;
+	return test_summary();
 }

@@ -36,7 +36,7 @@
 #include "model.h"
 #include "target.h"
 #include "version.h"
-#include "testlib.h"
+#include "../testlib.h"
 
 /* Quiet checks inside loops: report only the first mismatch of a group. */
 typedef struct group {
@@ -996,7 +996,7 @@ fuzz(long iterations, uint64_t seed)
 	for (int i = 0; i < 3; i++)
 		dof_image_free(&imgs[i]);
 	sb_free(&notes);
-	return check_failures != 0;
+	return test_summary();
 }
 
 /* ---- files ----------------------------------------------------------- */
@@ -1149,13 +1149,13 @@ main(int argc, char **argv)
 		test_mutations();
 		test_loadsz_mode();
 		test_notes();
-		return check_failures != 0;
+		return test_summary();
 	}
 	if (argc >= 3 && strcmp(argv[1], "fuzz") == 0)
 		return fuzz(strtol(argv[2], NULL, 0), argc > 3 ? strtoull(argv[3], NULL, 0) : 0);
 	if (argc == 3 && strcmp(argv[1], "sdt") == 0) {
 		test_sdt(argv[2]);
-		return check_failures != 0;
+		return test_summary();
 	}
 	if (argc == 4 && strcmp(argv[1], "asm") == 0)
 		return write_asm(argv[2], argv[3]);

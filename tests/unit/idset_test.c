@@ -14,8 +14,8 @@
  * key is looked up and compared with a scan of the keys still stored;
  * with real hashes, with every key in one slot, and with keys whose home
  * slots are the table's last ones, so that their runs wrap around to
- * slot 0.  Prints one line per mismatch and exits 1
- * if there was any.  tests/scale/run runs it.
+ * slot 0.  One check per table shape (tests/testlib.h), each failure
+ * listing the mismatches.  tests/unit/run runs it.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +24,7 @@
 
 #include "hash.h"
 #include "idset.h"
+#include "../testlib.h"
 
 /* The user's storage: blocks of bytes, each preceded by its length. */
 typedef struct store {
@@ -36,7 +37,6 @@ typedef struct key {
 	size_t n;
 } key_t_;
 
-static int failures;
 static unsigned modulus;	/* keys i and i + modulus are equal */
 
 static size_t
@@ -132,9 +132,8 @@ run(bool collide, bool last_wins, unsigned nkeys, unsigned m)
 		size_t want = scan(&s, &k, last_wins);
 
 		if (got != want) {
-			printf("collide=%d last_wins=%d key %u: found %zu, a scan finds %zu\n",
+			test_failf("collide=%d last_wins=%d key %u: found %zu, a scan finds %zu",
 			    collide, last_wins, i, got, want);
-			failures++;
 		}
 	}
 	idset_free(&set);
@@ -175,9 +174,8 @@ check_live(const idset_t *set, const store_t *s, const unsigned char *dead,
 		size_t want = scan_live(s, dead, &k);
 
 		if (got != want) {
-			printf("remove mode=%d %s: key %u: found %zu, a scan finds %zu\n",
+			test_failf("remove mode=%d %s: key %u: found %zu, a scan finds %zu",
 			    mode, round, i, got, want);
-			failures++;
 		}
 	}
 }
@@ -193,9 +191,8 @@ remove_key(idset_t *set, const store_t *s, unsigned char *dead, const size_t *of
 	size_t got = idset_remove(set, h, same, s, &k);
 
 	if (got != offs[i] || idset_remove(set, h, same, s, &k) != IDSET_NONE) {
-		printf("remove mode=%d key %u: removed %zu, want %zu once\n", mode, i,
+		test_failf("remove mode=%d key %u: removed %zu, want %zu once", mode, i,
 		    got, offs[i]);
-		failures++;
 	}
 	dead[offs[i]] = 1;
 }
@@ -255,8 +252,7 @@ run_remove(int mode, unsigned nkeys)
 	}
 	check_live(&set, &s, dead, nkeys, mode, "after removing all");
 	if (set.count != 0) {
-		printf("remove mode=%d: %zu ids left after removing all\n", mode, set.count);
-		failures++;
+		test_failf("remove mode=%d: %zu ids left after removing all", mode, set.count);
 	}
 	idset_free(&set);
 	free(dead);
@@ -267,12 +263,24 @@ run_remove(int mode, unsigned nkeys)
 int
 main(void)
 {
-	run(false, false, 40000, 25000);
-	run(false, true, 40000, 25000);
+	test_begin("idset_add / idset_find find what a scan finds (first wins)");
+	run(false, false, 12000, 7500);
+	test_end();
+	test_begin("idset_set / idset_find find what a scan finds (last wins)");
+	run(false, true, 12000, 7500);
+	test_end();
+	test_begin("every key in one slot: equality alone decides");
 	run(true, false, 1500, 1000);
 	run(true, true, 1500, 1000);
+	test_end();
+	test_begin("idset_remove keeps every other key findable (real hashes)");
 	run_remove(H_REAL, 3000);
+	test_end();
+	test_begin("idset_remove with every key in one slot");
 	run_remove(H_ONE_SLOT, 1500);
+	test_end();
+	test_begin("idset_remove with runs that wrap around to slot 0");
 	run_remove(H_WRAP, 1500);
-	return failures != 0;
+	test_end();
+	return test_summary();
 }

@@ -3,8 +3,8 @@
  * against snippets of real provider files: what lands in the model, and
  * which diagnostic (tag, line, column) each bad input gets.
  *
- * Prints one `ok - NAME` or `FAIL - NAME: why` line per test (tests/lib.sh
- * convention) and exits non-zero if any failed.  Struct layouts are checked
+ * Prints one `ok - NAME` or `FAIL - NAME: why` line per test (tests/testlib.h)
+ * and exits non-zero if any failed.  Struct layouts are checked
  * against the compiler's own sizeof of the same text, so a layout rule we
  * get wrong cannot hide.  Built and run by tests/parse/run, with sanitizers
  * when the compiler has them, which also makes every parse a leak check.
@@ -24,60 +24,26 @@
 #include "parse.h"
 #include "source.h"
 
-/* ---- a tiny harness ------------------------------------------------------- */
+#include "../testlib.h"
 
-static const char *test_name;
-static char test_why[2048];
-static int test_failed, suite_failed;
+#define EXPECT(cond, ...) do { if (!(cond)) test_failf(__VA_ARGS__); } while (0)
 
 static void
-begin(const char *name)
-{
-	test_name = name;
-	test_failed = 0;
-	test_why[0] = '\0';
-}
-
-static void
-end(void)
-{
-	if (test_failed) {
-		printf("FAIL - %s: %s\n", test_name, test_why);
-		suite_failed = 1;
-	} else {
-		printf("ok - %s\n", test_name);
-	}
-	fflush(stdout);
-}
-
-static void __attribute__((format(printf, 1, 2)))
-failf(const char *fmt, ...)
-{
-	size_t len = strlen(test_why);
-	va_list ap;
-
-	if (test_failed++ > 0 && len < sizeof(test_why) - 4)
-		strcpy(test_why + len, "; "), len += 2;
-	va_start(ap, fmt);
-	vsnprintf(test_why + len, sizeof(test_why) - len, fmt, ap);
-	va_end(ap);
-}
-
-#define EXPECT(cond, ...) do { if (!(cond)) failf(__VA_ARGS__); } while (0)
-
-static void
-expect_str(const char *what, const char *got, const char *want)
+expect_str_at(const char *file, int line, const char *what, const char *got, const char *want)
 {
 	if (got == NULL || strcmp(got, want) != 0)
-		failf("%s: got '%s', want '%s'", what, got != NULL ? got : "(null)", want);
+		testlib_failf(file, line, "%s: got '%s', want '%s'", what,
+		    got != NULL ? got : "(null)", want);
 }
+#define expect_str(what, got, want) expect_str_at(__FILE__, __LINE__, what, got, want)
 
 static void
-expect_int(const char *what, long got, long want)
+expect_int_at(const char *file, int line, const char *what, long got, long want)
 {
 	if (got != want)
-		failf("%s: got %ld, want %ld", what, got, want);
+		testlib_failf(file, line, "%s: got %ld, want %ld", what, got, want);
 }
+#define expect_int(what, got, want) expect_int_at(__FILE__, __LINE__, what, got, want)
 
 /* ---- parsing with captured diagnostics ----------------------------------- */
 
@@ -193,7 +159,7 @@ bad_at(const char *text, const char *tag, const char *needle, bool after)
 	int line = 1, col = 1;
 
 	if (hit == NULL) {
-		failf("test bug: '%s' not in the text", needle);
+		test_failf("test bug: '%s' not in the text", needle);
 		return;
 	}
 	if (after)
@@ -216,7 +182,7 @@ probe_of(mdl_model_t *m, const char *prov, const char *name)
 	mdl_probe_t *pr = p != NULL ? provider_find_probe(p, name) : NULL;
 
 	if (pr == NULL)
-		failf("no probe %s:%s", prov, name);
+		test_failf("no probe %s:%s", prov, name);
 	return pr;
 }
 
@@ -301,7 +267,7 @@ test_basic(void)
 	mdl_model_t *m;
 	mdl_probe_t *pr;
 
-	begin("provider, probes, names and locations");
+	test_begin("provider, probes, names and locations");
 	m = good("provider http {\n"
 	    "\tprobe request__start(int fd, char *uri);\n"
 	    "\tprobe request__done(int);\n"
@@ -327,7 +293,7 @@ test_basic(void)
 	EXPECT(m->providers[0]->loc.line == 1 && m->providers[0]->loc.col == 10,
 	    "provider loc %d:%d", m->providers[0]->loc.line, m->providers[0]->loc.col);
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -335,7 +301,7 @@ test_provider_forms(void)
 {
 	mdl_model_t *m;
 
-	begin("empty, mixed-case and repeated providers");
+	test_begin("empty, mixed-case and repeated providers");
 	m = good("provider Empty {};\n"
 	    "provider MixedCase_x { probe a(); };\n"
 	    "provider MixedCase_x { probe b(int); };\n"
@@ -349,7 +315,7 @@ test_provider_forms(void)
 	expect_probe(m, "Empty", "late", "long", "-");
 	expect_str("second file name", probe_of(m, "Empty", "late")->loc.file, "u.d");
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -357,7 +323,7 @@ test_probe_names(void)
 {
 	mdl_model_t *m;
 
-	begin("probe names: __, _, C and library words, space before (");
+	test_begin("probe names: __, _, C and library words, space before (");
 	m = good("provider p {\n"
 	    "  probe a__b__c();\n"
 	    "  probe plain_name();\n"
@@ -376,7 +342,7 @@ test_probe_names(void)
 	probe_of(m, "p", "probe");
 	probe_of(m, "p", "provider");
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -384,7 +350,7 @@ test_arg_lists(void)
 {
 	mdl_model_t *m;
 
-	begin("(), (void), named, unnamed and mixed parameters");
+	test_begin("(), (void), named, unnamed and mixed parameters");
 	m = good("provider p {\n"
 	    "probe e();\n"
 	    "probe v(void);\n"
@@ -402,7 +368,7 @@ test_arg_lists(void)
 	expect_probe(m, "p", "mixed", "int|char *|long", "a|-|c");
 	expect_probe(m, "p", "vp", "void *", "-");
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* A probe of n int arguments. */
@@ -425,7 +391,7 @@ test_arg_limit(void)
 	mdl_model_t *m;
 	char *s;
 
-	begin("255 arguments, and one more");
+	test_begin("255 arguments, and one more");
 	s = many_args(255);
 	m = good(s);
 	EXPECT(probe_of(m, "p", "many") != NULL && probe_of(m, "p", "many")->nargc == 255,
@@ -436,7 +402,7 @@ test_arg_limit(void)
 	/* The 256th "int" starts at column 12 + 255 * 5. */
 	bad(s, "D_PROV_PRARGLEN", 2, 12 + 255 * 5);
 	free(s);
-	end();
+	test_end();
 }
 
 /* ---- types ------------------------------------------------------------------ */
@@ -500,7 +466,7 @@ test_integer_spellings(void)
 	size_t len;
 	mdl_probe_t *pr;
 
-	begin("every spelling of the integer types, with and without a name");
+	test_begin("every spelling of the integer types, with and without a name");
 	len = (size_t)snprintf(text, sizeof(text), "provider p {\nprobe anon(");
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
@@ -531,7 +497,7 @@ test_integer_spellings(void)
 		}
 	}
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -539,7 +505,7 @@ test_other_types(void)
 {
 	mdl_model_t *m;
 
-	begin("floats, pointers, const, string, structs, typedef'd and unknown names");
+	test_begin("floats, pointers, const, string, structs, typedef'd and unknown names");
 	m = good("typedef struct foo foo_t;\n"
 	    "provider p {\n"
 	    "probe f(float x, double);\n"
@@ -561,7 +527,7 @@ test_other_types(void)
 	expect_typeinfo(m, "float", 4, true, USDT_TC_FLOAT);
 	expect_typeinfo(m, "struct X **", 8, false, USDT_TC_INTEGER);
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -569,7 +535,7 @@ test_name_or_type(void)
 {
 	mdl_model_t *m;
 
-	begin("`foo bar` is a typed parameter, `unsigned long` one type");
+	test_begin("`foo bar` is a typed parameter, `unsigned long` one type");
 	m = good("provider p {\n"
 	    "probe a(foo bar, unsigned x, unsigned long, long long y, const foo_t *p, foo_t const q);\n"
 	    "probe b(signed s, short unsigned su, struct foo *foo, enum e e);\n"
@@ -578,7 +544,7 @@ test_name_or_type(void)
 	    "bar|x|-|y|p|q");
 	expect_probe(m, "p", "b", "signed|short unsigned|struct foo *|enum e", "s|su|foo|e");
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* ---- C declarations of system headers (-C) ---------------------------------- */
@@ -588,7 +554,7 @@ test_system_declarations(void)
 {
 	mdl_model_t *m;
 
-	begin("system headers' C declarations are dropped, their types kept");
+	test_begin("system headers' C declarations are dropped, their types kept");
 	m = good("typedef int __pid_t;\n"
 	    "typedef __pid_t pid_t;\n"
 	    "extern int printf (const char *__restrict __format, ...);\n"
@@ -624,7 +590,7 @@ test_system_declarations(void)
 	EXPECT(strstr(diags, "In file included from a.h:1,\n"
 	    "                 from t.d:1:\nb.h:1:") != NULL, "chain: %s", diags);
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* ---- translated argument lists ---------------------------------------------- */
@@ -635,7 +601,7 @@ test_translated(void)
 	mdl_model_t *m;
 	mdl_probe_t *pr;
 
-	begin("translated lists: reordering, duplication, lines, translators");
+	test_begin("translated lists: reordering, duplication, lines, translators");
 	m = good("typedef struct httpproto { long laddr; } httpproto_t;\n"
 	    "typedef struct conninfo { string ci_local; } conninfo_t;\n"
 	    "translator conninfo_t < httpproto_t *p > {\n"
@@ -699,13 +665,13 @@ test_translated(void)
 	m = good("provider p { probe a(struct in *x) : (out_t *x); };\n"
 	    "translator out_t < struct in *x > { a = 1; };\n");
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
 test_missing_translator(void)
 {
-	begin("a translated type with no translator is an error, not a crash");
+	test_begin("a translated type with no translator is an error, not a crash");
 	bad("provider p {\n"
 	    "\tprobe a(foo_t *x) : (bar_t *x);\n"
 	    "};\n", "D_PROV_PRXLATOR", 2, 23);
@@ -730,7 +696,7 @@ test_missing_translator(void)
 	bad_at("provider p { probe a(int *i) : (long *i); };", "D_PROV_PRXLATOR", "long *i", false);
 	/* A translated argument with no native argument to come from. */
 	bad_at("provider p { probe a() : (int x); };", "D_PROV_PRXLATOR", "int x", false);
-	end();
+	test_end();
 }
 
 /* ---- declarations around providers ------------------------------------------ */
@@ -740,7 +706,7 @@ test_typedefs(void)
 {
 	mdl_model_t *m;
 
-	begin("typedefs: sizes through the model");
+	test_begin("typedefs: sizes through the model");
 	m = good("typedef unsigned short u16_t;\n"
 	    "typedef struct { int dummy; } t;\n"
 	    "typedef struct foo foo_t;\n"
@@ -762,7 +728,7 @@ test_typedefs(void)
 	EXPECT(model_find_typedef(m, "fn_t") != NULL, "fn_t typedef");
 	EXPECT(!model_type_info(m, "foo_t").known, "foo_t (incomplete) is not known");
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* Struct definitions compiled here and parsed as D: sizes must agree. */
@@ -796,7 +762,7 @@ expect_layout(mdl_model_t *m, const char *tag, size_t size, size_t align)
 	const mdl_tagged_t *t = model_find_tagged(m, tag);
 
 	if (t == NULL) {
-		failf("no %s", tag);
+		test_failf("no %s", tag);
 		return;
 	}
 	EXPECT(t->complete, "%s incomplete", tag);
@@ -809,7 +775,7 @@ test_struct_layout(void)
 {
 	mdl_model_t *m;
 
-	begin("struct and union layout agrees with the C compiler");
+	test_begin("struct and union layout agrees with the C compiler");
 	m = good(STR(S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF
 	    S_UNNAMED S_ARR2 S_EMPTYISH S_LD)
 	    "\nprovider p { probe a(struct s_nest *ref); };\n");
@@ -841,7 +807,7 @@ test_struct_layout(void)
 	EXPECT(!model_find_tagged(m, "struct w")->complete, "struct w complete");
 	expect_layout(m, "struct ok", 8, 8);
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -849,7 +815,7 @@ test_enums_and_others(void)
 {
 	mdl_model_t *m;
 
-	begin("enums before and after providers, forward declarations, D variables");
+	test_begin("enums before and after providers, forward declarations, D variables");
 	m = good("enum before { A, B = (1 << 2), C = 'x' };\n"
 	    "struct fwd;\n"
 	    "union fwdu;\n"
@@ -860,7 +826,7 @@ test_enums_and_others(void)
 	expect_layout(m, "enum after", 4, 4);
 	expect_probe(m, "p", "a", "enum before|enum after", "e|f");
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* ---- pragmas --------------------------------------------------------------- */
@@ -871,7 +837,7 @@ expect_attr(mdl_model_t *m, const char *prov, int part, int n, int d, int c)
 	mdl_provider_t *p = model_find_provider(m, prov);
 
 	if (p == NULL) {
-		failf("no provider %s", prov);
+		test_failf("no provider %s", prov);
 		return;
 	}
 	EXPECT(p->attr[part].name == n && p->attr[part].data == d && p->attr[part].dclass == c,
@@ -884,7 +850,7 @@ test_pragmas(void)
 {
 	mdl_model_t *m;
 
-	begin("#pragma D attributes: forms, defaults, placement");
+	test_begin("#pragma D attributes: forms, defaults, placement");
 	m = good("#pragma D attributes Private/Evolving/CPU provider early provider\n"
 	    "provider early { probe a(); };\n"
 	    "provider dflt { probe a(); };\n"
@@ -930,7 +896,7 @@ test_pragmas(void)
 	warned("#pragma D attributes Evolving provider p\n", "D_PRAGMA_MALFORM", 1, 31);
 	warned("#pragma D attributes\n", "D_PRAGMA_MALFORM", 1, 11);
 	warned("#pragma D\n", "D_PRAGMA_MALFORM", 1, 9);
-	end();
+	test_end();
 }
 
 /* ---- D clauses, control lines, comments --------------------------------------- */
@@ -940,7 +906,7 @@ test_clauses(void)
 {
 	mdl_model_t *m;
 
-	begin("D clauses and inline definitions are accepted and skipped");
+	test_begin("D clauses and inline definitions are accepted and skipped");
 	m = good("BEGIN{}");
 	expect_int("providers", (long)m->nproviders, 0);
 	model_free(m);
@@ -954,7 +920,7 @@ test_clauses(void)
 	    ":::\n{}\n");
 	probe_of(m, "p", "a");
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -963,7 +929,7 @@ test_control_lines(void)
 	mdl_model_t *m;
 	mdl_probe_t *pr;
 
-	begin("# lines: comments without -C, line markers always");
+	test_begin("# lines: comments without -C, line markers always");
 	m = good("#include <stdint.h>\n"
 	    "#define X 1\n"
 	    "#ifdef X\n"
@@ -1007,7 +973,7 @@ test_control_lines(void)
 	EXPECT(has_diag("orig.d:13:16: error: ", "D_SYNTAX"), "marker location: %s", diags);
 	model_free(m);
 	bad("#line 12x\n", "D_PRAGMA_MALFORM", 1, 7);
-	end();
+	test_end();
 }
 
 static void
@@ -1018,7 +984,7 @@ test_comments_crlf(void)
 	char big[70000];
 	size_t len = 0;
 
-	begin("comments of both kinds, a large block, CRLF line endings");
+	test_begin("comments of both kinds, a large block, CRLF line endings");
 	len += (size_t)snprintf(big + len, sizeof(big) - len, "/*");
 	while (len < sizeof(big) - 200)
 		len += (size_t)snprintf(big + len, sizeof(big) - len,
@@ -1039,7 +1005,7 @@ test_comments_crlf(void)
 	if ((pr = probe_of(m, "q", "b")) != NULL)
 		expect_int("line after CRLF", pr->nargs[0].loc.line, 2);
 	model_free(m);
-	end();
+	test_end();
 }
 
 /* ---- limits and duplicates ----------------------------------------------------- */
@@ -1062,7 +1028,7 @@ test_limits(void)
 	char *b61 = repeat('b', 61);
 	mdl_model_t *m;
 
-	begin("DTrace's name limits");
+	test_begin("DTrace's name limits");
 	snprintf(text, sizeof(text), "provider p { probe %s(); };\nprovider %s { probe a(); };",
 	    n63, p63);
 	m = good(text);
@@ -1085,7 +1051,7 @@ test_limits(void)
 	free(n64);
 	free(u);
 	free(b61);
-	end();
+	test_end();
 }
 
 static void
@@ -1093,7 +1059,7 @@ test_duplicates(void)
 {
 	mdl_model_t *m;
 
-	begin("duplicate and redeclared probes");
+	test_begin("duplicate and redeclared probes");
 	bad("provider p {\n\tprobe a(int);\n\tprobe a(int);\n};", "D_PROV_PRDUP", 3, 8);
 	EXPECT(strstr(diags, "t.d:2:8: note: ") != NULL, "note at the first: %s", diags);
 	bad("provider p {\n\tprobe a__b();\n\tprobe a__b(long);\n};", "D_PROV_PRDUP", 3, 8);
@@ -1105,18 +1071,18 @@ test_duplicates(void)
 	    "provider p { probe a(int  y, char*); probe b(); };\n");
 	expect_int("probes", (long)model_find_provider(m, "p")->nprobes, 2);
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
 test_void_errors(void)
 {
-	begin("void must be the only, unnamed parameter");
+	test_begin("void must be the only, unnamed parameter");
 	bad_at("provider p { probe a(void, int); };", "D_PROBE_VOID", "void,", false);
 	bad_at("provider p { probe a(int, void); };", "D_PROBE_VOID", "void)", false);
 	bad_at("provider p { probe a(void v); };", "D_PROBE_VOID", "void v", false);
 	bad_at("provider p { probe a(int i) : (void x); };", "D_PROBE_VOID", "void x", false);
-	end();
+	test_end();
 }
 
 /* ---- syntax errors --------------------------------------------------------------- */
@@ -1124,7 +1090,7 @@ test_void_errors(void)
 static void
 test_syntax_errors(void)
 {
-	begin("syntax errors: where, what was expected, what it closes");
+	test_begin("syntax errors: where, what was expected, what it closes");
 	bad("provider p {\n\tprobe a(int x)\n\tprobe b();\n};\n", "D_SYNTAX", 2, 16);
 	EXPECT(strstr(diags, "expected ';' to end the probe declaration begun at line 2, "
 	    "found 'probe'") != NULL, "message: %s", diags);
@@ -1156,7 +1122,7 @@ test_syntax_errors(void)
 	bad("BEGIN { printf(\"unterminated); }\n", "D_STR_NL", 1, 16);
 	bad("BEGIN { x = 'a; }\n", "D_CHR_NL", 1, 13);
 	bad("provider p { probe a(); };\n/* never\nclosed\n", "D_UNTERMINATED_COMMENT", 2, 1);
-	end();
+	test_end();
 }
 
 /* ---- -C ---------------------------------------------------------------------- */
@@ -1171,7 +1137,7 @@ write_file(const char *name, const char *text)
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	if ((f = fopen(path, "w")) == NULL) {
-		failf("cannot write %s", path);
+		test_failf("cannot write %s", path);
 		return;
 	}
 	fputs(text, f);
@@ -1188,10 +1154,10 @@ test_cpp(void)
 	mdl_probe_t *pr;
 	int errors;
 
-	begin("-C: includes, defines, line markers, cpp failures");
+	test_begin("-C: includes, defines, line markers, cpp failures");
 	if (mkdtemp(tmpdir) == NULL) {
-		failf("mkdtemp");
-		end();
+		test_failf("mkdtemp");
+		test_end();
 		return;
 	}
 	snprintf(inc, sizeof(inc), "-I%s", tmpdir);
@@ -1278,7 +1244,7 @@ test_cpp(void)
 	snprintf(path, sizeof(path), "%s/miss.d", tmpdir);
 	unlink(path);
 	rmdir(tmpdir);
-	end();
+	test_end();
 }
 
 /* ---- robustness ------------------------------------------------------------------ */
@@ -1303,7 +1269,7 @@ test_prefixes_and_garbage(void)
 	unsigned seed = 12345;
 	char buf[512];
 
-	begin("every prefix and random mutations parse without crashing");
+	test_begin("every prefix and random mutations parse without crashing");
 	for (size_t len = 0; len <= n; len++) {
 		m = model_new();
 		parse_buffer(m, "prefix.d", corpus, len);	/* output discarded below */
@@ -1324,7 +1290,7 @@ test_prefixes_and_garbage(void)
 	m = good(corpus);
 	expect_str("map after all that", argmap(probe_of(m, "p", "a__b")), "1,0");
 	model_free(m);
-	end();
+	test_end();
 }
 
 static void
@@ -1335,7 +1301,7 @@ test_deep_nesting(void)
 	mdl_model_t *m = model_new();
 	int errors;
 
-	begin("deep nesting is an error, not a crash");
+	test_begin("deep nesting is an error, not a crash");
 	memcpy(s, "BEGIN ", 6);
 	memset(s + 6, '{', depth);
 	memset(s + 6 + depth, '}', depth);
@@ -1344,7 +1310,7 @@ test_deep_nesting(void)
 	EXPECT(errors == 1 && has_diag("t.d:1:", "D_SYNTAX"), "deep: %d %.200s", errors, diags);
 	model_free(m);
 	free(s);
-	end();
+	test_end();
 }
 
 int
@@ -1381,5 +1347,5 @@ main(void)
 	diag_set_output(NULL);
 	fclose(devnull);
 	free(diags);
-	return suite_failed;
+	return test_summary();
 }

@@ -37,7 +37,7 @@
 #include "objin.h"
 #include "rewrite.h"
 #include "target.h"
-#include "testlib.h"
+#include "../testlib.h"
 
 /* ---- the model: provider t { probe a(int); probe b(int, long); } -------- */
 
@@ -677,5 +677,5 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s fixture OBJ COPY BITCODE-PATH\n", argv[0]);
 		return 2;
 	}
-	return check_failures ? 1 : 0;
+	return test_summary();
 }

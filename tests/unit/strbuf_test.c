@@ -3,9 +3,9 @@
  *
  * sb_printf (compiler/strbuf.c) formats plain conversions itself and hands
  * the rest to vsnprintf; both paths, and the growth of the buffer across
- * its capacity, are compared here with the C library's snprintf.  Prints
- * one line per mismatch and exits 1 if there was any.  tests/scale/run
- * runs it.
+ * its capacity, are compared here with the C library's snprintf.  Two
+ * checks (tests/testlib.h), each failure listing the mismatches.
+ * tests/unit/run runs it.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -14,24 +14,23 @@
 #include <sys/types.h>
 
 #include "strbuf.h"
+#include "../testlib.h"
 
-static int failures;
 static char want[1 << 16];
 static strbuf_t all;		/* every output appended, to test growth */
 static size_t all_len;
 static char all_want[1 << 20];
 
-#define CHECK(...) check(__LINE__, (size_t)snprintf(want, sizeof(want), __VA_ARGS__), \
+#define SAME(...) compare(__LINE__, (size_t)snprintf(want, sizeof(want), __VA_ARGS__), \
 	(sb_printf(&sb, __VA_ARGS__), sb_printf(&all, __VA_ARGS__), &sb))
 
 static void
-check(int line, size_t n, strbuf_t *sb)
+compare(int line, size_t n, strbuf_t *sb)
 {
 	if (sb->failed || sb->len != n || memcmp(sb->data, want, n) != 0 ||
 	    sb->data[n] != '\0')
-		printf("line %d: want '%s' (%zu), got '%.*s' (%zu)\n", line, want, n,
-		    (int)sb->len, sb->data ? sb->data : "", sb->len);
-	failures += sb->failed || sb->len != n || memcmp(sb->data, want, n) != 0;
+		testlib_failf(__FILE__, line, "want '%.40s' (%zu), got '%.40s' (%zu)", want, n,
+		    sb->data ? sb->data : "", sb->len);
 	memcpy(all_want + all_len, want, n);
 	all_len += n;
 	sb->len = 0;
@@ -45,44 +44,43 @@ main(void)
 
 	sb_init(&sb);
 	sb_init(&all);
+	test_begin("sb_printf formats as snprintf does");
 	memset(lots, 'x', sizeof(lots) - 1);
 	lots[sizeof(lots) - 1] = '\0';
 
-	CHECK("plain text, no conversion");
-	CHECK("%s", "");
-	CHECK("%s and %s", "one", "two");
-	CHECK("%c%c%%%c", 'a', 'b', 'c');
-	CHECK("%d %d %d %i", 0, -1, INT_MIN, INT_MAX);
-	CHECK("%u %u", 0u, UINT_MAX);
-	CHECK("%zu %zu", (size_t)0, SIZE_MAX);
-	CHECK("%zd %zd", (ssize_t)-5, (ssize_t)SSIZE_MAX);
-	CHECK("%ld %lu %lx", LONG_MIN, ULONG_MAX, 0xdeadbeefUL);
-	CHECK("%lld %llu %llx", LLONG_MIN, ULLONG_MAX, 0x123456789abcdefULL);
-	CHECK("%x %02x %02x %08x", 0u, 5u, 255u, 0xabcu);
-	CHECK("%o %03o %03o", 8u, 7u, 0377u);
-	CHECK("[%5d] [%05d] [%5d] [%05d] [%1d]", 42, 42, -42, -42, 12345);
-	CHECK("[%3u] [%03zu]", 7u, (size_t)7);
-	CHECK("\\t.byte %s0x%02x", ",", 0xc3u);
-	CHECK("#define %s_ENABLED() \\\n\t(__extension__ ({ uint32_t __usdt_e = %s; "
+	SAME("plain text, no conversion");
+	SAME("%s", "");
+	SAME("%s and %s", "one", "two");
+	SAME("%c%c%%%c", 'a', 'b', 'c');
+	SAME("%d %d %d %i", 0, -1, INT_MIN, INT_MAX);
+	SAME("%u %u", 0u, UINT_MAX);
+	SAME("%zu %zu", (size_t)0, SIZE_MAX);
+	SAME("%zd %zd", (ssize_t)-5, (ssize_t)SSIZE_MAX);
+	SAME("%ld %lu %lx", LONG_MIN, ULONG_MAX, 0xdeadbeefUL);
+	SAME("%lld %llu %llx", LLONG_MIN, ULLONG_MAX, 0x123456789abcdefULL);
+	SAME("%x %02x %02x %08x", 0u, 5u, 255u, 0xabcu);
+	SAME("%o %03o %03o", 8u, 7u, 0377u);
+	SAME("[%5d] [%05d] [%5d] [%05d] [%1d]", 42, 42, -42, -42, 12345);
+	SAME("[%3u] [%03zu]", 7u, (size_t)7);
+	SAME("\\t.byte %s0x%02x", ",", 0xc3u);
+	SAME("#define %s_ENABLED() \\\n\t(__extension__ ({ uint32_t __usdt_e = %s; "
 	    "%s(&__usdt_e); __usdt_e != 0; }))\n", "P_N", "p_n_semaphore", "__dtraceenabled_p___n");
-	CHECK("%s%s", lots, lots);
+	SAME("%s%s", lots, lots);
 	/* Not plain: the C library formats these. */
-	CHECK("%.3s|%-5d|%+d|% d|%#x", "abcdef", 7, 7, 7, 255u);
-	CHECK("%5s|%-5s|%c", "ab", "cd", 'e');
-	CHECK("%p", (void *)&sb);
-	CHECK("%f %g", 1.5, 0.25);
-	CHECK("%hhu %hu %jd %td", (unsigned char)200, (unsigned short)60000,
+	SAME("%.3s|%-5d|%+d|% d|%#x", "abcdef", 7, 7, 7, 255u);
+	SAME("%5s|%-5s|%c", "ab", "cd", 'e');
+	SAME("%p", (void *)&sb);
+	SAME("%f %g", 1.5, 0.25);
+	SAME("%hhu %hu %jd %td", (unsigned char)200, (unsigned short)60000,
 	    (intmax_t)-3, (ptrdiff_t)-4);
 	/* Growth: many small pieces across capacity boundaries. */
 	for (int i = 0; i < 2000; i++)
-		CHECK("%d:%s;", i, lots + sizeof(lots) - 1 - (size_t)(i * 7) % 300);
-	if (all.failed || all.len != all_len || memcmp(all.data, all_want, all_len) != 0) {
-		printf("the appended text differs (%zu bytes, want %zu)\n", all.len, all_len);
-		failures++;
-	}
+		SAME("%d:%s;", i, lots + sizeof(lots) - 1 - (size_t)(i * 7) % 300);
+	test_end();
+	check(!all.failed && all.len == all_len && memcmp(all.data, all_want, all_len) == 0,
+	    "sb_printf appends across the buffer's growth",
+	    "the appended text differs (%zu bytes, want %zu)", all.len, all_len);
 	sb_free(&sb);
 	sb_free(&all);
-	if (failures == 0)
-		printf("all sb_printf results match snprintf\n");
-	return failures != 0;
+	return test_summary();
 }
