@@ -1311,8 +1311,8 @@ put_prologue(strbuf_t *out, const char *guard_file)
 	sb_puts(out, "#ifndef _DTRACE_VERSION\n#define _DTRACE_VERSION 1\n#endif\n\n");
 }
 
-static void
-put_epilogue(strbuf_t *out, const char *guard_file)
+void
+header_put_epilogue(strbuf_t *out, const char *guard_file)
 {
 	sb_puts(out, "#ifdef\t__cplusplus\n}\n#endif\n\n#endif\t/* ");
 	header_put_guard_name(out, guard_file);
@@ -1342,5 +1342,5 @@ header_write(const mdl_model_t *m, const target_t *t,
 		put_provider(out, m, t, prov, names);
 		provider_names_free(names, prov->nprobes);
 	}
-	put_epilogue(out, guard_file);
+	header_put_epilogue(out, guard_file);
 }

@@ -23,6 +23,9 @@ void header_write(const mdl_model_t *m, const target_t *t,
  */
 void header_put_guard_name(strbuf_t *out, const char *guard_file);
 
+/* The end of a header: the C++ block and the include guard closed. */
+void header_put_epilogue(strbuf_t *out, const char *guard_file);
+
 /* A probe macro's parameter list: "(arg0, arg1)" or "()". */
 void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr);
 

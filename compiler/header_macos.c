@@ -275,14 +275,6 @@ put_prologue(strbuf_t *out, const char *guard_file)
 	    "#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
 }
 
-static void
-put_epilogue(strbuf_t *out, const char *guard_file)
-{
-	sb_puts(out, "#ifdef\t__cplusplus\n}\n#endif\n\n#endif\t/* ");
-	header_put_guard_name(out, guard_file);
-	sb_puts(out, " */\n");
-}
-
 void
 header_macos_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
@@ -295,5 +287,5 @@ header_macos_write(const mdl_model_t *m, const target_t *t,
 			return;
 		}
 	}
-	put_epilogue(out, guard_file);
+	header_put_epilogue(out, guard_file);
 }
