@@ -51,6 +51,8 @@ main(int argc, char **argv)
 	}
 	usdt_provider_disable(p);
 	usdt_provider_free(p);
+	usdt_probe_release(req);	/* the caller's references: the last word */
+	usdt_probe_release(many);
 	printf("enabled_seen=%d\n", seen);
 	return 0;
 }
