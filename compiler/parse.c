@@ -67,6 +67,7 @@
 
 #include "parse.h"
 #include "parse_int.h"
+#include "strbuf.h"
 
 /* ---- the arena ---------------------------------------------------------- */
 
@@ -877,6 +878,7 @@ static void
 check_by_value(struct parse_ctx *ctx)
 {
 	char why[300];
+	strbuf_t who;	/* "argument #N 'name' of probe P:N", for both messages */
 
 	for (struct new_probe *np = ctx->probes; np != NULL; np = np->next) {
 		mdl_probe_t *pr = np->probe;
@@ -888,23 +890,27 @@ check_by_value(struct parse_ctx *ctx)
 
 			if (w == NULL)
 				continue;
-			if (w != why) {
-				diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
-				    "argument #%zu%s%s%s of probe %s:%s is passed by value, "
-				    "and no probe argument can describe it: %s; pass a "
-				    "pointer ('%s *') instead", i + 1,
-				    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
-				    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
-				    a->type);
-				continue;
-			}
-			diag_warning(ctx->d, a->loc, "D_PROBE_BYVALUE",
-			    "argument #%zu%s%s%s of probe %s:%s is declared by value, "
-			    "which no probe argument can describe: %s; it is taken "
-			    "for the pointer a program passes, '%s *'", i + 1,
+			sb_init(&who);
+			sb_printf(&who, "argument #%zu%s%s%s of probe %s:%s", i + 1,
 			    a->name != NULL ? " '" : "", a->name != NULL ? a->name : "",
-			    a->name != NULL ? "'" : "", np->prov->name, pr->name, w,
-			    a->type);
+			    a->name != NULL ? "'" : "", np->prov->name, pr->name);
+			if (who.failed) {
+				sb_free(&who);
+				parse_nomem(ctx);
+			}
+			if (w != why)
+				diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
+				    "%s is passed by value, and no probe argument can "
+				    "describe it: %s; pass a pointer ('%s *') instead",
+				    who.data, w, a->type);
+			else
+				diag_warning(ctx->d, a->loc, "D_PROBE_BYVALUE",
+				    "%s is declared by value, which no probe argument can "
+				    "describe: %s; it is taken for the pointer a program "
+				    "passes, '%s *'", who.data, w, a->type);
+			sb_free(&who);
+			if (w != why)
+				continue;
 			if (!arg_to_pointer(a) ||
 			    (!pr->translated && i < pr->xargc && !arg_to_pointer(&pr->xargs[i])))
 				parse_nomem(ctx);
