@@ -3,17 +3,20 @@
  *
  * The header keeps the shape of dtrace's own, because build systems edit it
  * with sed and sources use its names: an include guard from the output file
- * name, an `extern "C"` guard, and per provider an `#if _DTRACE_VERSION`
- * block that defines, for each probe in source order,
+ * name, an `extern "C"` guard, and per provider, for each probe in source
+ * order, a one-line `#define` head and its body on the next line,
  *
  *	#define PROV_PROBE(arg0, arg1) \
- *		__dtrace_prov___probe(arg0, arg1)
+ *		_USDT_C(prov___probe, __dtrace_prov___probe(arg0, arg1))
  *	#define PROV_PROBE_ENABLED() \
- *		(... true when a tracer is attached ...)
+ *		_USDT_ON(prov___probe, prov_probe_semaphore)
  *
- * with prototypes in the native types as written (`extern void
- * __dtrace_prov___probe(int, char *);`), and an `#else` branch of macros
- * that do nothing.
+ * each body one call of a generic form the header defines once
+ * (put_form_macros), with a do-nothing definition for compilers that are
+ * not GNU C (put_disabled_forms), so a probe is two lines, not four.  Then,
+ * for GNU C, each probe's names for the generic unit macros, its semaphore
+ * and, where a macro calls it, the prototype in the native types as
+ * written (`extern void __dtrace_prov___probe(int, uintptr_t);`).
  *
  * On x86_64 Linux a probe whose arguments are at most six integers or
  * pointers is not a call but an inline site, as <sys/sdt.h>'s is: each
@@ -30,26 +33,28 @@
  * each probe (it sees an inline site only when -G is given its object).
  *
  * Unlike dtrace's header, ours also carries each probe's code: the probe
- * unit of target.h, in COMDAT groups signed by the probe function's name:
+ * unit of target.h, in a COMDAT group signed by the probe function's name:
  * the stub (a tracepoint and the is-enabled tracepoint, bytes taken from
  * the target's arch), and on Linux the .note.stapsdt note that describes
- * the stub to bpftrace, perf and gdb, plus the probe's semaphore in
- * `.probes`.  So a program built from the header alone has working probes,
- * and every translation unit, and the -G object, carry identical groups of
- * which the linker keeps one.  A translation unit carries the units of the
- * probes it fires or tests and no others, as with <sys/sdt.h>: the asm
- * statements that use a probe (its inline site, _ENABLED()'s slow path, an
- * asm beside its call) emit its unit, from generic macros the header
- * writes once (put_unit_macros) and one line of names per probe
+ * the stub to bpftrace, perf and gdb; and the probe's semaphore in
+ * `.probes`, a weak definition of its own.  So a program built from the
+ * header alone has working probes, and every translation unit, and the -G
+ * object, carry identical groups of which the linker keeps one.  A
+ * translation unit carries what the probes it fires or tests need and no
+ * more, as with <sys/sdt.h>: an inline site its note and the semaphore; the
+ * asm statements that call a stub (_ENABLED()'s slow path, an asm beside
+ * the call form) the unit as well.  They emit them from generic macros the
+ * header writes once (put_unit_macros) and one line of names per probe
  * (put_probe_tuple).
  *
  * Defining a label twice in one assembler file is an error that neither
  * `.weak` nor COMDAT forgives, and one assembler file sees a probe as often
  * as it is used, and may see two headers of one provider, or several units
  * merged by LTO.  So each unit is under `.ifndef` on the function symbol,
- * and a probe's declarations under a C guard.  `.stapsdt.base` is guarded
- * the same way, as <sys/sdt.h> guards it, so our probes and <sys/sdt.h>
- * probes can share a translation unit.
+ * each semaphore on its own symbol, and the prototype of a probe that is
+ * always a call under a C guard.  `.stapsdt.base` is guarded the same way,
+ * as <sys/sdt.h> guards it, so our probes and <sys/sdt.h> probes can share
+ * a translation unit.
  *
  * PROV_PROBE_ENABLED() on Linux is, when nothing traces, what <sys/sdt.h>'s
  * is: one load of the probe's semaphore and one branch, expected not taken.
@@ -247,9 +252,8 @@ put_asm_symbol(strbuf_t *sb, const char *name)
  * `%` as `%%` when the line goes into an asm statement with operands.
  */
 static void
-put_c_asm_line(strbuf_t *out, const strbuf_t *line, bool percent)
+put_c_asm_text(strbuf_t *out, const strbuf_t *line, bool percent)
 {
-	sb_putc(out, '"');
 	for (size_t i = 0; i < line->len; i++) {
 		size_t plain = strcspn(line->data + i, "\t\"\\?%\001");
 		char c;
@@ -273,6 +277,13 @@ put_c_asm_line(strbuf_t *out, const strbuf_t *line, bool percent)
 		default: sb_putc(out, c); break;
 		}
 	}
+}
+
+static void
+put_c_asm_line(strbuf_t *out, const strbuf_t *line, bool percent)
+{
+	sb_putc(out, '"');
+	put_c_asm_text(out, line, percent);
 	sb_puts(out, "\\n\"\n");
 }
 
@@ -332,21 +343,32 @@ asm_sym_directive(asm_writer_t *w, const char *directive, const char *sym)
 	asm_end(w);
 }
 
-/* A weak hidden symbol of the given type and size, defined here. */
+/*
+ * A weak hidden symbol of the given type and size, defined here: with a
+ * type, one call of _USDT_DEF_(s, t, z) (put_unit_macros), the five lines
+ * that would otherwise be written out at each of its uses.
+ */
 static void
 asm_define_symbol(asm_writer_t *w, const char *sym, const char *type, size_t size)
 {
 	strbuf_t *l;
 
-	asm_sym_directive(w, ".weak", sym);
-	asm_sym_directive(w, ".hidden", sym);
 	if (type != NULL) {
 		l = asm_begin(w);
-		sb_puts(l, "\t.type ");
 		put_asm_symbol(l, sym);
-		sb_printf(l, ",%c%s", w->type_mark, type);
-		asm_end(w);
+		sb_puts(w->out, "_USDT_DEF_(\"");
+		put_c_asm_text(w->out, l, w->percent);
+		sb_puts(w->out, "\", \"");
+		l = asm_begin(w);
+		sb_printf(l, "%c%s", w->type_mark, type);
+		put_c_asm_text(w->out, l, w->percent);
+		sb_printf(w->out, "\", \"%zu\")\n", size);
+		if (l->failed)
+			w->out->failed = true;
+		return;
 	}
+	asm_sym_directive(w, ".weak", sym);
+	asm_sym_directive(w, ".hidden", sym);
 	l = asm_begin(w);
 	sb_puts(l, "\t.size ");
 	put_asm_symbol(l, sym);
@@ -503,15 +525,31 @@ asm_note_fields(asm_writer_t *w, const char *pc, uint32_t off, const note_text_t
 	asm_plain(w, "\t.popsection");
 }
 
-/* The probe's semaphore: two zero bytes in `.probes`, where tracers look. */
+/*
+ * The probe's semaphore: two zero bytes in `.probes`, where tracers look,
+ * once per assembler file (`.ifndef`).  A weak hidden definition in no
+ * COMDAT group: every translation unit that fires or tests the probe
+ * holds one, the linker picks one of them (or the -G object's, also
+ * weak) and every reference, the notes' and the C code's, and the -G
+ * object's table of semaphores, goes to that one; the others are two dead
+ * bytes each.  A group per probe would cost five section headers in every
+ * object that uses it (doc/design.md).
+ */
 static void
-asm_semaphore(asm_writer_t *w, const char *func, const char *semaphore)
+asm_semaphore(asm_writer_t *w, const char *semaphore)
 {
-	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "aw", "progbits", func);
+	strbuf_t *l;
+
+	asm_sym_directive(w, ".ifndef", semaphore);
+	l = asm_begin(w);
+	sb_printf(l, "\t.pushsection %s,\"aw\",%cprogbits", STAPSDT_SEMAPHORE_SECTION,
+	    w->type_mark);
+	asm_end(w);
 	asm_plain(w, "\t.balign 2");
 	asm_define_symbol(w, semaphore, "object", STAPSDT_SEMAPHORE_SIZE);
 	asm_plain(w, "\t.zero 2");
 	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
 }
 
 /* The semaphore page (stapsdt.h says why), before any semaphore of the unit. */
@@ -535,13 +573,15 @@ asm_semaphore_page(asm_writer_t *w, const target_t *t)
 /*
  * `.stapsdt.base`, which every stapsdt note points at: once per program,
  * guarded as <sys/sdt.h> guards it, so that our probes and <sys/sdt.h>
- * probes can share a translation unit.
+ * probes can share a translation unit.  Retained (SHF_GNU_RETAIN): lld
+ * 14's --gc-sections keeps the notes but drops what only they refer to,
+ * and every note's base then reads 0 (as with <sys/sdt.h> alone).
  */
 static void
 asm_stapsdt_base(asm_writer_t *w)
 {
 	asm_plain(w, "\t.ifndef " STAPSDT_BASE_SYMBOL);
-	asm_push_group_section(w, STAPSDT_BASE_SECTION, "", "a", "progbits",
+	asm_push_group_section(w, STAPSDT_BASE_SECTION, "", "aR", "progbits",
 	    STAPSDT_BASE_SECTION);
 	asm_define_symbol(w, STAPSDT_BASE_SYMBOL, NULL, 1);
 	asm_plain(w, "\t.space 1");
@@ -555,22 +595,41 @@ asm_stapsdt_base(asm_writer_t *w)
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /*
+ * What every use of probe p:n needs in its assembler file, whether it
+ * brings the probe's unit or not: `.stapsdt.base` and the probe's
+ * semaphore, each once (`.ifndef`).  _USDT_SEM_(p, n).
+ */
+static void
+asm_generic_semaphore(asm_writer_t *w)
+{
+	asm_stapsdt_base(w);
+	asm_semaphore(w, UNIT_SEMAPHORE);
+}
+
+/*
  * A probe unit, generic in f (the probe function's name after
  * USDT_PROBE_PREFIX), p (provider), n (probe as declared) and a (the
- * note's arguments): `.stapsdt.base` and the semaphore page if the
- * assembler file has none yet, the stub (a tracepoint and the is-enabled
- * tracepoint, bytes taken from the target's arch), and on Linux the
- * .note.stapsdt note that describes the stub to bpftrace, perf and gdb,
- * and the probe's semaphore in `.probes`; each in the COMDAT group signed
- * by the probe function, all under `.ifndef` on it.
+ * note's arguments): on Linux the semaphore page and the probe's
+ * semaphore (_USDT_SEM_); the stub (a tracepoint and the is-enabled tracepoint,
+ * bytes taken from the target's arch), and on Linux the .note.stapsdt
+ * note that describes the stub to bpftrace, perf and gdb, both in the
+ * COMDAT group signed by the probe function; all under `.ifndef` on it.
+ * Only what calls the stub brings it: the call form and _ENABLED().
+ *
+ * The semaphore page comes with the unit, not with every semaphore: what
+ * reads a semaphore is _ENABLED(), whose unit brings it, or drti_lite, in
+ * the -G object, which has its own.  A file whose probes are inline sites
+ * only reads none (a count the kernel put on another mapping's page, as
+ * stapsdt.h tells, would be read by nobody), and its object is not padded
+ * to the page's alignment: 4 KiB less per object file.
  */
 static void
 asm_generic_unit(asm_writer_t *w, const target_t *t)
 {
 	asm_sym_directive(w, ".ifndef", UNIT_FUNC);
 	if (t->stapsdt) {
-		asm_stapsdt_base(w);
 		asm_semaphore_page(w, t);
+		sb_puts(w->out, "_USDT_SEM_(p, n)\n");
 	}
 	asm_stub(w, t->arch, UNIT_FUNC, UNIT_ENABLED);
 	if (t->stapsdt) {
@@ -580,26 +639,31 @@ asm_generic_unit(asm_writer_t *w, const target_t *t)
 			    t->arch->probe_offset);
 		else
 			sb_puts(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f, p, n, a)\n");
-		asm_semaphore(w, UNIT_FUNC, UNIT_SEMAPHORE);
 	}
 	asm_plain(w, "\t.endif");
 }
 
 /*
- * The rest of an x86_64 inline site after its unit, in the manner of
- * <sys/sdt.h>: the tracepoint, a 1-byte nop (which uprobes emulate after a
- * trap and never turn into a call, so no site can reach below %rsp into a
- * leaf function's red zone); a relocation of type NONE against the probe
+ * An x86_64 inline site, in the manner of <sys/sdt.h>: the probe's
+ * semaphore (_USDT_SEM_), and no unit: nothing calls the stub from here.
+ * The tracepoint, a 1-byte nop (which uprobes emulate after a trap and
+ * never turn into a call, so no site can reach below %rsp into a leaf
+ * function's red zone); a relocation of type NONE against the probe
  * function at it, which changes no byte and which -G reads as the mark of
- * a site to record in the DOF (rewrite_plan.c); and the site's stapsdt note, in
- * the group of the code around it ("?", for inline functions of C++), with
- * the arguments where the macro put them (the unit's own: all registers).
+ * a site to record in the DOF (rewrite_plan.c), the function a weak hidden
+ * reference, so a program without the unit (header only, the site's the
+ * only use) links as it is; and the site's stapsdt note, in the group of
+ * the code around it ("?", for inline functions of C++), with the
+ * arguments where the macro put them (the unit's own: all registers).
  */
 static void
 asm_generic_site(asm_writer_t *w)
 {
 	strbuf_t *l;
 
+	sb_puts(w->out, "_USDT_SEM_(p, n)\n");
+	asm_sym_directive(w, ".weak", UNIT_FUNC);
+	asm_sym_directive(w, ".hidden", UNIT_FUNC);
 	asm_plain(w, "990:\tnop");
 	l = asm_begin(w);
 	sb_puts(l, "\t.reloc 990b,R_X86_64_NONE,");
@@ -660,6 +724,63 @@ asm_generic_enabled_x86_64(asm_writer_t *w)
 		asm_plain(w, after[i]);
 }
 
+/*
+ * The forms a probe's macros take (put_probe_macros), so that each probe
+ * is two short lines however it is built:
+ *
+ *	_USDT_S(T, k, v, r, o)	x86_64: the inline site of the probe whose
+ *				function is __dtrace_T, of k arguments: v
+ *				declares their temporaries, r the register
+ *				variables, o the asm operands (put_inline_site);
+ *				under _USDT_PROBE_CALLS, a call of __dtrace_T
+ *				with the temporaries (_USDT_A<k>)
+ *	_USDT_C(T, c)		the call c, beside the asm that emits the unit
+ *	_USDT_ON(T, s)		x86_64: _ENABLED(), s the semaphore
+ *	_USDT_E(x)		_ENABLED() elsewhere, x the whole test
+ *
+ * _USDT_PROBE_CALLS is read where the first header of the translation
+ * unit is included, as the generic macros are defined there.
+ */
+static void
+put_form_macros(strbuf_t *out, const target_t *t)
+{
+	sb_puts(out, "#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)\n");
+	sb_puts(out, "#define _USDT_E(x) (x)\n");
+	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64)
+		return;
+	sb_puts(out, "#define _USDT_0\n");
+	sb_puts(out, "#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);\n");
+	sb_puts(out, "#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)\n");
+	sb_puts(out, "#define _USDT_O(i) , \"r\"(__usdt_r##i)\n");
+	sb_puts(out, "#define _USDT_A0\n#define _USDT_A1 __usdt_v0\n");
+	for (int i = 2; i <= 6; i++)
+		sb_printf(out, "#define _USDT_A%d _USDT_A%d, __usdt_v%d\n", i, i - 1, i - 1);
+	sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
+	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
+	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(0) o); } }))\n");
+	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
+	    "_USDT_CALL(_USDT_P_##T); " USDT_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
+	sb_puts(out, "#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && "
+	    "_USDT_ENABLED(s, _USDT_P_##T))\n");
+}
+
+/*
+ * The same forms for compilers that are not GNU C, or _DTRACE_VERSION 0:
+ * a probe does nothing and evaluates no argument, and _ENABLED() is 0.
+ */
+static void
+put_disabled_forms(strbuf_t *out, const target_t *t)
+{
+	sb_puts(out, "#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)\n");
+	sb_puts(out, "#define _USDT_C(T, c) ((void)0)\n");
+	sb_puts(out, "#define _USDT_E(x) (0)\n");
+	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
+		sb_puts(out, "#define _USDT_S(T, k, v, r, o) ((void)0)\n");
+		sb_puts(out, "#define _USDT_ON(T, s) (0)\n");
+	}
+	sb_puts(out, "#endif\n\n");
+}
+
 /* `#define HEAD \` and TEXT's lines, each but the last continued. */
 static void
 put_macro_lines(strbuf_t *out, const char *head, const strbuf_t *text)
@@ -673,6 +794,42 @@ put_macro_lines(strbuf_t *out, const char *head, const strbuf_t *text)
 	}
 	if (text->failed)
 		out->failed = true;
+}
+
+/*
+ * What the slow path of an x86_64 _ENABLED() answers through
+ * (asm_generic_enabled_x86_64): the zero flag itself where the compiler has asm
+ * flag outputs (GCC 6, clang 9), else a byte register set from it.  Once
+ * per translation unit, however many headers it includes.
+ */
+static void
+put_enabled_helpers(strbuf_t *out)
+{
+	sb_puts(out, "#ifdef __GCC_ASM_FLAG_OUTPUTS__\n");
+	sb_puts(out, "#define _USDT_ENABLED_OUT \"=@ccnz\"\n");
+	sb_puts(out, "#define _USDT_ENABLED_SET \"\"\n");
+	sb_puts(out, "#else\n");
+	sb_puts(out, "#define _USDT_ENABLED_OUT \"=q\"\n");
+	sb_puts(out, "#define _USDT_ENABLED_SET \"\\tsetnz %0\\n\"\n");
+	sb_puts(out, "#endif\n");
+}
+
+/*
+ * _USDT_READS(p), an operand of an inline site for each pointer argument
+ * (put_inline_site): the memory at p, of a size gcc cannot bound, read by
+ * the asm, so gcc keeps the stores a tracer reads there.  clang needs none
+ * (it takes a volatile asm statement to read any memory that reached it,
+ * and keeps those stores already) and refuses an operand of incomplete
+ * type.  Once per translation unit, however many headers it includes.
+ */
+static void
+put_site_helpers(strbuf_t *out)
+{
+	sb_puts(out, "#ifdef __clang__\n");
+	sb_puts(out, "#define _USDT_READS(p)\n");
+	sb_puts(out, "#else\n");
+	sb_puts(out, "#define _USDT_READS(p) , \"m\"(*(const char (*)[])(uintptr_t)(p))\n");
+	sb_puts(out, "#endif\n");
 }
 
 /*
@@ -705,27 +862,33 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	asm_writer_t w;
 
 	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)\n");
-	sb_puts(out, "#if (defined(__clang__) && __clang_major__ >= 11) || "
-	    "(!defined(__clang__) && __GNUC__ >= 9)\n");
+	sb_puts(out, "#if __GNUC__ >= 9 || __clang_major__ >= 11\n");
 	sb_puts(out, "#define _USDT_ASM __asm__ __volatile__ __inline__\n");
 	sb_puts(out, "#else\n#define _USDT_ASM __asm__ __volatile__\n#endif\n");
 	sb_init(&text);
 	asm_writer_init(&w, &text, t);
 	w.percent = true;
+	sb_puts(out, "#define _USDT_DEF_(s, t, z) \"\\t.weak \" s \"\\n\\t.hidden \" s "
+	    "\"\\n\\t.type \" s \",\" t \"\\n\\t.size \" s \",\" z \"\\n\" s \":\\n\"\n");
 	if (t->stapsdt) {
 		asm_generic_note(&w);
 		put_macro_lines(out, "_USDT_NOTE_(c, p, n, a)", &text);
+		text.len = 0;
+		asm_generic_semaphore(&w);
+		put_macro_lines(out, "_USDT_SEM_(p, n)", &text);
 		text.len = 0;
 	}
 	asm_generic_unit(&w, t);
 	put_macro_lines(out, "_USDT_UNIT_(f, p, n, a)", &text);
 	sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })\n");
 	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
+		put_enabled_helpers(out);
+		put_site_helpers(out);
 		text.len = 0;
-		sb_puts(&text, "_USDT_UNIT_(f, p, n, a)\n");
 		asm_generic_site(&w);
 		sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
-		sb_puts(out, "#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;\n");
+		sb_puts(out, "#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i "
+		    "__asm__(#r) = __usdt_v##i;\n");
 		sb_puts(out, "#define _USDT_SITE(P) _USDT_SITE_(P)\n");
 		put_macro_lines(out, "_USDT_SITE_(f, p, n, a)", &text);
 		text.len = 0;
@@ -742,11 +905,13 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 		    "(*(volatile unsigned short *)&s & 0x%x) != 0 || "
 		    "(e(&__usdt_e), __usdt_e != 0); })\n", STAPSDT_SEMAPHORE_COUNT);
 	}
+	put_form_macros(out, t);
 	sb_puts(out, "#endif\n\n");
 	if (text.failed)
 		out->failed = true;
 	sb_free(&text);
 	sb_free(&w.line);
+	put_disabled_forms(out, t);
 }
 
 /* s as the text of a C string literal; `%` doubled when percent. */
@@ -801,46 +966,6 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	if (args.failed)
 		out->failed = true;
 	sb_free(&args);
-}
-
-/*
- * What the slow path of an x86_64 _ENABLED() answers through
- * (asm_generic_enabled_x86_64): the zero flag itself where the compiler has asm
- * flag outputs (GCC 6, clang 9), else a byte register set from it.  Once
- * per translation unit, however many headers it includes.
- */
-static void
-put_enabled_helpers(strbuf_t *out)
-{
-	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)\n");
-	sb_puts(out, "#ifdef __GCC_ASM_FLAG_OUTPUTS__\n");
-	sb_puts(out, "#define _USDT_ENABLED_OUT \"=@ccnz\"\n");
-	sb_puts(out, "#define _USDT_ENABLED_SET \"\"\n");
-	sb_puts(out, "#else\n");
-	sb_puts(out, "#define _USDT_ENABLED_OUT \"=q\"\n");
-	sb_puts(out, "#define _USDT_ENABLED_SET \"\\tsetnz %0\\n\"\n");
-	sb_puts(out, "#endif\n");
-	sb_puts(out, "#endif\n\n");
-}
-
-/*
- * _USDT_READS(p), an operand of an inline site for each pointer argument
- * (put_inline_site): the memory at p, of a size gcc cannot bound, read by
- * the asm, so gcc keeps the stores a tracer reads there.  clang needs none
- * (it takes a volatile asm statement to read any memory that reached it,
- * and keeps those stores already) and refuses an operand of incomplete
- * type.  Once per translation unit, however many headers it includes.
- */
-static void
-put_site_helpers(strbuf_t *out)
-{
-	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)\n");
-	sb_puts(out, "#ifdef __clang__\n");
-	sb_puts(out, "#define _USDT_READS(p)\n");
-	sb_puts(out, "#else\n");
-	sb_puts(out, "#define _USDT_READS(p) , \"m\"(*(const char (*)[])(uintptr_t)(p))\n");
-	sb_puts(out, "#endif\n");
-	sb_puts(out, "#endif\n\n");
 }
 
 /* ---- the C text of a probe ----------------------------------------------- */
@@ -944,23 +1069,6 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 	return ti.is_pointer;
 }
 
-/* Whether some inline site has such an argument (put_site_helpers). */
-static bool
-has_inline_pointer(const mdl_model_t *m, const target_t *t)
-{
-	for (size_t i = 0; i < m->nproviders; i++)
-		for (size_t j = 0; j < m->providers[i]->nprobes; j++) {
-			const mdl_probe_t *pr = m->providers[i]->probes[j];
-
-			if (!is_inline_site(m, t, pr))
-				continue;
-			for (size_t k = 0; k < pr->nargc; k++)
-				if (arg_may_point(m, pr, k))
-					return true;
-		}
-	return false;
-}
-
 /* An argument's type in the probe's prototype and inline site. */
 static const char *
 arg_c_type(const mdl_probe_t *pr, size_t i)
@@ -997,85 +1105,80 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
 {
 	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 	static const char *const letters[4] = { "D", "S", "d", "c" };
-	bool reads[6];
+	bool reads[6], regvar = false;
 
 	for (size_t i = 0; i < pr->nargc; i++)
 		reads[i] = arg_may_point(m, pr, i);
-	sb_puts(out, " \\\n\t(__extension__ ({ ");
+	sb_printf(out, " \\\n\t_USDT_S(%s, %zu,", probe_tag(n), pr->nargc);
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "_USDT_V(%s, %zu, arg%zu) ", arg_c_type(pr, i), i, i);
-	sb_puts(out, "{ ");
+		if (is_pointer_type(pr->nargs[i].type))
+			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
+		else
+			sb_printf(out, " _USDT_V(%s, %zu, arg%zu)", arg_c_type(pr, i), i, i);
+	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i < pr->nargc; i++)
-		if (!reads[i] || i >= 4)
-			sb_printf(out, "_USDT_R(%s, %zu, %s) ", arg_c_type(pr, i), i, regs[i]);
-	sb_printf(out, "_USDT_ASM(_USDT_SITE(_USDT_P_%s) : :", probe_tag(n));
+		if (!reads[i] || i >= 4) {
+			sb_printf(out, " _USDT_R(%zu, %s)", i, regs[i]);
+			regvar = true;
+		}
+	sb_puts(out, regvar ? "," : " _USDT_0,");
 	for (size_t i = 0; i < pr->nargc; i++) {
 		if (reads[i] && i < 4)
-			sb_printf(out, "%s \"%s\"(__usdt_v%zu)", i > 0 ? "," : "", letters[i], i);
+			sb_printf(out, " _USDT_M(%s, %zu)", letters[i], i);
+		else if (reads[i])
+			sb_printf(out, " _USDT_O(%zu) _USDT_READS(__usdt_v%zu)", i, i);
 		else
-			sb_printf(out, "%s \"r\"(__usdt_r%zu)", i > 0 ? "," : "", i);
+			sb_printf(out, " _USDT_O(%zu)", i);
 	}
-	for (size_t i = 0; i < pr->nargc; i++)
-		if (reads[i])
-			sb_printf(out, " _USDT_READS(__usdt_v%zu)", i);
-	sb_puts(out, "); } }))\n");
+	sb_puts(out, pr->nargc == 0 ? " _USDT_0)\n" : ")\n");
 }
 
+/*
+ * A probe's two macros, PROV_PROBE(...) and PROV_PROBE_ENABLED(), each
+ * one call of a generic macro (put_form_macros), which also has the
+ * do-nothing form for compilers that are not GNU C.
+ */
 static void
 put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, const probe_names_t *n)
 {
-	bool inline_site = is_inline_site(m, t, pr);
-
-	if (inline_site) {
-		sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
-		sb_printf(out, "#define %s", n->macro);
-		header_put_macro_params(out, pr);
-		put_inline_site(out, m, pr, n);
-		sb_puts(out, "#else\n");
-	}
-	/* The call, beside the asm that gives this file the probe's unit. */
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
-	sb_printf(out, " \\\n\t(_USDT_CALL(_USDT_P_%s), %s", probe_tag(n), n->c_func);
-	put_call_args(out, pr);
-	sb_puts(out, ")\n");
-	if (inline_site)
-		sb_puts(out, "#endif\n");
+	if (is_inline_site(m, t, pr)) {
+		put_inline_site(out, m, pr, n);
+	} else {
+		/* The call, beside the asm that gives this file the probe's unit. */
+		sb_printf(out, " \\\n\t_USDT_C(%s, %s", probe_tag(n), n->c_func);
+		put_call_args(out, pr);
+		sb_puts(out, ")\n");
+	}
 
 	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
 	if (enabled_returns_int(t)) {
-		sb_printf(out, "\t(_USDT_CALL(_USDT_P_%s), %s())\n", probe_tag(n), n->c_enabled);
+		sb_printf(out, "\t_USDT_E((_USDT_CALL(_USDT_P_%s), %s()))\n", probe_tag(n),
+		    n->c_enabled);
 		return;
 	}
 	if (!t->stapsdt) {
-		sb_printf(out, "\t(__extension__ ({ uint32_t __usdt_e = 0; _USDT_CALL(_USDT_P_%s); "
-		    "%s(&__usdt_e); __usdt_e != 0; }))\n", probe_tag(n), n->c_enabled);
+		sb_printf(out, "\t_USDT_E(__extension__ ({ uint32_t __usdt_e = 0; "
+		    "_USDT_CALL(_USDT_P_%s); %s(&__usdt_e); __usdt_e != 0; }))\n", probe_tag(n),
+		    n->c_enabled);
 		return;
 	}
 	/*
 	 * The fast path reads the semaphore as <sys/sdt.h>'s does, so that it
 	 * is one compare with memory and one branch (cmpw $0,sem; jne); the
-	 * slow path (_USDT_ENABLED, which also gives this file the unit that
-	 * defines the semaphore) reads it again, through the asm statement's
-	 * memory operand on x86_64 and a volatile lvalue elsewhere, so that
-	 * the compiler cannot keep the first read in a register for it.
+	 * slow path (_USDT_ENABLED, which also gives this file the unit) reads
+	 * it again, through the asm statement's memory operand on x86_64 and a
+	 * volatile lvalue elsewhere, so that the compiler cannot keep the
+	 * first read in a register for it (_USDT_ON, put_form_macros).
 	 */
-	sb_printf(out, "\t(__builtin_expect(%s != 0, 0) && \\\n", n->c_semaphore);
 	if (t->arch->elf_machine == EM_X86_64)
-		sb_printf(out, "\t_USDT_ENABLED(%s, _USDT_P_%s))\n", n->c_semaphore, probe_tag(n));
+		sb_printf(out, "\t_USDT_ON(%s, %s)\n", probe_tag(n), n->c_semaphore);
 	else
-		sb_printf(out, "\t_USDT_ENABLED(%s, %s, _USDT_P_%s))\n", n->c_semaphore,
+		sb_printf(out, "\t_USDT_E(__builtin_expect(%s != 0, 0) && "
+		    "_USDT_ENABLED(%s, %s, _USDT_P_%s))\n", n->c_semaphore, n->c_semaphore,
 		    n->c_enabled, probe_tag(n));
-}
-
-static void
-put_disabled_macros(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
-{
-	sb_printf(out, "#define %s", n->macro);
-	header_put_macro_params(out, pr);
-	sb_puts(out, " ((void)0)\n");
-	sb_printf(out, "#define %s_ENABLED() (0)\n", n->macro);
 }
 
 /* ` __asm__("symbol")` when the C name is not the symbol's name. */
@@ -1107,8 +1210,7 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
  * a `long long` argument through -std=c89 -pedantic.
  */
 static void
-put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
-    const probe_names_t *n)
+put_probe_prototype(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
 	if (pr->nargc == 0)
@@ -1118,6 +1220,15 @@ put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
 	sb_putc(out, ')');
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
+}
+
+/* The rest of a probe's declarations, and its prototype when prototype. */
+static void
+put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
+    const probe_names_t *n, bool prototype)
+{
+	if (prototype)
+		put_probe_prototype(out, pr, n);
 
 	/* x86_64 Linux calls the is-enabled function from asm alone. */
 	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64) {
@@ -1180,30 +1291,48 @@ cmp_tag(const void *a, const void *b)
 	return c != 0 ? c : (la > lb) - (la < lb);
 }
 
+/*
+ * A provider: its probes' macros, for every compiler; then, for GNU C,
+ * each probe's names (put_probe_tuple) and declarations under a guard.
+ * A probe that is an inline site needs its prototype only under
+ * _USDT_PROBE_CALLS: those are in one block after the guards.
+ */
 static void
 put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const probe_names_t *names)
 {
+	bool calls_block = false;
+
 	sb_printf(out, "/* provider %s */\n", prov->name);
 	if (prov->nprobes == 0) {
 		sb_puts(out, "\n");
 		return;
 	}
-	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__)\n\n");
 	for (size_t i = 0; i < prov->nprobes; i++)
 		put_probe_macros(out, m, t, prov->probes[i], &names[i]);
-	sb_puts(out, "\n#pragma GCC visibility push(hidden)\n");
+	sb_puts(out, "\n#if _DTRACE_VERSION && defined(__GNUC__)\n");
+	sb_puts(out, "#pragma GCC visibility push(hidden)\n");
 	for (size_t i = 0; i < prov->nprobes; i++) {
-		sb_printf(out, "\n#ifndef _USDT_P_%s\n", probe_tag(&names[i]));
-		put_probe_tuple(out, m, t, prov, prov->probes[i], &names[i]);
-		put_probe_decls(out, t, prov->probes[i], &names[i]);
+		const mdl_probe_t *pr = prov->probes[i];
+		bool site = is_inline_site(m, t, pr);
+
+		calls_block |= site;
+		if (!site)
+			sb_printf(out, "#ifndef _USDT_P_%s\n", probe_tag(&names[i]));
+		put_probe_tuple(out, m, t, prov, pr, &names[i]);
+		put_probe_decls(out, t, pr, &names[i], !site);
+		if (!site)
+			sb_puts(out, "#endif\n");
+	}
+	if (calls_block) {
+		sb_puts(out, "#ifdef _USDT_PROBE_CALLS\n");
+		for (size_t i = 0; i < prov->nprobes; i++)
+			if (is_inline_site(m, t, prov->probes[i]))
+				put_probe_prototype(out, prov->probes[i], &names[i]);
 		sb_puts(out, "#endif\n");
 	}
-	sb_puts(out, "\n#pragma GCC visibility pop\n");
-	sb_puts(out, "\n#else\n\n");
-	for (size_t i = 0; i < prov->nprobes; i++)
-		put_disabled_macros(out, prov->probes[i], &names[i]);
-	sb_puts(out, "\n#endif\n\n");
+	sb_puts(out, "#pragma GCC visibility pop\n");
+	sb_puts(out, "#endif\n\n");
 }
 
 /* Names for every probe of prov, or NULL on allocation failure. */
@@ -1325,12 +1454,8 @@ header_write(const mdl_model_t *m, const target_t *t,
 {
 	put_prologue(out, guard_file);
 	put_tag_declarations(out, m);
-	if (t->stapsdt && model_has_probes(m) && t->arch->elf_machine == EM_X86_64)
-		put_enabled_helpers(out);
 	if (model_has_probes(m))
 		put_unit_macros(out, t);
-	if (has_inline_pointer(m, t))
-		put_site_helpers(out);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);

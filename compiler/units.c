@@ -43,6 +43,10 @@
 #include "strbuf.h"
 #include "units.h"
 
+#ifndef SHF_GNU_RETAIN
+#define SHF_GNU_RETAIN		(1u << 21)
+#endif
+
 /*
  * The .stapsdt.base group, signed by its section symbol as gas signs it.
  * Its symbol is global, not weak as the header's and <sys/sdt.h>'s are:
@@ -60,8 +64,8 @@ units_add_stapsdt_base(units_t *u)
 {
 	static const unsigned char zero;
 	int g = elfw_add_group(u->w);
-	elfw_section_desc_t sd = { STAPSDT_BASE_SECTION, SHT_PROGBITS, SHF_ALLOC, 1, 0,
-	    &zero, 1, g };
+	elfw_section_desc_t sd = { STAPSDT_BASE_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_GNU_RETAIN, 1, 0, &zero, 1, g };
 	int sec = elfw_add_section(u->w, &sd);
 	elfw_symbol_desc_t sym = { STAPSDT_BASE_SYMBOL, sec, 0, 1, STB_GLOBAL,
 	    STT_NOTYPE, STV_HIDDEN };
@@ -70,9 +74,6 @@ units_add_stapsdt_base(units_t *u)
 	u->base_sym = elfw_add_symbol(u->w, &sym);
 }
 
-#ifndef SHF_GNU_RETAIN
-#define SHF_GNU_RETAIN		(1u << 21)
-#endif
 
 /* The semaphore page group (stapsdt.h says why); before the probe groups. */
 void

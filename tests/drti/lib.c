@@ -5,6 +5,9 @@
 
 int lib_run(void);
 
+/* The probe function (the header declares it only for the call form). */
+extern void __dtrace_libtest___hello(uintptr_t);
+
 int
 lib_run(void)
 {

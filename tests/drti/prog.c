@@ -30,6 +30,14 @@
 void second_fire(void);
 #endif
 
+/*
+ * The probe functions, whose addresses are printed: the header declares
+ * them only where a macro calls them (the call form), and these probes
+ * are inline sites.
+ */
+extern void __dtrace_drtitest___start(int);
+extern void __dtrace_drtitest___stop__now(void);
+
 static void
 print_probes(void)
 {

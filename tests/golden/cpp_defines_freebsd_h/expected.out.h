@@ -21,79 +21,64 @@ extern "C" {
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_UNIT_(f, p, n, a) \
 "\t.ifndef __dtrace_" f "\n" \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",@function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",6\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3\n" \
 "\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#endif
+
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
 #endif
 
 /* provider defs */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
 #define DEFS_FREEBSD_NAMES() \
-	(_USDT_CALL(_USDT_P_defs___freebsd__names), __dtrace_defs___freebsd__names())
+	_USDT_C(defs___freebsd__names, __dtrace_defs___freebsd__names())
 #define DEFS_FREEBSD_NAMES_ENABLED() \
-	(_USDT_CALL(_USDT_P_defs___freebsd__names), __dtraceenabled_defs___freebsd__names())
+	_USDT_E((_USDT_CALL(_USDT_P_defs___freebsd__names), __dtraceenabled_defs___freebsd__names()))
 #define DEFS_SUNW_D() \
-	(_USDT_CALL(_USDT_P_defs___sunw__d), __dtrace_defs___sunw__d())
+	_USDT_C(defs___sunw__d, __dtrace_defs___sunw__d())
 #define DEFS_SUNW_D_ENABLED() \
-	(_USDT_CALL(_USDT_P_defs___sunw__d), __dtraceenabled_defs___sunw__d())
+	_USDT_E((_USDT_CALL(_USDT_P_defs___sunw__d), __dtraceenabled_defs___sunw__d()))
 #define DEFS_NO_GNUC() \
-	(_USDT_CALL(_USDT_P_defs___no__gnuc), __dtrace_defs___no__gnuc())
+	_USDT_C(defs___no__gnuc, __dtrace_defs___no__gnuc())
 #define DEFS_NO_GNUC_ENABLED() \
-	(_USDT_CALL(_USDT_P_defs___no__gnuc), __dtraceenabled_defs___no__gnuc())
+	_USDT_E((_USDT_CALL(_USDT_P_defs___no__gnuc), __dtraceenabled_defs___no__gnuc()))
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
 #ifndef _USDT_P_defs___freebsd__names
 #define _USDT_P_defs___freebsd__names "defs___freebsd__names", "defs", "freebsd__names", ""
 __extension__ extern void __dtrace_defs___freebsd__names(void);
 extern int __dtraceenabled_defs___freebsd__names(void);
 #endif
-
 #ifndef _USDT_P_defs___sunw__d
 #define _USDT_P_defs___sunw__d "defs___sunw__d", "defs", "sunw__d", ""
 __extension__ extern void __dtrace_defs___sunw__d(void);
 extern int __dtraceenabled_defs___sunw__d(void);
 #endif
-
 #ifndef _USDT_P_defs___no__gnuc
 #define _USDT_P_defs___no__gnuc "defs___no__gnuc", "defs", "no__gnuc", ""
 __extension__ extern void __dtrace_defs___no__gnuc(void);
 extern int __dtraceenabled_defs___no__gnuc(void);
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define DEFS_FREEBSD_NAMES() ((void)0)
-#define DEFS_FREEBSD_NAMES_ENABLED() (0)
-#define DEFS_SUNW_D() ((void)0)
-#define DEFS_SUNW_D_ENABLED() (0)
-#define DEFS_NO_GNUC() ((void)0)
-#define DEFS_NO_GNUC_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus

@@ -20,22 +20,13 @@ extern "C" {
 #define _DTRACE_VERSION 1
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
-#ifdef __GCC_ASM_FLAG_OUTPUTS__
-#define _USDT_ENABLED_OUT "=@ccnz"
-#define _USDT_ENABLED_SET ""
-#else
-#define _USDT_ENABLED_OUT "=q"
-#define _USDT_ENABLED_SET "\tsetnz %0\n"
-#endif
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
 "\t.4byte 992f-991f,994f-993f,3\n" \
@@ -49,10 +40,9 @@ extern "C" {
 "\t.asciz \"" a "\"\n" \
 "994:\t.balign 4\n" \
 "\t.popsection\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_SEM_(p, n) \
 "\t.ifndef _.stapsdt.base\n" \
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",@progbits,.stapsdt.base,comdat\n" \
 "\t.weak _.stapsdt.base\n" \
 "\t.hidden _.stapsdt.base\n" \
 "\t.size _.stapsdt.base,1\n" \
@@ -60,49 +50,52 @@ extern "C" {
 "\t.space 1\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",@progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 4096\n" \
-"\t.weak __usdt_probes_page\n" \
-"\t.hidden __usdt_probes_page\n" \
-"\t.type __usdt_probes_page,@object\n" \
-"\t.size __usdt_probes_page,0\n" \
-"__usdt_probes_page:\n" \
+_USDT_DEF_("__usdt_probes_page", "@object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
+_USDT_SEM_(p, n) \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",@function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",6\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
 _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
-"\t.balign 2\n" \
-"\t.weak " p "_" n "_semaphore\n" \
-"\t.hidden " p "_" n "_semaphore\n" \
-"\t.type " p "_" n "_semaphore,@object\n" \
-"\t.size " p "_" n "_semaphore,2\n" \
-"" p "_" n "_semaphore:\n" \
-"\t.zero 2\n" \
-"\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
-#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
 #define _USDT_SITE(P) _USDT_SITE_(P)
 #define _USDT_SITE_(f, p, n, a) \
-_USDT_UNIT_(f, p, n, a) \
+_USDT_SEM_(p, n) \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
 "990:\tnop\n" \
 "\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
@@ -123,81 +116,62 @@ __extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
 "\tlea 128(%%rsp),%%rsp\n" \
 "1:\n" \
 _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#define _USDT_0
+#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
+#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
+#define _USDT_O(i) , "r"(__usdt_r##i)
+#define _USDT_A0
+#define _USDT_A1 __usdt_v0
+#define _USDT_A2 _USDT_A1, __usdt_v1
+#define _USDT_A3 _USDT_A2, __usdt_v2
+#define _USDT_A4 _USDT_A3, __usdt_v3
+#define _USDT_A5 _USDT_A4, __usdt_v4
+#define _USDT_A6 _USDT_A5, __usdt_v5
+#ifndef _USDT_PROBE_CALLS
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#else
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#endif
+#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T))
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
-#ifdef __clang__
-#define _USDT_READS(p)
-#else
-#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
-#endif
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
+#define _USDT_S(T, k, v, r, o) ((void)0)
+#define _USDT_ON(T, s) (0)
 #endif
 
 /* provider cpp */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
-#ifndef _USDT_PROBE_CALLS
 #define CPP_REQUEST(arg0, arg1) \
-	(__extension__ ({ _USDT_V(request_id_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) { _USDT_R(request_id_t, 0, rdi) _USDT_ASM(_USDT_SITE(_USDT_P_cpp___request) : : "r"(__usdt_r0), "S"(__usdt_v1) _USDT_READS(__usdt_v1)); } }))
-#else
-#define CPP_REQUEST(arg0, arg1) \
-	(_USDT_CALL(_USDT_P_cpp___request), __dtrace_cpp___request(arg0, (uintptr_t)(arg1)))
-#endif
+	_USDT_S(cpp___request, 2, _USDT_V(request_id_t, 0, arg0) _USDT_VP(1, arg1), _USDT_R(0, rdi), _USDT_O(0) _USDT_M(S, 1))
 #define CPP_REQUEST_ENABLED() \
-	(__builtin_expect(cpp_request_semaphore != 0, 0) && \
-	_USDT_ENABLED(cpp_request_semaphore, _USDT_P_cpp___request))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(cpp___request, cpp_request_semaphore)
 #define CPP_EXTRA(arg0) \
-	(__extension__ ({ _USDT_V(request_id_t, 0, arg0) { _USDT_R(request_id_t, 0, rdi) _USDT_ASM(_USDT_SITE(_USDT_P_cpp___extra) : : "r"(__usdt_r0)); } }))
-#else
-#define CPP_EXTRA(arg0) \
-	(_USDT_CALL(_USDT_P_cpp___extra), __dtrace_cpp___extra(arg0))
-#endif
+	_USDT_S(cpp___extra, 1, _USDT_V(request_id_t, 0, arg0), _USDT_R(0, rdi), _USDT_O(0))
 #define CPP_EXTRA_ENABLED() \
-	(__builtin_expect(cpp_extra_semaphore != 0, 0) && \
-	_USDT_ENABLED(cpp_extra_semaphore, _USDT_P_cpp___extra))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(cpp___extra, cpp_extra_semaphore)
 #define CPP_SIZED(arg0) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) { _USDT_ASM(_USDT_SITE(_USDT_P_cpp___sized) : : "D"(__usdt_v0) _USDT_READS(__usdt_v0)); } }))
-#else
-#define CPP_SIZED(arg0) \
-	(_USDT_CALL(_USDT_P_cpp___sized), __dtrace_cpp___sized((uintptr_t)(arg0)))
-#endif
+	_USDT_S(cpp___sized, 1, _USDT_VP(0, arg0), _USDT_0, _USDT_M(D, 0))
 #define CPP_SIZED_ENABLED() \
-	(__builtin_expect(cpp_sized_semaphore != 0, 0) && \
-	_USDT_ENABLED(cpp_sized_semaphore, _USDT_P_cpp___sized))
+	_USDT_ON(cpp___sized, cpp_sized_semaphore)
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
-#ifndef _USDT_P_cpp___request
 #define _USDT_P_cpp___request "cpp___request", "cpp", "request", "4@%%edi 8@%%rsi"
-__extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
 extern unsigned short cpp_request_semaphore;
-#endif
-
-#ifndef _USDT_P_cpp___extra
 #define _USDT_P_cpp___extra "cpp___extra", "cpp", "extra", "4@%%edi"
-__extension__ extern void __dtrace_cpp___extra(request_id_t);
 extern unsigned short cpp_extra_semaphore;
-#endif
-
-#ifndef _USDT_P_cpp___sized
 #define _USDT_P_cpp___sized "cpp___sized", "cpp", "sized", "8@%%rdi"
-__extension__ extern void __dtrace_cpp___sized(uintptr_t);
 extern unsigned short cpp_sized_semaphore;
+#ifdef _USDT_PROBE_CALLS
+__extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
+__extension__ extern void __dtrace_cpp___extra(request_id_t);
+__extension__ extern void __dtrace_cpp___sized(uintptr_t);
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define CPP_REQUEST(arg0, arg1) ((void)0)
-#define CPP_REQUEST_ENABLED() (0)
-#define CPP_EXTRA(arg0) ((void)0)
-#define CPP_EXTRA_ENABLED() (0)
-#define CPP_SIZED(arg0) ((void)0)
-#define CPP_SIZED_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus

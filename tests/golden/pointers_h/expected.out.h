@@ -23,22 +23,13 @@ extern "C" {
 struct Tcl_Obj;
 struct timeval;
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
-#ifdef __GCC_ASM_FLAG_OUTPUTS__
-#define _USDT_ENABLED_OUT "=@ccnz"
-#define _USDT_ENABLED_SET ""
-#else
-#define _USDT_ENABLED_OUT "=q"
-#define _USDT_ENABLED_SET "\tsetnz %0\n"
-#endif
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
 "\t.4byte 992f-991f,994f-993f,3\n" \
@@ -52,10 +43,9 @@ struct timeval;
 "\t.asciz \"" a "\"\n" \
 "994:\t.balign 4\n" \
 "\t.popsection\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_SEM_(p, n) \
 "\t.ifndef _.stapsdt.base\n" \
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",@progbits,.stapsdt.base,comdat\n" \
 "\t.weak _.stapsdt.base\n" \
 "\t.hidden _.stapsdt.base\n" \
 "\t.size _.stapsdt.base,1\n" \
@@ -63,49 +53,52 @@ struct timeval;
 "\t.space 1\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",@progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 4096\n" \
-"\t.weak __usdt_probes_page\n" \
-"\t.hidden __usdt_probes_page\n" \
-"\t.type __usdt_probes_page,@object\n" \
-"\t.size __usdt_probes_page,0\n" \
-"__usdt_probes_page:\n" \
+_USDT_DEF_("__usdt_probes_page", "@object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
+_USDT_SEM_(p, n) \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",@function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",6\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
 _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
-"\t.balign 2\n" \
-"\t.weak " p "_" n "_semaphore\n" \
-"\t.hidden " p "_" n "_semaphore\n" \
-"\t.type " p "_" n "_semaphore,@object\n" \
-"\t.size " p "_" n "_semaphore,2\n" \
-"" p "_" n "_semaphore:\n" \
-"\t.zero 2\n" \
-"\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
-#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
 #define _USDT_SITE(P) _USDT_SITE_(P)
 #define _USDT_SITE_(f, p, n, a) \
-_USDT_UNIT_(f, p, n, a) \
+_USDT_SEM_(p, n) \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
 "990:\tnop\n" \
 "\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
@@ -126,135 +119,83 @@ __extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
 "\tlea 128(%%rsp),%%rsp\n" \
 "1:\n" \
 _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#define _USDT_0
+#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
+#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
+#define _USDT_O(i) , "r"(__usdt_r##i)
+#define _USDT_A0
+#define _USDT_A1 __usdt_v0
+#define _USDT_A2 _USDT_A1, __usdt_v1
+#define _USDT_A3 _USDT_A2, __usdt_v2
+#define _USDT_A4 _USDT_A3, __usdt_v3
+#define _USDT_A5 _USDT_A4, __usdt_v4
+#define _USDT_A6 _USDT_A5, __usdt_v5
+#ifndef _USDT_PROBE_CALLS
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#else
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#endif
+#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T))
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
-#ifdef __clang__
-#define _USDT_READS(p)
-#else
-#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
-#endif
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
+#define _USDT_S(T, k, v, r, o) ((void)0)
+#define _USDT_ON(T, s) (0)
 #endif
 
 /* provider ptrs */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
-#ifndef _USDT_PROBE_CALLS
 #define PTRS_STRINGS(arg0, arg1, arg2) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___strings) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
-#else
-#define PTRS_STRINGS(arg0, arg1, arg2) \
-	(_USDT_CALL(_USDT_P_ptrs___strings), __dtrace_ptrs___strings((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2)))
-#endif
+	_USDT_S(ptrs___strings, 3, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
 #define PTRS_STRINGS_ENABLED() \
-	(__builtin_expect(ptrs_strings_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_strings_semaphore, _USDT_P_ptrs___strings))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(ptrs___strings, ptrs_strings_semaphore)
 #define PTRS_STARS(arg0, arg1, arg2) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___stars) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2)); } }))
-#else
-#define PTRS_STARS(arg0, arg1, arg2) \
-	(_USDT_CALL(_USDT_P_ptrs___stars), __dtrace_ptrs___stars((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2)))
-#endif
+	_USDT_S(ptrs___stars, 3, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
 #define PTRS_STARS_ENABLED() \
-	(__builtin_expect(ptrs_stars_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_stars_semaphore, _USDT_P_ptrs___stars))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(ptrs___stars, ptrs_stars_semaphore)
 #define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___spacing) : : "D"(__usdt_v0), "S"(__usdt_v1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
-#else
-#define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	(_USDT_CALL(_USDT_P_ptrs___spacing), __dtrace_ptrs___spacing((uintptr_t)(arg0), (uintptr_t)(arg1), (uintptr_t)(arg2), (uintptr_t)(arg3)))
-#endif
+	_USDT_S(ptrs___spacing, 4, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2) _USDT_M(c, 3))
 #define PTRS_SPACING_ENABLED() \
-	(__builtin_expect(ptrs_spacing_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_spacing_semaphore, _USDT_P_ptrs___spacing))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(ptrs___spacing, ptrs_spacing_semaphore)
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(p_t, 1, arg1) _USDT_V(MYTYPE, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_R(MYTYPE, 2, rdx) _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___named) : : "D"(__usdt_v0), "S"(__usdt_v1), "r"(__usdt_r2), "c"(__usdt_v3) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1) _USDT_READS(__usdt_v3)); } }))
-#else
-#define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	(_USDT_CALL(_USDT_P_ptrs___named), __dtrace_ptrs___named((uintptr_t)(arg0), arg1, arg2, (uintptr_t)(arg3)))
-#endif
+	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, arg1) _USDT_V(MYTYPE, 2, arg2) _USDT_VP(3, arg3), _USDT_R(2, rdx), _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O(2) _USDT_M(c, 3))
 #define PTRS_NAMED_ENABLED() \
-	(__builtin_expect(ptrs_named_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_named_semaphore, _USDT_P_ptrs___named))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(ptrs___named, ptrs_named_semaphore)
 #define PTRS_TAGGED(arg0, arg1) \
-	(__extension__ ({ _USDT_V(uintptr_t, 0, arg0) _USDT_V(uintptr_t, 1, arg1) { _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___tagged) : : "D"(__usdt_v0), "S"(__usdt_v1) _USDT_READS(__usdt_v0) _USDT_READS(__usdt_v1)); } }))
-#else
-#define PTRS_TAGGED(arg0, arg1) \
-	(_USDT_CALL(_USDT_P_ptrs___tagged), __dtrace_ptrs___tagged((uintptr_t)(arg0), (uintptr_t)(arg1)))
-#endif
+	_USDT_S(ptrs___tagged, 2, _USDT_VP(0, arg0) _USDT_VP(1, arg1), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1))
 #define PTRS_TAGGED_ENABLED() \
-	(__builtin_expect(ptrs_tagged_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_tagged_semaphore, _USDT_P_ptrs___tagged))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(ptrs___tagged, ptrs_tagged_semaphore)
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	(__extension__ ({ _USDT_V(int, 0, arg0) _USDT_V(uintptr_t, 1, arg1) _USDT_V(long, 2, arg2) { _USDT_R(int, 0, rdi) _USDT_R(long, 2, rdx) _USDT_ASM(_USDT_SITE(_USDT_P_ptrs___mixed) : : "r"(__usdt_r0), "S"(__usdt_v1), "r"(__usdt_r2) _USDT_READS(__usdt_v1)); } }))
-#else
-#define PTRS_MIXED(arg0, arg1, arg2) \
-	(_USDT_CALL(_USDT_P_ptrs___mixed), __dtrace_ptrs___mixed(arg0, (uintptr_t)(arg1), arg2))
-#endif
+	_USDT_S(ptrs___mixed, 3, _USDT_V(int, 0, arg0) _USDT_VP(1, arg1) _USDT_V(long, 2, arg2), _USDT_R(0, rdi) _USDT_R(2, rdx), _USDT_O(0) _USDT_M(S, 1) _USDT_O(2))
 #define PTRS_MIXED_ENABLED() \
-	(__builtin_expect(ptrs_mixed_semaphore != 0, 0) && \
-	_USDT_ENABLED(ptrs_mixed_semaphore, _USDT_P_ptrs___mixed))
+	_USDT_ON(ptrs___mixed, ptrs_mixed_semaphore)
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
-#ifndef _USDT_P_ptrs___strings
 #define _USDT_P_ptrs___strings "ptrs___strings", "ptrs", "strings", "8@%%rdi 8@%%rsi 8@%%rdx"
-__extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
 extern unsigned short ptrs_strings_semaphore;
-#endif
-
-#ifndef _USDT_P_ptrs___stars
 #define _USDT_P_ptrs___stars "ptrs___stars", "ptrs", "stars", "8@%%rdi 8@%%rsi 8@%%rdx"
-__extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
 extern unsigned short ptrs_stars_semaphore;
-#endif
-
-#ifndef _USDT_P_ptrs___spacing
 #define _USDT_P_ptrs___spacing "ptrs___spacing", "ptrs", "spacing", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
-__extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 extern unsigned short ptrs_spacing_semaphore;
-#endif
-
-#ifndef _USDT_P_ptrs___named
 #define _USDT_P_ptrs___named "ptrs___named", "ptrs", "named", "8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx"
-__extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
 extern unsigned short ptrs_named_semaphore;
-#endif
-
-#ifndef _USDT_P_ptrs___tagged
 #define _USDT_P_ptrs___tagged "ptrs___tagged", "ptrs", "tagged", "8@%%rdi 8@%%rsi"
-__extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
 extern unsigned short ptrs_tagged_semaphore;
-#endif
-
-#ifndef _USDT_P_ptrs___mixed
 #define _USDT_P_ptrs___mixed "ptrs___mixed", "ptrs", "mixed", "-4@%%edi 8@%%rsi -8@%%rdx"
-__extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
 extern unsigned short ptrs_mixed_semaphore;
+#ifdef _USDT_PROBE_CALLS
+__extension__ extern void __dtrace_ptrs___strings(uintptr_t, uintptr_t, uintptr_t);
+__extension__ extern void __dtrace_ptrs___stars(uintptr_t, uintptr_t, uintptr_t);
+__extension__ extern void __dtrace_ptrs___spacing(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+__extension__ extern void __dtrace_ptrs___named(uintptr_t, p_t, MYTYPE, uintptr_t);
+__extension__ extern void __dtrace_ptrs___tagged(uintptr_t, uintptr_t);
+__extension__ extern void __dtrace_ptrs___mixed(int, uintptr_t, long);
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define PTRS_STRINGS(arg0, arg1, arg2) ((void)0)
-#define PTRS_STRINGS_ENABLED() (0)
-#define PTRS_STARS(arg0, arg1, arg2) ((void)0)
-#define PTRS_STARS_ENABLED() (0)
-#define PTRS_SPACING(arg0, arg1, arg2, arg3) ((void)0)
-#define PTRS_SPACING_ENABLED() (0)
-#define PTRS_NAMED(arg0, arg1, arg2, arg3) ((void)0)
-#define PTRS_NAMED_ENABLED() (0)
-#define PTRS_TAGGED(arg0, arg1) ((void)0)
-#define PTRS_TAGGED_ENABLED() (0)
-#define PTRS_MIXED(arg0, arg1, arg2) ((void)0)
-#define PTRS_MIXED_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus

@@ -23,22 +23,13 @@ extern "C" {
 struct msghdr;
 struct sockaddr;
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_ENABLED_OUT)
-#ifdef __GCC_ASM_FLAG_OUTPUTS__
-#define _USDT_ENABLED_OUT "=@ccnz"
-#define _USDT_ENABLED_SET ""
-#else
-#define _USDT_ENABLED_OUT "=q"
-#define _USDT_ENABLED_SET "\tsetnz %0\n"
-#endif
-#endif
-
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
 "\t.4byte 992f-991f,994f-993f,3\n" \
@@ -52,10 +43,9 @@ struct sockaddr;
 "\t.asciz \"" a "\"\n" \
 "994:\t.balign 4\n" \
 "\t.popsection\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_SEM_(p, n) \
 "\t.ifndef _.stapsdt.base\n" \
-"\t.pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",@progbits,.stapsdt.base,comdat\n" \
 "\t.weak _.stapsdt.base\n" \
 "\t.hidden _.stapsdt.base\n" \
 "\t.size _.stapsdt.base,1\n" \
@@ -63,49 +53,52 @@ struct sockaddr;
 "\t.space 1\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",@progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 4096\n" \
-"\t.weak __usdt_probes_page\n" \
-"\t.hidden __usdt_probes_page\n" \
-"\t.type __usdt_probes_page,@object\n" \
-"\t.size __usdt_probes_page,0\n" \
-"__usdt_probes_page:\n" \
+_USDT_DEF_("__usdt_probes_page", "@object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
+_USDT_SEM_(p, n) \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",@function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",6\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
 _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
-"\t.pushsection .probes,\"awG\",@progbits,__dtrace_" f ",comdat\n" \
-"\t.balign 2\n" \
-"\t.weak " p "_" n "_semaphore\n" \
-"\t.hidden " p "_" n "_semaphore\n" \
-"\t.type " p "_" n "_semaphore,@object\n" \
-"\t.size " p "_" n "_semaphore,2\n" \
-"" p "_" n "_semaphore:\n" \
-"\t.zero 2\n" \
-"\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define _USDT_ENABLED_OUT "=@ccnz"
+#define _USDT_ENABLED_SET ""
+#else
+#define _USDT_ENABLED_OUT "=q"
+#define _USDT_ENABLED_SET "\tsetnz %0\n"
+#endif
+#ifdef __clang__
+#define _USDT_READS(p)
+#else
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
+#endif
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
-#define _USDT_R(T, i, r) register T __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
 #define _USDT_SITE(P) _USDT_SITE_(P)
 #define _USDT_SITE_(f, p, n, a) \
-_USDT_UNIT_(f, p, n, a) \
+_USDT_SEM_(p, n) \
+"\t.weak __dtrace_" f "\n" \
+"\t.hidden __dtrace_" f "\n" \
 "990:\tnop\n" \
 "\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
@@ -126,81 +119,62 @@ __extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
 "\tlea 128(%%rsp),%%rsp\n" \
 "1:\n" \
 _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#define _USDT_0
+#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
+#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
+#define _USDT_O(i) , "r"(__usdt_r##i)
+#define _USDT_A0
+#define _USDT_A1 __usdt_v0
+#define _USDT_A2 _USDT_A1, __usdt_v1
+#define _USDT_A3 _USDT_A2, __usdt_v2
+#define _USDT_A4 _USDT_A3, __usdt_v3
+#define _USDT_A5 _USDT_A4, __usdt_v4
+#define _USDT_A6 _USDT_A5, __usdt_v5
+#ifndef _USDT_PROBE_CALLS
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#else
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#endif
+#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T))
 #endif
 
-#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_READS)
-#ifdef __clang__
-#define _USDT_READS(p)
-#else
-#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
-#endif
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
+#define _USDT_S(T, k, v, r, o) ((void)0)
+#define _USDT_ON(T, s) (0)
 #endif
 
 /* provider sys */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
-#ifndef _USDT_PROBE_CALLS
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	(__extension__ ({ _USDT_V(pid_t, 0, arg0) _USDT_V(ssize_t, 1, arg1) _USDT_V(size_t, 2, arg2) _USDT_V(off_t, 3, arg3) _USDT_V(uintptr_t, 4, arg4) { _USDT_R(pid_t, 0, rdi) _USDT_R(ssize_t, 1, rsi) _USDT_R(size_t, 2, rdx) _USDT_R(off_t, 3, rcx) _USDT_R(uintptr_t, 4, r8) _USDT_ASM(_USDT_SITE(_USDT_P_sys___io) : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4) _USDT_READS(__usdt_v4)); } }))
-#else
-#define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	(_USDT_CALL(_USDT_P_sys___io), __dtrace_sys___io(arg0, arg1, arg2, arg3, (uintptr_t)(arg4)))
-#endif
+	_USDT_S(sys___io, 5, _USDT_V(pid_t, 0, arg0) _USDT_V(ssize_t, 1, arg1) _USDT_V(size_t, 2, arg2) _USDT_V(off_t, 3, arg3) _USDT_VP(4, arg4), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_READS(__usdt_v4))
 #define SYS_IO_ENABLED() \
-	(__builtin_expect(sys_io_semaphore != 0, 0) && \
-	_USDT_ENABLED(sys_io_semaphore, _USDT_P_sys___io))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(sys___io, sys_io_semaphore)
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	(__extension__ ({ _USDT_V(socklen_t, 0, arg0) _USDT_V(sa_family_t, 1, arg1) _USDT_V(uintptr_t, 2, arg2) _USDT_V(uintptr_t, 3, arg3) { _USDT_R(socklen_t, 0, rdi) _USDT_R(sa_family_t, 1, rsi) _USDT_ASM(_USDT_SITE(_USDT_P_sys___net) : : "r"(__usdt_r0), "r"(__usdt_r1), "d"(__usdt_v2), "c"(__usdt_v3) _USDT_READS(__usdt_v2) _USDT_READS(__usdt_v3)); } }))
-#else
-#define SYS_NET(arg0, arg1, arg2, arg3) \
-	(_USDT_CALL(_USDT_P_sys___net), __dtrace_sys___net(arg0, arg1, (uintptr_t)(arg2), (uintptr_t)(arg3)))
-#endif
+	_USDT_S(sys___net, 4, _USDT_V(socklen_t, 0, arg0) _USDT_V(sa_family_t, 1, arg1) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_R(0, rdi) _USDT_R(1, rsi), _USDT_O(0) _USDT_O(1) _USDT_M(d, 2) _USDT_M(c, 3))
 #define SYS_NET_ENABLED() \
-	(__builtin_expect(sys_net_semaphore != 0, 0) && \
-	_USDT_ENABLED(sys_net_semaphore, _USDT_P_sys___net))
-#ifndef _USDT_PROBE_CALLS
+	_USDT_ON(sys___net, sys_net_semaphore)
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	(__extension__ ({ _USDT_V(int8_t, 0, arg0) _USDT_V(uint16_t, 1, arg1) _USDT_V(int32_t, 2, arg2) _USDT_V(uint64_t, 3, arg3) _USDT_V(intptr_t, 4, arg4) _USDT_V(uid_t, 5, arg5) { _USDT_R(int8_t, 0, rdi) _USDT_R(uint16_t, 1, rsi) _USDT_R(int32_t, 2, rdx) _USDT_R(uint64_t, 3, rcx) _USDT_R(intptr_t, 4, r8) _USDT_R(uid_t, 5, r9) _USDT_ASM(_USDT_SITE(_USDT_P_sys___widths) : : "r"(__usdt_r0), "r"(__usdt_r1), "r"(__usdt_r2), "r"(__usdt_r3), "r"(__usdt_r4), "r"(__usdt_r5)); } }))
-#else
-#define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	(_USDT_CALL(_USDT_P_sys___widths), __dtrace_sys___widths(arg0, arg1, arg2, arg3, arg4, arg5))
-#endif
+	_USDT_S(sys___widths, 6, _USDT_V(int8_t, 0, arg0) _USDT_V(uint16_t, 1, arg1) _USDT_V(int32_t, 2, arg2) _USDT_V(uint64_t, 3, arg3) _USDT_V(intptr_t, 4, arg4) _USDT_V(uid_t, 5, arg5), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8) _USDT_R(5, r9), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_O(5))
 #define SYS_WIDTHS_ENABLED() \
-	(__builtin_expect(sys_widths_semaphore != 0, 0) && \
-	_USDT_ENABLED(sys_widths_semaphore, _USDT_P_sys___widths))
+	_USDT_ON(sys___widths, sys_widths_semaphore)
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
-#ifndef _USDT_P_sys___io
 #define _USDT_P_sys___io "sys___io", "sys", "io", "-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8"
-__extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
 extern unsigned short sys_io_semaphore;
-#endif
-
-#ifndef _USDT_P_sys___net
 #define _USDT_P_sys___net "sys___net", "sys", "net", "4@%%edi 2@%%si 8@%%rdx 8@%%rcx"
-__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
 extern unsigned short sys_net_semaphore;
-#endif
-
-#ifndef _USDT_P_sys___widths
 #define _USDT_P_sys___widths "sys___widths", "sys", "widths", "-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d"
-__extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
 extern unsigned short sys_widths_semaphore;
+#ifdef _USDT_PROBE_CALLS
+__extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
+__extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
+__extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define SYS_IO(arg0, arg1, arg2, arg3, arg4) ((void)0)
-#define SYS_IO_ENABLED() (0)
-#define SYS_NET(arg0, arg1, arg2, arg3) ((void)0)
-#define SYS_NET_ENABLED() (0)
-#define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) ((void)0)
-#define SYS_WIDTHS_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus

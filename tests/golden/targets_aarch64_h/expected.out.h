@@ -21,11 +21,12 @@ extern "C" {
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
 "\t.4byte 992f-991f,994f-993f,3\n" \
@@ -39,10 +40,9 @@ extern "C" {
 "\t.asciz \"" a "\"\n" \
 "994:\t.balign 4\n" \
 "\t.popsection\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_SEM_(p, n) \
 "\t.ifndef _.stapsdt.base\n" \
-"\t.pushsection .stapsdt.base,\"aG\",%%progbits,.stapsdt.base,comdat\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",%%progbits,.stapsdt.base,comdat\n" \
 "\t.weak _.stapsdt.base\n" \
 "\t.hidden _.stapsdt.base\n" \
 "\t.size _.stapsdt.base,1\n" \
@@ -50,130 +50,100 @@ extern "C" {
 "\t.space 1\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",%%progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",%%progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 65536\n" \
-"\t.weak __usdt_probes_page\n" \
-"\t.hidden __usdt_probes_page\n" \
-"\t.type __usdt_probes_page,%%object\n" \
-"\t.size __usdt_probes_page,0\n" \
-"__usdt_probes_page:\n" \
+_USDT_DEF_("__usdt_probes_page", "%%object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
+_USDT_SEM_(p, n) \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",%%progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",%%function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "%%function", "16") \
 "\t.inst 0xd503201f\n" \
 "\t.inst 0xd65f03c0\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",%%function\n" \
-"\t.size __dtraceenabled_" f ",8\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "%%function", "8") \
 "\t.inst 0xd503201f\n" \
 "\t.inst 0xd65f03c0\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ",comdat\n" \
 _USDT_NOTE_("__dtrace_" f, p, n, a) \
-"\t.pushsection .probes,\"awG\",%%progbits,__dtrace_" f ",comdat\n" \
-"\t.balign 2\n" \
-"\t.weak " p "_" n "_semaphore\n" \
-"\t.hidden " p "_" n "_semaphore\n" \
-"\t.type " p "_" n "_semaphore,%%object\n" \
-"\t.size " p "_" n "_semaphore,2\n" \
-"" p "_" n "_semaphore:\n" \
-"\t.zero 2\n" \
-"\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
 #define _USDT_ENABLED(s, e, P) __extension__ ({ uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); (*(volatile unsigned short *)&s & 0x3fff) != 0 || (e(&__usdt_e), __usdt_e != 0); })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#endif
+
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
 #endif
 
 /* provider arm */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
-	(_USDT_CALL(_USDT_P_arm___ints), __dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7))
+	_USDT_C(arm___ints, __dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7))
 #define ARM_INTS_ENABLED() \
-	(__builtin_expect(arm_ints_semaphore != 0, 0) && \
-	_USDT_ENABLED(arm_ints_semaphore, __dtraceenabled_arm___ints, _USDT_P_arm___ints))
+	_USDT_E(__builtin_expect(arm_ints_semaphore != 0, 0) && _USDT_ENABLED(arm_ints_semaphore, __dtraceenabled_arm___ints, _USDT_P_arm___ints))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
-	(_USDT_CALL(_USDT_P_arm___stack), __dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10)))
+	_USDT_C(arm___stack, __dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10)))
 #define ARM_STACK_ENABLED() \
-	(__builtin_expect(arm_stack_semaphore != 0, 0) && \
-	_USDT_ENABLED(arm_stack_semaphore, __dtraceenabled_arm___stack, _USDT_P_arm___stack))
+	_USDT_E(__builtin_expect(arm_stack_semaphore != 0, 0) && _USDT_ENABLED(arm_stack_semaphore, __dtraceenabled_arm___stack, _USDT_P_arm___stack))
 #define ARM_FLOATS(arg0, arg1, arg2) \
-	(_USDT_CALL(_USDT_P_arm___floats), __dtrace_arm___floats(arg0, arg1, arg2))
+	_USDT_C(arm___floats, __dtrace_arm___floats(arg0, arg1, arg2))
 #define ARM_FLOATS_ENABLED() \
-	(__builtin_expect(arm_floats_semaphore != 0, 0) && \
-	_USDT_ENABLED(arm_floats_semaphore, __dtraceenabled_arm___floats, _USDT_P_arm___floats))
+	_USDT_E(__builtin_expect(arm_floats_semaphore != 0, 0) && _USDT_ENABLED(arm_floats_semaphore, __dtraceenabled_arm___floats, _USDT_P_arm___floats))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
-	(_USDT_CALL(_USDT_P_arm___structs), __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3))
+	_USDT_C(arm___structs, __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3))
 #define ARM_STRUCTS_ENABLED() \
-	(__builtin_expect(arm_structs_semaphore != 0, 0) && \
-	_USDT_ENABLED(arm_structs_semaphore, __dtraceenabled_arm___structs, _USDT_P_arm___structs))
+	_USDT_E(__builtin_expect(arm_structs_semaphore != 0, 0) && _USDT_ENABLED(arm_structs_semaphore, __dtraceenabled_arm___structs, _USDT_P_arm___structs))
 #define ARM_NONE() \
-	(_USDT_CALL(_USDT_P_arm___none), __dtrace_arm___none())
+	_USDT_C(arm___none, __dtrace_arm___none())
 #define ARM_NONE_ENABLED() \
-	(__builtin_expect(arm_none_semaphore != 0, 0) && \
-	_USDT_ENABLED(arm_none_semaphore, __dtraceenabled_arm___none, _USDT_P_arm___none))
+	_USDT_E(__builtin_expect(arm_none_semaphore != 0, 0) && _USDT_ENABLED(arm_none_semaphore, __dtraceenabled_arm___none, _USDT_P_arm___none))
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
 #ifndef _USDT_P_arm___ints
 #define _USDT_P_arm___ints "arm___ints", "arm", "ints", "1@x0 -1@x1 1@x2 -2@x3 -4@x4 -8@x5 -8@x6 8@x7"
 __extension__ extern void __dtrace_arm___ints(char, signed char, unsigned char, short, int, long, long long, unsigned long);
 extern void __dtraceenabled_arm___ints(uint32_t *);
 extern unsigned short arm_ints_semaphore;
 #endif
-
 #ifndef _USDT_P_arm___stack
 #define _USDT_P_arm___stack "arm___stack", "arm", "stack", "-4@x0 -4@x1 -4@x2 -4@x3 -4@x4 -4@x5 -4@x6 -4@x7 -4@[sp] -8@[sp, 8] 8@[sp, 16]"
 __extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, uintptr_t);
 extern void __dtraceenabled_arm___stack(uint32_t *);
 extern unsigned short arm_stack_semaphore;
 #endif
-
 #ifndef _USDT_P_arm___floats
 #define _USDT_P_arm___floats "arm___floats", "arm", "floats", "4f@s0 8f@d1 -4@x0"
 __extension__ extern void __dtrace_arm___floats(float, double, int);
 extern void __dtraceenabled_arm___floats(uint32_t *);
 extern unsigned short arm_floats_semaphore;
 #endif
-
 #ifndef _USDT_P_arm___structs
 #define _USDT_P_arm___structs "arm___structs", "arm", "structs", "4@x0 8@x1 8@x2 -4@x3"
 __extension__ extern void __dtrace_arm___structs(s4_t, uintptr_t, uintptr_t, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
 extern unsigned short arm_structs_semaphore;
 #endif
-
 #ifndef _USDT_P_arm___none
 #define _USDT_P_arm___none "arm___none", "arm", "none", ""
 __extension__ extern void __dtrace_arm___none(void);
 extern void __dtraceenabled_arm___none(uint32_t *);
 extern unsigned short arm_none_semaphore;
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) ((void)0)
-#define ARM_INTS_ENABLED() (0)
-#define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) ((void)0)
-#define ARM_STACK_ENABLED() (0)
-#define ARM_FLOATS(arg0, arg1, arg2) ((void)0)
-#define ARM_FLOATS_ENABLED() (0)
-#define ARM_STRUCTS(arg0, arg1, arg2, arg3) ((void)0)
-#define ARM_STRUCTS_ENABLED() (0)
-#define ARM_NONE() ((void)0)
-#define ARM_NONE_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus

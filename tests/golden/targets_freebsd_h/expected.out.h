@@ -21,79 +21,64 @@ extern "C" {
 #endif
 
 #if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 9)
+#if __GNUC__ >= 9 || __clang_major__ >= 11
 #define _USDT_ASM __asm__ __volatile__ __inline__
 #else
 #define _USDT_ASM __asm__ __volatile__
 #endif
+#define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_UNIT_(f, p, n, a) \
 "\t.ifndef __dtrace_" f "\n" \
 "\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
 "\t.balign 16\n" \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
-"\t.type __dtrace_" f ",@function\n" \
-"\t.size __dtrace_" f ",16\n" \
-"__dtrace_" f ":\n" \
+_USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-"\t.weak __dtraceenabled_" f "\n" \
-"\t.hidden __dtraceenabled_" f "\n" \
-"\t.type __dtraceenabled_" f ",@function\n" \
-"\t.size __dtraceenabled_" f ",6\n" \
-"__dtraceenabled_" f ":\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3\n" \
 "\t.popsection\n" \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#endif
+
+#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (0)
 #endif
 
 /* provider fbsd */
-#if _DTRACE_VERSION && defined(__GNUC__)
-
 #define FBSD_REQUEST_START(arg0, arg1, arg2) \
-	(_USDT_CALL(_USDT_P_fbsd___request__start), __dtrace_fbsd___request__start(arg0, (uintptr_t)(arg1), arg2))
+	_USDT_C(fbsd___request__start, __dtrace_fbsd___request__start(arg0, (uintptr_t)(arg1), arg2))
 #define FBSD_REQUEST_START_ENABLED() \
-	(_USDT_CALL(_USDT_P_fbsd___request__start), __dtraceenabled_fbsd___request__start())
+	_USDT_E((_USDT_CALL(_USDT_P_fbsd___request__start), __dtraceenabled_fbsd___request__start()))
 #define FBSD_REQUEST_DONE(arg0) \
-	(_USDT_CALL(_USDT_P_fbsd___request__done), __dtrace_fbsd___request__done(arg0))
+	_USDT_C(fbsd___request__done, __dtrace_fbsd___request__done(arg0))
 #define FBSD_REQUEST_DONE_ENABLED() \
-	(_USDT_CALL(_USDT_P_fbsd___request__done), __dtraceenabled_fbsd___request__done())
+	_USDT_E((_USDT_CALL(_USDT_P_fbsd___request__done), __dtraceenabled_fbsd___request__done()))
 #define FBSD_TICK() \
-	(_USDT_CALL(_USDT_P_fbsd___tick), __dtrace_fbsd___tick())
+	_USDT_C(fbsd___tick, __dtrace_fbsd___tick())
 #define FBSD_TICK_ENABLED() \
-	(_USDT_CALL(_USDT_P_fbsd___tick), __dtraceenabled_fbsd___tick())
+	_USDT_E((_USDT_CALL(_USDT_P_fbsd___tick), __dtraceenabled_fbsd___tick()))
 
+#if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-
 #ifndef _USDT_P_fbsd___request__start
 #define _USDT_P_fbsd___request__start "fbsd___request__start", "fbsd", "request__start", ""
 __extension__ extern void __dtrace_fbsd___request__start(int, uintptr_t, uint64_t);
 extern int __dtraceenabled_fbsd___request__start(void);
 #endif
-
 #ifndef _USDT_P_fbsd___request__done
 #define _USDT_P_fbsd___request__done "fbsd___request__done", "fbsd", "request__done", ""
 __extension__ extern void __dtrace_fbsd___request__done(int);
 extern int __dtraceenabled_fbsd___request__done(void);
 #endif
-
 #ifndef _USDT_P_fbsd___tick
 #define _USDT_P_fbsd___tick "fbsd___tick", "fbsd", "tick", ""
 __extension__ extern void __dtrace_fbsd___tick(void);
 extern int __dtraceenabled_fbsd___tick(void);
 #endif
-
 #pragma GCC visibility pop
-
-#else
-
-#define FBSD_REQUEST_START(arg0, arg1, arg2) ((void)0)
-#define FBSD_REQUEST_START_ENABLED() (0)
-#define FBSD_REQUEST_DONE(arg0) ((void)0)
-#define FBSD_REQUEST_DONE_ENABLED() (0)
-#define FBSD_TICK() ((void)0)
-#define FBSD_TICK_ENABLED() (0)
-
 #endif
 
 #ifdef	__cplusplus
