@@ -127,7 +127,9 @@ type_layout(struct parse_ctx *ctx, const char *text, int depth,
 
 			while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 				end++;
-			if (end == p + 1 || *end != ']' || d > 0xffffffffULL)
+			/* Each product stays within 32 bits, so none wraps. */
+			if (end == p + 1 || *end != ']' || d > 0xffffffffULL ||
+			    (d != 0 && n > 0xffffffffULL / d))
 				return false;
 			n *= d;
 			p = end + 1;
