@@ -250,7 +250,7 @@ LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
 LIBUSDT_CET = $(if $(filter x86_64-%,$(HOST_MACHINE)),-fcf-protection=full)
 LIBUSDT_SHSTK = -Wl,-z,shstk
 LIBUSDT_CET_LD = $(if $(filter x86_64-%,$(HOST_MACHINE)),$(LIBUSDT_SHSTK))
-PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -fPIC -fvisibility=hidden \
 	$(LIBUSDT_CET) -Icompiler -I$(B) -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
