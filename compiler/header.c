@@ -837,17 +837,22 @@ put_site_helpers(strbuf_t *out)
  * unit however many headers it includes (a header holds, per probe, only
  * its names and note arguments: _USDT_P<func>, put_probe_tuple):
  *
+ *	_USDT_DEF_(s, t, z)	a weak hidden symbol's definition
  *	_USDT_NOTE_(c, p, n, a)	a stapsdt note's fields at pc c
+ *	_USDT_SEM_(p, n)	.stapsdt.base and the probe's semaphore
  *	_USDT_UNIT_(f, p, n, a)	the unit's assembler text (asm_generic_unit)
  *	_USDT_CALL(P)		an asm statement that emits the unit of the
  *				probe P names, beside a call of its function
- *	_USDT_SITE(P)		x86_64: the unit and an inline site
- *	_USDT_V, _USDT_R	x86_64: an inline site's temporary, its register
+ *	_USDT_SITE(P)		x86_64: an inline site, its note and semaphore
+ *	_USDT_V, _USDT_VP, _USDT_R, _USDT_M, _USDT_O
+ *				x86_64: an inline site's temporaries, register
+ *				variables and asm operands
  *	_USDT_ENABLED(s, P)	x86_64: the slow path of _ENABLED(), with the unit
  *	_USDT_ENABLED(s, e, P)	elsewhere on Linux: the same in C
  *
- * So a translation unit carries the stub, note and semaphore of the probes
- * it fires or tests, and only those, as with <sys/sdt.h>; the assembler's
+ * and the forms of put_form_macros.  So a translation unit carries the
+ * notes, semaphores and units of the probes it fires or tests, and only
+ * those, as with <sys/sdt.h>; the assembler's
  * `.ifndef` keeps one of each per assembler file, and the COMDAT groups
  * one per program.  A P is a _USDT_P<func> macro of four strings; each
  * macro taking one passes it on expanded to one whose parameters are the

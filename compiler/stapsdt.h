@@ -51,8 +51,9 @@ enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS 
  * still writable and covers that page too: the kernel bumps the copy in
  * the RELRO mapping, the program reads its own copy, and _ENABLED() stays
  * false (attaching with -p works: by then RELRO is read-only).  So every
- * object with semaphores also carries, in a COMDAT group of its own, an
- * empty `.probes` section aligned to the largest page size of the
+ * object that reads semaphores (the -G object; a file of the header's
+ * whose _ENABLED() brings a unit) also carries, in a COMDAT group of its
+ * own, an empty `.probes` section aligned to the largest page size of the
  * architecture: the output section starts a page that no other segment's
  * file range reaches.  SHF_GNU_RETAIN keeps it under --gc-sections.
  * doc/design.md section 3 has the evidence.
