@@ -740,6 +740,12 @@ asm_generic_enabled_x86_64(asm_writer_t *w)
  *
  * _USDT_PROBE_CALLS is read where the first header of the translation
  * unit is included, as the generic macros are defined there.
+ *
+ * No argument of _USDT_S holds a comma outside parentheses, so that the
+ * preprocessor splits it where it should: each asm operand in o brings its
+ * own leading comma (_USDT_M, _USDT_O, _USDT_READS), after an "i"(0)
+ * operand the site never names; a part that is empty is _USDT_0, an
+ * empty macro, since C89 has no empty macro arguments.
  */
 static void
 put_form_macros(strbuf_t *out, const target_t *t)
