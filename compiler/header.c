@@ -382,10 +382,11 @@ asm_define_symbol(asm_writer_t *w, const char *sym, const char *type, size_t siz
 
 /*
  * `.pushsection NAME,"FLAGS",@TYPE,GROUP,comdat`: a section in the COMDAT
- * group signed by GROUP.  The section name is NAME_PREFIX + NAME_SUFFIX.
+ * group signed by GROUP, or with GROUP NULL `.pushsection NAME,"FLAGS",@TYPE`,
+ * in none.  The section name is NAME_PREFIX + NAME_SUFFIX.
  */
 static void
-asm_push_group_section(asm_writer_t *w, const char *name_prefix,
+asm_push_section(asm_writer_t *w, const char *name_prefix,
     const char *name_suffix, const char *flags, const char *type,
     const char *group)
 {
@@ -399,9 +400,12 @@ asm_push_group_section(asm_writer_t *w, const char *name_prefix,
 		w->out->failed = true;
 	sb_puts(l, "\t.pushsection ");
 	put_asm_symbol(l, name.data != NULL ? name.data : "");
-	sb_printf(l, ",\"%sG\",%c%s,", flags, w->type_mark, type);
-	put_asm_symbol(l, group);
-	sb_puts(l, ",comdat");
+	sb_printf(l, ",\"%s%s\",%c%s", flags, group != NULL ? "G" : "", w->type_mark, type);
+	if (group != NULL) {
+		sb_putc(l, ',');
+		put_asm_symbol(l, group);
+		sb_puts(l, ",comdat");
+	}
 	asm_end(w);
 	sb_free(&name);
 }
@@ -464,7 +468,7 @@ asm_stub(asm_writer_t *w, const arch_t *a, const char *func, const char *enabled
 	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
 	strbuf_t *l;
 
-	asm_push_group_section(w, ".text.", func, "ax", "progbits", func);
+	asm_push_section(w, ".text.", func, "ax", "progbits", func);
 	l = asm_begin(w);
 	sb_printf(l, "\t.balign %u", a->unit_align);
 	asm_end(w);
@@ -538,13 +542,8 @@ asm_note_fields(asm_writer_t *w, const char *pc, uint32_t off, const note_text_t
 static void
 asm_semaphore(asm_writer_t *w, const char *semaphore)
 {
-	strbuf_t *l;
-
 	asm_sym_directive(w, ".ifndef", semaphore);
-	l = asm_begin(w);
-	sb_printf(l, "\t.pushsection %s,\"aw\",%cprogbits", STAPSDT_SEMAPHORE_SECTION,
-	    w->type_mark);
-	asm_end(w);
+	asm_push_section(w, STAPSDT_SEMAPHORE_SECTION, "", "aw", "progbits", NULL);
 	asm_plain(w, "\t.balign 2");
 	asm_define_symbol(w, semaphore, "object", STAPSDT_SEMAPHORE_SIZE);
 	asm_plain(w, "\t.zero 2");
@@ -559,7 +558,7 @@ asm_semaphore_page(asm_writer_t *w, const target_t *t)
 	strbuf_t *l;
 
 	asm_plain(w, "\t.ifndef " STAPSDT_SEMAPHORE_PAGE_SYMBOL);
-	asm_push_group_section(w, STAPSDT_SEMAPHORE_SECTION, "", "awR", "progbits",
+	asm_push_section(w, STAPSDT_SEMAPHORE_SECTION, "", "awR", "progbits",
 	    STAPSDT_SEMAPHORE_PAGE_SYMBOL);
 	l = asm_begin(w);
 	sb_printf(l, "\t.balign %u", t->arch->elf_machine == EM_AARCH64 ?
@@ -581,7 +580,7 @@ static void
 asm_stapsdt_base(asm_writer_t *w)
 {
 	asm_plain(w, "\t.ifndef " STAPSDT_BASE_SYMBOL);
-	asm_push_group_section(w, STAPSDT_BASE_SECTION, "", "aR", "progbits",
+	asm_push_section(w, STAPSDT_BASE_SECTION, "", "aR", "progbits",
 	    STAPSDT_BASE_SECTION);
 	asm_define_symbol(w, STAPSDT_BASE_SYMBOL, NULL, 1);
 	asm_plain(w, "\t.space 1");
@@ -633,7 +632,7 @@ asm_generic_unit(asm_writer_t *w, const target_t *t)
 	}
 	asm_stub(w, t->arch, UNIT_FUNC, UNIT_ENABLED);
 	if (t->stapsdt) {
-		asm_push_group_section(w, STAPSDT_NOTE_SECTION, "", "", "note", UNIT_FUNC);
+		asm_push_section(w, STAPSDT_NOTE_SECTION, "", "", "note", UNIT_FUNC);
 		if (t->arch->probe_offset != 0)
 			sb_printf(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
 			    t->arch->probe_offset);
