@@ -28,53 +28,59 @@ endif
 # they are cloned: CI's client builds are keyed by usdtc's bytes
 # (tests/clients/run-clients), and Debian's packages are reproducible.
 REPRO_CFLAGS = -ffile-prefix-map=$(CURDIR)=.
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -Icompiler -I$(B) -D_GNU_SOURCE
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) $(CORE_INC) -I$(B) -D_GNU_SOURCE
 LDLIBS  = -lelf
 
-# Three layers (doc/layout.md):
+# The layers (doc/layout.md, and a README.md in every folder):
 #   compiler/  the core library: every format usdtc reads or writes, bytes
-#              <-> model; built once as the internal archive $(B)/libusdtc.a,
-#              once as position-independent code for libusdt
-#              ($(B)/pic/libusdtc.a) and once with the sanitizers for the
-#              test drivers ($(B)/test/libusdtc.a);
+#              <-> model; the stages in compiler/ itself, their helpers in
+#              one subfolder per layer or format (CORE_DIRS); built once
+#              as the internal archive $(B)/libusdtc.a, once as
+#              position-independent code for libusdt ($(B)/pic/libusdtc.a)
+#              and once with the sanitizers for the test drivers
+#              ($(B)/test/libusdtc.a);
 #   usdtc/     the usdtc program on top of it;
-#   runtime/   what runs inside users' programs: drti_lite, the probe stubs,
-#              and libusdt on top of the core.
+#   runtime/   what is linked into users' programs: drti_lite, drti_kernel,
+#              the probe stubs;
+#   libusdt/   libusdt, run-time providers, on top of the core.
+CORE_DIRS = compiler compiler/base compiler/front compiler/model compiler/dof \
+	compiler/elf compiler/macho compiler/rewrite compiler/inspect
+CORE_INC = $(CORE_DIRS:%=-I%)
 CORE_SRCS = \
-	compiler/err.c \
-	compiler/strbuf.c \
-	compiler/idset.c \
-	compiler/fileio.c \
-	compiler/subproc.c \
-	compiler/model.c \
-	compiler/target.c \
-	compiler/arch_x86_64.c \
-	compiler/arch_aarch64.c \
-	compiler/arch_arm64_macos.c \
-	compiler/diag.c \
-	compiler/parse.c \
-	compiler/parse_pragma.c \
-	compiler/parse_layout.c \
+	compiler/base/err.c \
+	compiler/base/strbuf.c \
+	compiler/base/idset.c \
+	compiler/base/fileio.c \
+	compiler/base/subproc.c \
+	compiler/base/magic.c \
+	compiler/model/model.c \
+	compiler/model/target.c \
+	compiler/model/arch_x86_64.c \
+	compiler/model/arch_aarch64.c \
+	compiler/model/arch_arm64_macos.c \
+	compiler/model/sites.c \
+	compiler/front/diag.c \
+	compiler/front/parse.c \
+	compiler/front/parse_pragma.c \
+	compiler/front/parse_layout.c \
 	compiler/header.c \
 	compiler/header_macos.c \
 	compiler/dofgen.c \
+	compiler/dof/decode.c \
 	compiler/elfwrite.c \
-	compiler/elfdyn.c \
-	compiler/elfmerge.c \
+	compiler/elf/elfdyn.c \
+	compiler/elf/elfmerge.c \
+	compiler/elf/objin.c \
 	compiler/units.c \
 	compiler/objgen.c \
-	compiler/rewrite_plan.c \
-	compiler/rewrite_write.c \
-	compiler/decode.c \
-	compiler/macho_read.c \
+	compiler/rewrite/rewrite_plan.c \
+	compiler/rewrite/rewrite_write.c \
+	compiler/macho/macho_read.c \
+	compiler/macho/macho_in.c \
 	compiler/macho_write.c \
 	compiler/macho_objgen.c \
-	compiler/macho_in.c \
-	compiler/list.c \
-	compiler/magic.c \
-	compiler/sites.c \
-	compiler/objin.c \
-	compiler/probefind.c
+	compiler/inspect/list.c \
+	compiler/inspect/probefind.c
 GEN_SRCS = $(B)/lexer.c $(B)/parser.c
 CORE_OBJS = $(CORE_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:%.c=%.o)
 CORE_LIB = $(B)/libusdtc.a
@@ -146,7 +152,7 @@ $(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c $(B)/parser.h $(B)/.flags
 # The core again with ASan and UBSan, for the test drivers (tests/unit,
 # tests/fuzz, tests/macho/mutate.c), which link it instead of lists of
 # sources.
-TEST_CFLAGS = -std=gnu11 $(WARN) -g -O1 -Icompiler -I$(B) -D_GNU_SOURCE \
+TEST_CFLAGS = -std=gnu11 $(WARN) -g -O1 $(CORE_INC) -I$(B) -D_GNU_SOURCE \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_OBJS = $(CORE_SRCS:%.c=$(B)/test/%.o) $(B)/test/lexer.o $(B)/test/parser.o
 
@@ -182,7 +188,7 @@ DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) 
 $(DRTI): runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
-		$(DRTI_CET) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
+		$(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target
@@ -211,7 +217,7 @@ $(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c $(B)/.flags
 
 $(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime -Icompiler $(DEPFLAGS) -c -o $@ $<
+	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -219,17 +225,17 @@ $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 		$(foreach t,$(DRTI_TARGETS),-DDRTI_$(subst -,_,$(t))='"$(B)/runtime/drti-$(t).o"') \
 		-o $@ $<
 
-# libusdt (runtime/usdt.h): the run-time API on top of the core library,
+# libusdt (libusdt/usdt.h): the run-time API on top of the core library,
 # all position-independent code built with -fvisibility=hidden (the core
 # as $(B)/pic/libusdtc.a, of which the linker takes the members libusdt
-# needs); the shared library exports only the API (runtime/libusdt.map),
+# needs); the shared library exports only the API (libusdt/libusdt.map),
 # the archive has every other symbol made local.  libusdt.pc is for
 # installing (mk/install.mk), libusdt-uninstalled.pc lets the tests build against
 # $(B) with pkg-config.
 LIBUSDT_VERSION = $(VERSION)
 LIBUSDT_SONAME  = libusdt.so.1
-LIBUSDT_SRCS = runtime/usdt_image.c runtime/usdt_file.c runtime/usdt_map.c runtime/usdt_jit.c \
-	runtime/usdt.c
+LIBUSDT_SRCS = libusdt/usdt_image.c libusdt/usdt_file.c libusdt/usdt_map.c libusdt/usdt_jit.c \
+	libusdt/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
 LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
@@ -251,7 +257,7 @@ LIBUSDT_CET = $(if $(filter x86_64-%,$(HOST_MACHINE)),-fcf-protection=full)
 LIBUSDT_SHSTK = -Wl,-z,shstk
 LIBUSDT_CET_LD = $(if $(filter x86_64-%,$(HOST_MACHINE)),$(LIBUSDT_SHSTK))
 PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -fPIC -fvisibility=hidden \
-	$(LIBUSDT_CET) -Icompiler -I$(B) -D_GNU_SOURCE
+	$(LIBUSDT_CET) $(CORE_INC) -I$(B) -D_GNU_SOURCE
 
 libusdt: $(LIBUSDT)
 
@@ -262,17 +268,17 @@ $(B)/pic/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/pic/runtime/%.o: runtime/%.c $(B)/.flags
+$(B)/pic/libusdt/%.o: libusdt/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(PIC_CFLAGS) -Iruntime $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(PIC_CFLAGS) -Ilibusdt -Iruntime $(DEPFLAGS) -c -o $@ $<
 
 $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c -o $@ $<
 
-$(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) $(PIC_CORE_LIB) runtime/libusdt.map
+$(B)/$(LIBUSDT_SONAME): $(LIBUSDT_OBJS) $(PIC_CORE_LIB) libusdt/libusdt.map
 	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,$(LIBUSDT_SONAME) \
-		-Wl,--version-script=runtime/libusdt.map -Wl,-z,noexecstack \
+		-Wl,--version-script=libusdt/libusdt.map -Wl,-z,noexecstack \
 		-Wl,-z,relro -Wl,-z,now -Wl,--no-undefined $(LIBUSDT_CET_LD) \
 		-o $@ $(LIBUSDT_OBJS) $(PIC_CORE_LIB) -lelf -ldl -lpthread
 
@@ -289,7 +295,7 @@ $(B)/libusdt-uninstalled.pc: Makefile
 		'Version: $(LIBUSDT_VERSION)' \
 		'Libs: -L$(abspath $(B)) -Wl,-rpath,$(abspath $(B)) -lusdt' \
 		'Libs.private: -lelf -ldl -lpthread' \
-		'Cflags: -I$(abspath runtime) $(SANFLAGS)' > $@
+		'Cflags: -I$(abspath libusdt) $(SANFLAGS)' > $@
 
 # `make deps`: as root, install the missing build and test packages
 # (.ci/deps); as another user, only say which are missing.  `make test` and

@@ -2,7 +2,7 @@
  * units.h - the probe groups every object that carries probes holds.
  *
  * Shared by the -G stage (objgen.c, an ET_REL object) and the run-time
- * library (runtime/usdt_image.c, an ET_DYN object): for each probe, its
+ * library (libusdt/usdt_image.c, an ET_DYN object): for each probe, its
  * unit of stub code, its stapsdt note and its semaphore, in one COMDAT
  * group; the .stapsdt.base group the notes point at; and .SUNW_dof, the
  * DOF of the whole model.  units.c describes what each holds.

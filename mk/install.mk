@@ -23,7 +23,7 @@
 #       removes them again (tests/install/deb/run; root; minutes, so it is
 #       a CI step of its own and not part of `make test`).
 #
-# The version is spelled once, in compiler/version.h (USDTC_VERSION, which
+# The version is spelled once, in compiler/base/version.h (USDTC_VERSION, which
 # `usdtc --version` prints and the DOF comment carries); this file reads it
 # from there for libusdt.pc, the man pages and the CMake package version,
 # and tests/install checks that debian/changelog says the same.
@@ -31,7 +31,7 @@
 # Installed paths substituted into files (libusdt.pc, the CMake package)
 # never include DESTDIR: they say where the files will be used.
 
-VERSION_H ?= compiler/version.h
+VERSION_H ?= compiler/base/version.h
 VERSION := $(shell sed -n 's/^\#define USDTC_VERSION "\([^"]*\)"$$/\1/p' $(VERSION_H))
 ifeq ($(VERSION),)
 $(error cannot read USDTC_VERSION from $(VERSION_H))
@@ -61,7 +61,7 @@ $(INSTALL_VARS): FORCE
 
 # A sanitizer build's library (SAN=1) needs programs built with the same
 # sanitizers, so its .pc says so, as libusdt-uninstalled.pc does.
-$(B)/libusdt.pc: runtime/libusdt.pc.in $(INSTALL_VARS)
+$(B)/libusdt.pc: libusdt/libusdt.pc.in $(INSTALL_VARS)
 	$(SUBST) $< $(if $(SANFLAGS),| sed -e 's|^Cflags: .*|& $(SANFLAGS)|') > $@
 
 MAN_PAGES = $(B)/man/usdtc.1 $(B)/man/libusdt.3
@@ -85,7 +85,7 @@ install: all
 	install -m 644 $(B)/$(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/$(LIBUSDT_SONAME)
 	ln -sf $(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/libusdt.so
 	install -m 644 $(B)/libusdt.a $(DESTDIR)$(LIBDIR)/libusdt.a
-	install -m 644 runtime/usdt.h $(DESTDIR)$(INCLUDEDIR)/usdt.h
+	install -m 644 libusdt/usdt.h $(DESTDIR)$(INCLUDEDIR)/usdt.h
 	install -m 644 $(B)/libusdt.pc $(DESTDIR)$(PKGCONFIGDIR)/libusdt.pc
 	install -m 644 $(B)/man/usdtc.1 $(DESTDIR)$(MANDIR)/man1/usdtc.1
 	install -m 644 $(B)/man/libusdt.3 $(DESTDIR)$(MANDIR)/man3/libusdt.3

@@ -2,7 +2,7 @@
  * stubs_aarch64.S - the AArch64 probe unit, and a call into one with any
  * number of arguments.
  *
- * usdt_aarch64_unit is the probe unit of compiler/arch_aarch64.c written as
+ * usdt_aarch64_unit is the probe unit of compiler/model/arch_aarch64.c written as
  * instructions (a test checks that the bytes are the same): two 8-byte
  * slots, each a `nop` that is the tracepoint and a `ret`.  The probe slot
  * is entered with the probe's arguments where the AAPCS64 puts them; the

@@ -2,7 +2,7 @@
  * stubs_x86_64.S - the x86_64 probe unit, and a call into one with any
  * number of arguments.
  *
- * usdt_x86_64_unit is the probe unit of compiler/arch_x86_64.c written as
+ * usdt_x86_64_unit is the probe unit of compiler/model/arch_x86_64.c written as
  * instructions (a unit test checks that the bytes are the same): 16 bytes,
  * the probe function (pop %r11, the 5-byte nop that is the tracepoint,
  * push %r11, ret: at the tracepoint the stack is as at the call, so

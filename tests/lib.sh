@@ -68,8 +68,13 @@ wait_line() {
 # and cpp in $B/test/libusdtc-prog.a), never from lists of the core's sources.
 B=${B:-build}
 case $B in /*) ;; *) B=$ROOT/$B ;; esac
+# CORE_INC: the -I options of the core's folders, compiler/ and each of
+# its layers (the Makefile's CORE_DIRS), for what includes the core's headers.
+CORE_INC=(-I"$ROOT/compiler")
+for _d in "$ROOT"/compiler/*/; do CORE_INC+=(-I"${_d%/}"); done
+unset _d
 DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
-	-I"$ROOT/compiler" -I"$ROOT/usdtc"
+	"${CORE_INC[@]}" -I"$ROOT/usdtc"
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 # Under tests/run with every suite, $USDTC_DRIVER_LOG names a file: OUT is
 # then a script that appends the driver's sources to it and runs the

@@ -1,6 +1,6 @@
 /*
  * source.c - a definition file into the model: read it, run cpp over it
- * for -C (cpp.c), hand the bytes to the parser (compiler/parse.c).
+ * for -C (cpp.c), hand the bytes to the parser (compiler/front/parse.c).
  *
  * The parser takes a buffer and knows nothing of files or processes, so
  * fuzzers and unit tests need neither; this is the program's side.  Failing

@@ -10,7 +10,7 @@
   "targets": [{
     "target_name": "usdt_provider",
     "sources": ["src/binding.c"],
-    "include_dirs": ["<(libusdt_root)/runtime"],
+    "include_dirs": ["<(libusdt_root)/libusdt"],
     "cflags": ["-Wall", "-Wextra", "-Werror"],
     "libraries": ["<(libusdt_a)", "-lelf", "-ldl", "-lpthread"],
     "ldflags": ["<!@(node -p \"process.env.LIBUSDT_LDFLAGS || ''\")"]

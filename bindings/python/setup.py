@@ -27,7 +27,7 @@ def libusdt_flags():
     archive = os.environ.get("LIBUSDT_A", os.path.join(root, "build", "libusdt.a"))
     if not os.path.exists(archive) and "LIBUSDT_A" not in os.environ:
         subprocess.check_call(["make", "-C", root, "libusdt"])
-    return [os.path.join(root, "runtime")], [archive], ["elf", "dl", "pthread"], []
+    return [os.path.join(root, "libusdt")], [archive], ["elf", "dl", "pthread"], []
 
 
 include_dirs, objects, libraries, link_args = libusdt_flags()

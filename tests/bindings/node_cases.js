@@ -34,7 +34,7 @@ var d = require(process.env.DTRACE_PROVIDER || 'dtrace-provider');
 /*
  * The stack slot of argument k (k >= 6) at an x86_64 probe unit's
  * tracepoint: the unit has popped its return address, so argument 6 is at
- * 0(%rsp), as at a call site (compiler/arch_x86_64.c).
+ * 0(%rsp), as at a call site (compiler/model/arch_x86_64.c).
  */
 function stackArg(k) {
     return '*(uint64 *)(reg("sp") + ' + 8 * (k - 6) + ')';

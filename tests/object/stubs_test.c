@@ -1,5 +1,5 @@
 /*
- * stubs_test.c - runtime/stubs_x86_64.S against compiler/arch_x86_64.c.
+ * stubs_test.c - runtime/stubs_x86_64.S against compiler/model/arch_x86_64.c.
  *
  * The assembled probe unit must be byte for byte the unit the compiler
  * writes into headers and objects, and usdt_probe_call must deliver 0 to 8

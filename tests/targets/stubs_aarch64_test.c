@@ -1,6 +1,6 @@
 /*
  * stubs_aarch64_test.c - runtime/stubs_aarch64.S against
- * compiler/arch_aarch64.c, built with the AArch64 cross compiler and run
+ * compiler/model/arch_aarch64.c, built with the AArch64 cross compiler and run
  * under qemu-user by tests/targets/run.
  *
  * The assembled probe unit must be byte for byte the unit the compiler

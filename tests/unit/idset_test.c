@@ -1,5 +1,5 @@
 /*
- * idset_test.c - the one hash table (compiler/idset.c) finds what a scan
+ * idset_test.c - the one hash table (compiler/base/idset.c) finds what a scan
  * of the user's storage finds.
  *
  * The keys live in a buffer that moves as it grows (realloc), as the

@@ -1,5 +1,5 @@
 /*
- * rewrite_test.c - checks of the call-site rewriter (compiler/rewrite_plan.c),
+ * rewrite_test.c - checks of the call-site rewriter (compiler/rewrite/rewrite_plan.c),
  * driven by tests/rewrite/run.
  *
  *   rewrite_test fixture OBJ COPY   OBJ and COPY are tests/rewrite/fixture.s

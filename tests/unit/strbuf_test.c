@@ -1,7 +1,7 @@
 /*
  * strbuf_test.c - sb_printf formats exactly what snprintf formats.
  *
- * sb_printf (compiler/strbuf.c) formats plain conversions itself and hands
+ * sb_printf (compiler/base/strbuf.c) formats plain conversions itself and hands
  * the rest to vsnprintf; both paths, and the growth of the buffer across
  * its capacity, are compared here with the C library's snprintf.  Two
  * checks (tests/testlib.h), each failure listing the mismatches.

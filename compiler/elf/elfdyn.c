@@ -1,7 +1,7 @@
 /*
  * elfdyn.c - the ET_DYN writer: a builder's description (elfwrite.h) as a
  * shared object that dlopen loads.  Only libusdt uses it, for the object
- * behind a run-time provider (runtime/usdt_image.c); the builder and the
+ * behind a run-time provider (libusdt/usdt_image.c); the builder and the
  * ET_REL writer -G uses are in elfwrite.c, the structures both writers
  * read in elfw_int.h.
  *

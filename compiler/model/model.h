@@ -2,7 +2,7 @@
  * model.h - what a provider definition means, independent of its source.
  *
  * The parser (lexer.l, parser.y) fills a mdl_model_t from a .d file; libusdt
- * (runtime/usdt.c) fills one from API calls.  Every writer reads only this:
+ * (libusdt/usdt.c) fills one from API calls.  Every writer reads only this:
  * header.c (-h), dofgen.c (DOF), units.c (units, stapsdt notes), objgen.c
  * (-G object).
  *
