@@ -60,6 +60,8 @@ CORE_SRCS = \
 	compiler/model/arch_arm64_macos.c \
 	compiler/model/sites.c \
 	compiler/front/diag.c \
+	compiler/front/parse_ctx.c \
+	compiler/front/parse_decl.c \
 	compiler/front/parse.c \
 	compiler/front/parse_pragma.c \
 	compiler/front/parse_layout.c \
@@ -68,11 +70,13 @@ CORE_SRCS = \
 	compiler/dofgen.c \
 	compiler/dof/decode.c \
 	compiler/elfwrite.c \
-	compiler/elf/elfdyn.c \
-	compiler/elf/elfmerge.c \
+	compiler/elfdyn.c \
+	compiler/elfmerge.c \
 	compiler/elf/objin.c \
 	compiler/units.c \
 	compiler/objgen.c \
+	compiler/rewrite/rewrite_insn.c \
+	compiler/rewrite/rewrite_obj.c \
 	compiler/rewrite/rewrite_plan.c \
 	compiler/rewrite/rewrite_write.c \
 	compiler/macho/macho_read.c \

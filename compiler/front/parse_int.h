@@ -9,9 +9,12 @@
  *		source positions; one export: lexer_run.
  * parser.y	the grammar; builds the small values below and calls the
  *		parse_* actions; reports syntax errors with what was expected.
- * parse.c	the entry points of parse.h, the semantic actions (names,
- *		limits, duplicates, translators) and the arena that holds
- *		every string and value of one parse.
+ * parse.c	the entry points of parse.h and the checks that need the
+ *		whole file (translators, attributes, types by value).
+ * parse_decl.c	the semantic actions: providers, probes, parameters (names,
+ *		limits, duplicates, translators).
+ * parse_ctx.c	the arena that holds every string and value of one parse,
+ *		text pieces, locations; calls no other file of the parse.
  * parse_pragma.c  control lines: line markers, #line, #pragma D.
  * parse_layout.c  types: their canonical spelling, struct and union layout.
  */
@@ -136,7 +139,12 @@ struct construct {
 
 struct layout;			/* a struct/union body being laid out (parse_layout.c) */
 struct pending_attr;		/* a #pragma D attributes waiting for its provider */
-struct new_probe;		/* a probe declared by this parse */
+/* A probe declared by this parse (parse_decl.c), for the whole-file checks. */
+struct new_probe {
+	mdl_provider_t *prov;
+	mdl_probe_t *probe;
+	struct new_probe *next;
+};
 struct arena_block;
 
 /* Lexer start-of-item modes: how a top-level item ends. */
@@ -213,7 +221,7 @@ int lexer_run(struct parse_ctx *ctx);
 /* lexer.l: free the scanner (also after a longjmp out of lexer_run). */
 void lexer_free(struct parse_ctx *ctx);
 
-/* parse.c: memory that lives until the parse ends; never NULL. */
+/* parse_ctx.c: memory that lives until the parse ends; never NULL. */
 void *parse_alloc(struct parse_ctx *ctx, size_t size);
 char *parse_strndup(struct parse_ctx *ctx, const char *s, size_t n);
 char *parse_strdup(struct parse_ctx *ctx, const char *s);
@@ -222,8 +230,10 @@ char *parse_take(struct parse_ctx *ctx, char *s);
 /* a, then sep and b if b is not empty (and a is not empty). */
 char *parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b);
 _Noreturn void parse_nomem(struct parse_ctx *ctx);
+/* Free every block of the arena (the end of parse_text). */
+void parse_arena_free(struct parse_ctx *ctx);
 
-/* parse.c: a new empty ptext in the arena; never NULL. */
+/* parse_ctx.c: a new empty ptext in the arena; never NULL. */
 struct ptext *ptext_new(struct parse_ctx *ctx);
 /* Append n bytes of s. */
 void ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n);
@@ -245,14 +255,16 @@ bool parse_control_line(struct parse_ctx *ctx, const char *s, size_t n, parse_lo
 /* parse_pragma.c: apply the stored #pragma D attributes, once the file is read. */
 void parse_apply_attributes(struct parse_ctx *ctx);
 
-/* parse.c: construct stack for syntax error messages. */
+/* parse_ctx.c: construct stack for syntax error messages. */
 void parse_open(struct parse_ctx *ctx, const char *what, int closer, parse_loc_t loc);
 void parse_close(struct parse_ctx *ctx);
 
-/* parse.c: semantic actions. */
+/* parse_decl.c: semantic actions. */
 void parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc);
 /* close: the body's '}'; a ';' must follow it (parse_token_seen). */
 void parse_provider_end(struct parse_ctx *ctx, parse_loc_t close);
+/* D_PROV_SEMICOLON: the last provider body ended without its ';'. */
+void parse_missing_semicolon(struct parse_ctx *ctx);
 /* A clause ended: warn if its body declared probes. */
 void parse_clause_end(struct parse_ctx *ctx);
 /* lexer.l: every token, as it is handed to the grammar. */

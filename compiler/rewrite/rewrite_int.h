@@ -13,11 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fileio.h"
 #include "idset.h"
+#include "objin.h"
 #include "rewrite.h"
 #include "strbuf.h"
 
 #define SITES_SECTION	".usdt.sites"
+#define ALIAS_PREFIX	"__$dtrace"	/* the aliases of functions a site is in */
 #define SITE_MAX	5	/* the longest call instruction we rewrite */
 
 /*
@@ -137,14 +140,43 @@ typedef struct edits {
 				   anchors are the ones the object lacks */
 } edits_t;
 
-/* rewrite_plan.c: how a call looks. */
+/* rewrite_insn.c: how a call looks. */
 uint32_t rewrite_opcode_at(const call_isa_t *isa, const uint8_t *code);
 /* What replaces a call of this kind. */
 const uint8_t *rewrite_replacement(const call_isa_t *isa, const target_t *t,
     bool is_enabled, bool tail);
+/* Whether an is-enabled site clears the result register (DOF version 2). */
+bool rewrite_clears_result(const call_isa_t *isa, const target_t *t);
+/* From a rewritten call's start to its tracepoint. */
+uint32_t rewrite_tracepoint_skip(const call_isa_t *isa, const target_t *t, bool is_enabled);
+/* The calls of machine EM_*, or NULL: not rewritten there. */
+const call_isa_t *rewrite_call_isa_for(unsigned machine);
 
-/* rewrite_plan.c: one object's tables. */
+/* rewrite_obj.c: a small map from names to indices (sized once). */
+int rewrite_map_init(name_map_t *map, size_t expected);
+void rewrite_map_free(name_map_t *map);
+/* The value stored for key, or (size_t)-1. */
+size_t rewrite_map_get(const name_map_t *map, const char *key);
+/* Insert (the first value for a key wins); key must outlive the map. */
+void rewrite_map_put(name_map_t *map, const char *key, size_t val);
+/* Whether name is a probe or is-enabled function of a probe unit. */
+bool rewrite_is_probe_function(const char *name);
+
+/* rewrite_obj.c: one object's tables. */
 int rewrite_object_init(object_t *ob, err_t *e);
+/* -v: "path: message" to the caller's callback, if any. */
+void rewrite_note(const object_t *ob, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The key of an object's aliases and anchors: a hash of its real path. */
+uint32_t rewrite_alias_key(const char *path);
+const char *rewrite_sym_name(const object_t *ob, const GElf_Sym *sym);
+/* Section idx's name, "?" if it has none. */
+const char *rewrite_section_name(const object_t *ob, size_t idx);
+/* The function symbol holding [at, at + size) of section shndx, or NULL. */
+const func_sym_t *rewrite_enclosing_function(const object_t *ob, size_t shndx,
+    uint64_t at, unsigned size);
+/* Whether the object holds GCC or LLVM LTO sections (IR compiled at link). */
+bool rewrite_has_lto_sections(const object_t *ob);
 void rewrite_object_free(object_t *ob);
 /* Symbol i, with its real section index; false if unreadable. */
 bool rewrite_get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx);
@@ -152,6 +184,38 @@ bool rewrite_get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx)
 Elf_Data *rewrite_section_data(const object_t *ob, size_t idx, GElf_Shdr *sh);
 /* The index of the .usdt.sites section, or 0. */
 size_t rewrite_sites_section(const object_t *ob);
+
+/* The model's probe functions, by name (rewrite_plan.c). */
+typedef struct probe_index {
+	probe_ref_t *refs;
+	size_t n;
+	name_map_t map;
+	bool *kept;		/* per function, for probe_ref_t.kept */
+} probe_index_t;
+
+/* One object's plan: what to patch, and what the rewrite adds. */
+typedef struct planned_object {
+	const objin_t *in;
+	object_t ob;
+	plan_t p;
+	edits_t ed;
+	size_t nsites;		/* new sites: 0, nothing to write */
+} planned_object_t;
+
+struct rewrite_plan {
+	const mdl_model_t *m;
+	const target_t *t;
+	const call_isa_t *isa;
+	const rewrite_opts_t *o;
+	probe_index_t probes;
+	bool every_kept;	/* an object whose calls cannot be seen (IR) */
+	tempset_t *temps;	/* o->temps, or own */
+	tempset_t own;
+	planned_object_t *objs;
+	size_t nobjs;
+	const objin_t *ins;	/* every input, repeats too (rewrite_write) */
+	size_t nins;
+};
 
 /*
  * rewrite_write.c: edit a copy of the object (read as read_ob, from in) in

@@ -143,159 +143,9 @@
 #include "rewrite_int.h"
 #include "strbuf.h"
 
-#define ALIAS_PREFIX	"__$dtrace"
-
-/* ---- how a call looks, per architecture ----------------------------------- */
-
-static const call_isa_t call_isas[] = {
-	{
-		.machine = EM_X86_64,
-		.site_size = 5,
-		.reloc_at = 1,
-		.op_size = 1,
-		.op_mask = 0xff,
-		.call_op = X86_CALL_REL32,
-		.jump_op = X86_JMP_REL32,
-		.addend = -4,
-		.probe = { X86_NOP5 },				/* the tracepoint */
-		.tail = { X86_RET, X86_NOP4 },
-		.enabled = { X86_XOR_RAX, X86_NOP, X86_NOP },	/* 0; tracepoint at +3 */
-		.enabled_tail = { X86_XOR_RAX, X86_RET, X86_NOP },
-		.enabled_skip = 3,
-		.has_mark = true,
-		.mark_reloc = R_X86_64_NONE,
-		.mark_byte = X86_NOP,
-	},
-	{
-		.machine = EM_AARCH64,
-		.site_size = 4,
-		.reloc_at = 0,
-		.op_size = 4,
-		.op_mask = A64_BRANCH_MASK,
-		.call_op = A64_BL,
-		.jump_op = A64_B,
-		.addend = 0,
-		.probe = { A64_NOP },				/* the tracepoint */
-		.tail = { A64_RET },
-	},
-};
-
-/* The opcode bits of the instruction at code. */
-uint32_t
-rewrite_opcode_at(const call_isa_t *isa, const uint8_t *code)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < isa->op_size; i++)
-		v |= (uint32_t)code[i] << (8 * i);
-	return v & isa->op_mask;
-}
-
-/* Whether is-enabled calls get the DOF version 2 sequence on this target. */
-static bool
-clears_result(const call_isa_t *isa, const target_t *t)
-{
-	return t->dof_enabled_version == 2 && isa->enabled_skip != 0;
-}
-
-/* What replaces a call of this kind. */
-const uint8_t *
-rewrite_replacement(const call_isa_t *isa, const target_t *t, bool is_enabled, bool tail)
-{
-	if (is_enabled && clears_result(isa, t))
-		return tail ? isa->enabled_tail : isa->enabled;
-	return tail ? isa->tail : isa->probe;
-}
-
-/* From a rewritten call's start to its tracepoint. */
-static uint32_t
-tracepoint_skip(const call_isa_t *isa, const target_t *t, bool is_enabled)
-{
-	return is_enabled && clears_result(isa, t) ? isa->enabled_skip : 0;
-}
-
-static const call_isa_t *
-call_isa_for(unsigned machine)
-{
-	for (size_t i = 0; i < sizeof(call_isas) / sizeof(call_isas[0]); i++)
-		if (call_isas[i].machine == machine)
-			return &call_isas[i];
-	return NULL;
-}
-
-/* ---- a small map from names to indices ------------------------------------ */
-
-
-static uint32_t
-hash_name(const char *s)
-{
-	return hash32_bytes(HASH32_FNV_OFFSET, s, strlen(s));
-}
-
-static bool
-entry_key_is(const void *ctx, size_t id, const void *key)
-{
-	return strcmp(((const name_map_t *)ctx)->entries[id].key, key) == 0;
-}
-
-static int
-map_init(name_map_t *map, size_t expected)
-{
-	idset_init(&map->set);
-	map->n = 0;
-	map->cap = expected;
-	map->entries = calloc(expected ? expected : 1, sizeof(name_entry_t));
-	if (map->entries == NULL || !idset_reserve(&map->set, expected)) {
-		free(map->entries);
-		map->entries = NULL;
-		map->cap = 0;
-		return -1;
-	}
-	return 0;
-}
-
-static void
-map_free(name_map_t *map)
-{
-	free(map->entries);
-	map->entries = NULL;
-	map->cap = map->n = 0;
-	idset_free(&map->set);
-}
-
-/* The value stored for key, or (size_t)-1. */
-static size_t
-map_get(const name_map_t *map, const char *key)
-{
-	size_t id = idset_find(&map->set, hash_str(HASH_FNV_OFFSET, key), entry_key_is, map, key);
-
-	return id == IDSET_NONE ? (size_t)-1 : map->entries[id].val;
-}
-
-/* Insert (the first value for a key wins); key must outlive the map. */
-static void
-map_put(name_map_t *map, const char *key, size_t val)
-{
-	uint64_t h = hash_str(HASH_FNV_OFFSET, key);
-
-	if (map->n == map->cap)
-		return;		/* sized by map_init; never happens */
-	if (idset_find(&map->set, h, entry_key_is, map, key) != IDSET_NONE)
-		return;
-	map->entries[map->n] = (name_entry_t){ key, val };
-	if (idset_add(&map->set, h, map->n))	/* reserved by map_init */
-		map->n++;
-}
-
 /* ---- the model's probe functions ------------------------------------------ */
 
 
-typedef struct probe_index {
-	probe_ref_t *refs;
-	size_t n;
-	name_map_t map;
-	bool *kept;		/* per function, for probe_ref_t.kept */
-} probe_index_t;
 
 static void
 probe_index_free(probe_index_t *x)
@@ -304,7 +154,7 @@ probe_index_free(probe_index_t *x)
 		free(x->refs[i].name);
 	free(x->refs);
 	free(x->kept);
-	map_free(&x->map);
+	rewrite_map_free(&x->map);
 }
 
 /* Both function names of every probe of m; -1 on allocation failure. */
@@ -318,7 +168,7 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 		total += 2 * m->providers[i]->nprobes;
 	if ((x->refs = calloc(total + 1, sizeof(probe_ref_t))) == NULL ||
 	    (x->kept = calloc(total + 1, sizeof(bool))) == NULL ||
-	    map_init(&x->map, total) != 0)
+	    rewrite_map_init(&x->map, total) != 0)
 		goto fail;
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *p = m->providers[i];
@@ -335,7 +185,7 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 				    : mdl_probe_func(p->name, r->probe->dof_name);
 				if (r->name == NULL)
 					goto fail;
-				map_put(&x->map, r->name, x->n++);
+				rewrite_map_put(&x->map, r->name, x->n++);
 			}
 		}
 	}
@@ -348,17 +198,11 @@ fail:
 static const probe_ref_t *
 probe_lookup(const probe_index_t *x, const char *name)
 {
-	size_t i = map_get(&x->map, name);
+	size_t i = rewrite_map_get(&x->map, name);
 
 	return i == (size_t)-1 ? NULL : &x->refs[i];
 }
 
-static bool
-is_probe_function(const char *name)
-{
-	return strncmp(name, USDT_PROBE_PREFIX, sizeof(USDT_PROBE_PREFIX) - 1) == 0 ||
-	    strncmp(name, USDT_ENABLED_PREFIX, sizeof(USDT_ENABLED_PREFIX) - 1) == 0;
-}
 
 /* ---- the results ---------------------------------------------------------- */
 
@@ -530,336 +374,6 @@ move_sites(rewrite_sites_t *to, rewrite_sites_t *from)
 	return 0;
 }
 
-/* ---- one object: its tables ----------------------------------------------- */
-
-
-
-static void __attribute__((format(printf, 2, 3)))
-note(const object_t *ob, const char *fmt, ...)
-{
-	char msg[512];
-	int n;
-	va_list ap;
-
-	if (ob->o == NULL || ob->o->note == NULL)
-		return;
-	n = snprintf(msg, sizeof(msg), "%s: ", ob->path);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	ob->o->note(ob->o->note_ctx, msg);
-}
-
-uint32_t
-rewrite_alias_key(const char *path)
-{
-	return hash_name(path);
-}
-
-/* Symbol i, with its real section index; false if unreadable. */
-bool
-rewrite_get_sym(const object_t *ob, size_t i, GElf_Sym *sym, size_t *shndx)
-{
-	Elf32_Word x = 0;
-
-	if (gelf_getsymshndx(ob->syms, ob->xndx, (int)i, sym, &x) == NULL)
-		return false;
-	*shndx = sym->st_shndx == SHN_XINDEX ? x : sym->st_shndx;
-	return true;
-}
-
-static const char *
-sym_name(const object_t *ob, const GElf_Sym *sym)
-{
-	const char *s = elf_strptr(ob->elf, ob->symsh.sh_link, sym->st_name);
-
-	return s ? s : "";
-}
-
-static const char *
-section_name(const object_t *ob, size_t idx)
-{
-	Elf_Scn *scn = elf_getscn(ob->elf, idx);
-	GElf_Shdr sh;
-	const char *s = NULL;
-
-	if (scn != NULL && gelf_getshdr(scn, &sh) != NULL)
-		s = elf_strptr(ob->elf, ob->shstrndx, sh.sh_name);
-	return s ? s : "?";
-}
-
-/* Mark the members of COMDAT groups, and of probe groups in particular. */
-static int
-find_groups(object_t *ob, err_t *e)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	ob->probe_group = calloc(ob->nsections + 1, sizeof(bool));
-	ob->grouped = calloc(ob->nsections + 1, sizeof(bool));
-	if (ob->probe_group == NULL || ob->grouped == NULL)
-		return err_errno(e, ENOMEM, "%s", ob->path);
-	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
-		Elf_Data *data;
-		GElf_Sym sig;
-		size_t shndx;
-		bool probe;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_GROUP)
-			continue;
-		if ((data = elf_getdata(scn, NULL)) == NULL)
-			return err_libelf(e, ob->path, "elf_getdata");
-		probe = sh.sh_link == ob->symndx && rewrite_get_sym(ob, sh.sh_info, &sig, &shndx) &&
-		    is_probe_function(sym_name(ob, &sig));
-		for (size_t k = 1; k < data->d_size / 4; k++) {
-			uint32_t member;
-
-			memcpy(&member, (const char *)data->d_buf + 4 * k, 4);
-			if (member < ob->nsections) {
-				ob->grouped[member] = true;
-				ob->probe_group[member] |= probe;
-			}
-		}
-	}
-	return 0;
-}
-
-static int
-compare_funcs(const void *a, const void *b)
-{
-	const func_sym_t *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;	/* preferred first */
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Preference among function symbols at one address. */
-static int
-func_rank(const GElf_Sym *sym)
-{
-	int rank = sym->st_size > 0 ? 4 : 0;
-
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: return rank + 3;
-	case STB_WEAK: return rank + 2;
-	default: return rank + 1;
-	}
-}
-
-/* The function symbols (not our aliases), and a map of defined names. */
-static int
-index_symbols(object_t *ob, err_t *e)
-{
-	if (map_init(&ob->defined, ob->nsyms) != 0 ||
-	    (ob->funcs = calloc(ob->nsyms + 1, sizeof(func_sym_t))) == NULL)
-		return err_errno(e, ENOMEM, "%s", ob->path);
-	for (size_t i = 1; i < ob->nsyms; i++) {
-		GElf_Sym sym;
-		size_t shndx;
-		const char *name;
-
-		if (!rewrite_get_sym(ob, i, &sym, &shndx))
-			return err_libelf(e, ob->path, "gelf_getsymshndx");
-		if (sym.st_shndx == SHN_UNDEF || shndx >= ob->nsections ||
-		    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
-			continue;
-		name = sym_name(ob, &sym);
-		if (*name != '\0' && GELF_ST_BIND(sym.st_info) != STB_LOCAL)
-			map_put(&ob->defined, name, i);
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    strncmp(name, ALIAS_PREFIX, sizeof(ALIAS_PREFIX) - 1) == 0)
-			continue;
-		ob->funcs[ob->nfuncs++] = (func_sym_t){ shndx, sym.st_value,
-		    sym.st_size, i, func_rank(&sym) };
-	}
-	qsort(ob->funcs, ob->nfuncs, sizeof(func_sym_t), compare_funcs);
-	return 0;
-}
-
-/*
- * The function whose code holds the call at `at` of section
- * shndx: the last function symbol starting at or before `at`, if its size
- * covers the site (a size-0 symbol, from assembly, covers up to the next).
- */
-static const func_sym_t *
-enclosing_function(const object_t *ob, size_t shndx, uint64_t at, unsigned size)
-{
-	size_t lo = 0, hi = ob->nfuncs;
-	const func_sym_t *f;
-
-	/* The first entry past (shndx, at). */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const func_sym_t *x = &ob->funcs[mid];
-
-		if (x->shndx < shndx || (x->shndx == shndx && x->value <= at))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	f = &ob->funcs[lo - 1];
-	if (f->shndx != shndx)
-		return NULL;
-	while (lo - 1 > 0 && ob->funcs[lo - 2].shndx == shndx &&
-	    ob->funcs[lo - 2].value == f->value)
-		f = &ob->funcs[--lo - 1];	/* the preferred one sorts first */
-	if (f->size > 0 && at + size > f->value + f->size)
-		return NULL;
-	return f;
-}
-
-void
-rewrite_object_free(object_t *ob)
-{
-	free(ob->probe_group);
-	free(ob->grouped);
-	free(ob->funcs);
-	map_free(&ob->defined);
-	ob->probe_group = ob->grouped = NULL;
-	ob->funcs = NULL;
-}
-
-/*
- * What libelf would quietly change when it writes the object back, refused
- * (-G would otherwise write what it never checked): a section past the end
- * of the file, an alignment that is
- * not a power of two or exceeds the file (libelf pads each section's
- * offset to it: 1 GiB would make a 1 GiB object), a table whose entry size
- * is not its type's (libelf reads a RELA section of a bogus size as empty
- * and writes it back live), a string table whose last string has no NUL
- * (appended names would run on from it).
- */
-static int
-check_section(object_t *ob, size_t idx, const GElf_Shdr *sh, size_t filesize, err_t *e)
-{
-	static const struct { unsigned type; Elf_Type t; } tables[] = {
-		{ SHT_RELA, ELF_T_RELA }, { SHT_REL, ELF_T_REL }, { SHT_SYMTAB, ELF_T_SYM },
-	};
-	uint64_t align = sh->sh_addralign;
-	Elf_Data *d;
-
-	if (sh->sh_type != SHT_NOBITS && (sh->sh_offset > filesize ||
-	    sh->sh_size > filesize - sh->sh_offset))
-		return err_set(e, "%s: section %zu (%s) runs past the end of the file: "
-		    "not rewriting it", ob->path, idx, section_name(ob, idx));
-	if (align > 1 && ((align & (align - 1)) != 0 || align > filesize))
-		return err_set(e, "%s: section %zu (%s) asks for an alignment of %ju bytes, "
-		    "which the file (%zu bytes) cannot hold: not rewriting it", ob->path,
-		    idx, section_name(ob, idx), (uintmax_t)align, filesize);
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (sh->sh_type == tables[i].type && sh->sh_entsize !=
-		    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT))
-			return err_set(e, "%s: section %zu (%s) has entries of %ju bytes, not "
-			    "the %zu of its type: not rewriting it", ob->path, idx,
-			    section_name(ob, idx), (uintmax_t)sh->sh_entsize,
-			    gelf_fsize(ob->elf, tables[i].t, 1, EV_CURRENT));
-	if (sh->sh_type == SHT_STRTAB && sh->sh_size > 0 &&
-	    ((d = elf_getdata(elf_getscn(ob->elf, idx), NULL)) == NULL || d->d_size == 0 ||
-	    ((const char *)d->d_buf)[d->d_size - 1] != '\0'))
-		return err_set(e, "%s: string table %zu (%s) does not end in a NUL: "
-		    "not rewriting it", ob->path, idx, section_name(ob, idx));
-	return 0;
-}
-
-/*
- * The section names must come from a string table: -G adds the name of
- * .usdt.sites to it.  With e_shstrndx 0 (or pointing at anything else)
- * libelf would be asked to grow section 0 and abort in elf_update.
- */
-static int
-shstrtab_check(const object_t *ob, err_t *e)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-
-	if (ob->shstrndx == SHN_UNDEF || ob->shstrndx >= ob->nsections ||
-	    (scn = elf_getscn(ob->elf, ob->shstrndx)) == NULL || gelf_getshdr(scn, &sh) == NULL ||
-	    sh.sh_type != SHT_STRTAB)
-		return err_set(e, "%s: its section names are not in a string table "
-		    "(e_shstrndx %zu): not rewriting it", ob->path, ob->shstrndx);
-	return 0;
-}
-
-/* Read the tables of an ELF object ob->elf. */
-int
-rewrite_object_init(object_t *ob, err_t *e)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Ehdr eh;
-
-	if (elf_getshdrnum(ob->elf, &ob->nsections) != 0 ||
-	    elf_getshdrstrndx(ob->elf, &ob->shstrndx) != 0 || gelf_getehdr(ob->elf, &eh) == NULL)
-		return err_libelf(e, ob->path, "elf_getshdrnum");
-	/* A cut object: libelf would see no sections at all. */
-	if (eh.e_shoff == 0 || eh.e_shoff > ob->filesize || ob->nsections == 0 ||
-	    ob->nsections > (ob->filesize - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1))
-		return err_set(e, "%s: its section headers lie past the end of the file "
-		    "(%zu bytes): truncated?", ob->path, ob->filesize);
-	if (shstrtab_check(ob, e) != 0)
-		return -1;
-	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			return err_libelf(e, ob->path, "gelf_getshdr");
-		if (check_section(ob, elf_ndxscn(scn), &sh, ob->filesize, e) != 0)
-			return -1;
-		if (sh.sh_type == SHT_SYMTAB && ob->symscn == NULL) {
-			ob->symscn = scn;
-			ob->symndx = elf_ndxscn(scn);
-			ob->symsh = sh;
-		}
-	}
-	if (ob->symscn == NULL)
-		return 0;
-	if ((ob->syms = elf_getdata(ob->symscn, NULL)) == NULL || ob->symsh.sh_entsize == 0)
-		return err_libelf(e, ob->path, "elf_getdata (.symtab)");
-	ob->nsyms = ob->symsh.sh_size / ob->symsh.sh_entsize;
-	scn = NULL;
-	while ((scn = elf_nextscn(ob->elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB_SHNDX &&
-		    sh.sh_link == ob->symndx) {
-			ob->xndx = elf_getdata(scn, NULL);
-			ob->xndx_scn = elf_ndxscn(scn);
-		}
-	if (find_groups(ob, e) != 0 || index_symbols(ob, e) != 0)
-		return -1;
-	return 0;
-}
-
-/* LTO objects: the linker may recompile their IR, so leave them alone. */
-static bool
-has_lto_sections(const object_t *ob)
-{
-	for (size_t i = 1; i < ob->nsections; i++) {
-		const char *n = section_name(ob, i);
-
-		if (strncmp(n, ".gnu.lto_", 9) == 0 || strncmp(n, ".gnu.lto.", 9) == 0 ||
-		    strcmp(n, ".llvm.lto") == 0)
-			return true;
-	}
-	return false;
-}
-
-/* The bytes of section idx (one data block), or NULL. */
-Elf_Data *
-rewrite_section_data(const object_t *ob, size_t idx, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = elf_getscn(ob->elf, idx);
-
-	if (scn == NULL || gelf_getshdr(scn, sh) == NULL || sh->sh_type == SHT_NOBITS)
-		return NULL;
-	return elf_getdata(scn, NULL);
-}
-
 /* ---- one object: planning --------------------------------------------------- */
 
 
@@ -901,25 +415,25 @@ static bool
 is_recordable_mark(const object_t *ob, const Elf_Data *bytes, const GElf_Rela *rela,
     planned_t *c)
 {
-	const char *where = section_name(ob, c->textsec);
+	const char *where = rewrite_section_name(ob, c->textsec);
 
 	c->at = rela->r_offset;
 	c->marked = true;
 	if (bytes == NULL || bytes->d_buf == NULL || rela->r_offset >= bytes->d_size ||
 	    ((const uint8_t *)bytes->d_buf)[rela->r_offset] != ob->isa->mark_byte ||
 	    c->ref->is_enabled) {
-		note(ob, "%s+0x%llx: a mark of %s on no inline site: it is not recorded",
+		rewrite_note(ob, "%s+0x%llx: a mark of %s on no inline site: it is not recorded",
 		    where, (unsigned long long)rela->r_offset, c->ref->name);
 		return false;
 	}
 	if (ob->grouped[c->textsec]) {
-		note(ob, "%s+0x%llx: inline site of %s in a COMDAT section (the linker may keep "
+		rewrite_note(ob, "%s+0x%llx: inline site of %s in a COMDAT section (the linker may keep "
 		    "another object's copy of the function): DTrace does not see it", where,
 		    (unsigned long long)c->at, c->ref->name);
 		return false;
 	}
-	if ((c->func = enclosing_function(ob, c->textsec, c->at, 1)) == NULL) {
-		note(ob, "%s+0x%llx: inline site of %s outside any function symbol: DTrace "
+	if ((c->func = rewrite_enclosing_function(ob, c->textsec, c->at, 1)) == NULL) {
+		rewrite_note(ob, "%s+0x%llx: inline site of %s outside any function symbol: DTrace "
 		    "does not see it", where, (unsigned long long)c->at, c->ref->name);
 		return false;
 	}
@@ -942,7 +456,7 @@ static bool
 is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *bytes,
     const GElf_Rela *rela, planned_t *c)
 {
-	const char *where = section_name(ob, c->textsec);
+	const char *where = rewrite_section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
 	const arch_t *arch = arch_for_machine(ob->isa->machine);
 	uint32_t op;
@@ -952,7 +466,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 
 	/* The relocations a call or jump to a function may carry. */
 	if (type != arch->reloc_branch[0] && type != arch->reloc_branch[1]) {
-		note(ob, "%s+0x%llx: %s (relocation type %u) is not a call: it keeps the stub",
+		rewrite_note(ob, "%s+0x%llx: %s (relocation type %u) is not a call: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name, type);
 		return false;
 	}
@@ -961,33 +475,33 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 	    bytes == NULL || bytes->d_buf == NULL ||
 	    !fits_in(rela->r_offset - ob->isa->reloc_at, ob->isa->site_size, text->sh_size) ||
 	    !fits_in(rela->r_offset - ob->isa->reloc_at, ob->isa->site_size, bytes->d_size)) {
-		note(ob, "%s+0x%llx: %s relocation outside its section: it keeps the stub",
+		rewrite_note(ob, "%s+0x%llx: %s relocation outside its section: it keeps the stub",
 		    where, (unsigned long long)rela->r_offset, c->ref->name);
 		return false;
 	}
 	c->at = rela->r_offset - ob->isa->reloc_at;
 	op = rewrite_opcode_at(ob->isa, (const uint8_t *)bytes->d_buf + c->at);
 	if ((op != ob->isa->call_op && op != ob->isa->jump_op) || rela->r_addend != ob->isa->addend) {
-		note(ob, "%s+0x%llx: reference to %s is not a call or jump "
+		rewrite_note(ob, "%s+0x%llx: reference to %s is not a call or jump "
 		    "(opcode 0x%02x, addend %lld): it keeps the stub", where,
 		    (unsigned long long)c->at, c->ref->name, (unsigned)op, (long long)rela->r_addend);
 		return false;
 	}
 	c->tail = op == ob->isa->jump_op;
 	if (ob->grouped[c->textsec]) {
-		note(ob, "%s+0x%llx: %s in a COMDAT section (the linker may keep another "
+		rewrite_note(ob, "%s+0x%llx: %s in a COMDAT section (the linker may keep another "
 		    "object's copy of the function): it keeps the stub", where,
 		    (unsigned long long)c->at, probe_desc(c->ref));
 		return false;
 	}
 	if (c->ref->is_enabled && ob->t->dof_enabled_version != 3 &&
-	    !clears_result(ob->isa, ob->t)) {
-		note(ob, "%s+0x%llx: is-enabled calls of this target are not rewritten; "
+	    !rewrite_clears_result(ob->isa, ob->t)) {
+		rewrite_note(ob, "%s+0x%llx: is-enabled calls of this target are not rewritten; "
 		    "it keeps the stub", where, (unsigned long long)c->at);
 		return false;
 	}
-	if ((c->func = enclosing_function(ob, c->textsec, c->at, ob->isa->site_size)) == NULL) {
-		note(ob, "%s+0x%llx: %s outside any function symbol: it keeps the stub",
+	if ((c->func = rewrite_enclosing_function(ob, c->textsec, c->at, ob->isa->site_size)) == NULL) {
+		rewrite_note(ob, "%s+0x%llx: %s outside any function symbol: it keeps the stub",
 		    where, (unsigned long long)c->at, probe_desc(c->ref));
 		return false;
 	}
@@ -1028,11 +542,11 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 		}
 		if (GELF_R_SYM(rela.r_info) == 0 ||
 		    !rewrite_get_sym(ob, GELF_R_SYM(rela.r_info), &sym, &shndx) ||
-		    (c.ref = probe_lookup(px, sym_name(ob, &sym))) == NULL)
+		    (c.ref = probe_lookup(px, rewrite_sym_name(ob, &sym))) == NULL)
 			continue;
 		if (sh->sh_type == SHT_REL || !code) {
-			note(ob, "%s+0x%llx: reference to %s is not a call in code: it keeps the stub",
-			    section_name(ob, sh->sh_info), (unsigned long long)rela.r_offset,
+			rewrite_note(ob, "%s+0x%llx: reference to %s is not a call in code: it keeps the stub",
+			    rewrite_section_name(ob, sh->sh_info), (unsigned long long)rela.r_offset,
 			    c.ref->name);
 			keeps_stub(c.ref);
 			continue;
@@ -1058,18 +572,6 @@ plan_object(const object_t *ob, const probe_index_t *px, plan_t *p, err_t *e)
 		    plan_reloc_section(ob, px, scn, &sh, p, e) != 0)
 			return -1;
 	}
-	return 0;
-}
-
-/* ---- one object: sites recorded by earlier runs ----------------------------- */
-
-/* The index of the .usdt.sites section, or 0. */
-size_t
-rewrite_sites_section(const object_t *ob)
-{
-	for (size_t i = 1; i < ob->nsections; i++)
-		if (strcmp(section_name(ob, i), SITES_SECTION) == 0)
-			return i;
 	return 0;
 }
 
@@ -1117,7 +619,7 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 
 	if (!split_record(line, f) || (strcmp(f[0], "call") != 0 && strcmp(f[0], "tail") != 0 &&
 	    strcmp(f[0], "nop") != 0)) {
-		note(ob, SITES_SECTION ": a malformed record is ignored");
+		rewrite_note(ob, SITES_SECTION ": a malformed record is ignored");
 		return 0;
 	}
 	tail = strcmp(f[0], "tail") == 0;
@@ -1125,22 +627,22 @@ recover_record(const object_t *ob, const probe_index_t *px, char *line,
 	errno = 0;
 	off = strtoul(f[4], &end, 10);
 	if (*end != '\0' || errno != 0 || off > UINT32_MAX - SITE_MAX) {
-		note(ob, SITES_SECTION ": a record with a bad offset is ignored");
+		rewrite_note(ob, SITES_SECTION ": a record with a bad offset is ignored");
 		return 0;
 	}
 	if ((r = probe_lookup(px, f[1])) == NULL)
 		return err_set(e, "%s: was rewritten by an earlier -G for %s, which the "
 		    "provider definition no longer declares; rebuild the object from its "
 		    "source", ob->path, f[1]);
-	if ((idx = map_get(&ob->defined, f[2])) == (size_t)-1 ||
+	if ((idx = rewrite_map_get(&ob->defined, f[2])) == (size_t)-1 ||
 	    !rewrite_get_sym(ob, idx, &sym, &shndx) ||
 	    !holds_rewrite(ob, shndx, sym.st_value + off, r->is_enabled, tail, marked)) {
-		note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
+		rewrite_note(ob, "the recorded site of %s in %s+%lu is no longer rewritten code; "
 		    "it is left out", f[1], f[3], off);
 		return 0;
 	}
 	if (!marked)
-		off += tracepoint_skip(ob->isa, ob->t, r->is_enabled);
+		off += rewrite_tracepoint_skip(ob->isa, ob->t, r->is_enabled);
 	if (add_site(out, r, f[3], f[2], (uint32_t)off, tail, marked) != 0)
 		return err_errno(e, ENOMEM, "%s", ob->path);
 	return 0;
@@ -1192,7 +694,7 @@ refers_to(const object_t *ob, const char *name)
 		size_t shndx;
 
 		if (rewrite_get_sym(ob, i, &sym, &shndx) && sym.st_shndx == SHN_UNDEF &&
-		    strcmp(sym_name(ob, &sym), name) == 0)
+		    strcmp(rewrite_sym_name(ob, &sym), name) == 0)
 			return true;
 	}
 	return false;
@@ -1218,7 +720,7 @@ collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
 
 		if (!rewrite_get_sym(ob, i, &sym, &shndx) || sym.st_shndx != SHN_UNDEF)
 			continue;
-		name = sym_name(ob, &sym);
+		name = rewrite_sym_name(ob, &sym);
 		if (strncmp(name, REWRITE_ANCHOR_PREFIX, plen) != 0 ||
 		    (dot = strrchr(name + plen, '.')) == NULL)
 			continue;
@@ -1315,13 +817,13 @@ site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 
 	if (!rewrite_get_sym(ob, f->index, &sym, &shndx))
 		return NULL;
-	name = sym_name(ob, &sym);
+	name = rewrite_sym_name(ob, &sym);
 	if (GELF_ST_BIND(sym.st_info) == STB_GLOBAL &&
 	    GELF_ST_VISIBILITY(sym.st_other) != STV_DEFAULT)
 		return strdup(name);
 	if (asprintf(&alias, "%s%s", ob->alias_prefix, name) < 0)
 		return NULL;
-	if (map_get(&ob->defined, alias) != (size_t)-1)
+	if (rewrite_map_get(&ob->defined, alias) != (size_t)-1)
 		return alias;
 	h = hash_bytes(HASH_FNV_OFFSET, &f->index, sizeof(f->index));
 	if (idset_find(&ed->aliased, h, alias_of_is, ed, &f->index) != IDSET_NONE)
@@ -1352,15 +854,15 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		const char *func;
 		char *symbol;
 		uint64_t off = c->at - c->func->value;
-		uint32_t skip = c->marked ? 0 : tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
+		uint32_t skip = c->marked ? 0 : rewrite_tracepoint_skip(ob->isa, ob->t, c->ref->is_enabled);
 		int rc;
 
 		if (!rewrite_get_sym(ob, c->func->index, &fsym, &shndx))
 			return err_libelf(e, ob->path, "gelf_getsym");
-		func = sym_name(ob, &fsym);
+		func = rewrite_sym_name(ob, &fsym);
 		if (off + skip > UINT32_MAX || !recordable(func)) {
-			note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
-			    section_name(ob, c->textsec), (unsigned long long)c->at,
+			rewrite_note(ob, "%s+0x%llx: %s in function '%s' cannot be recorded: it keeps the stub",
+			    rewrite_section_name(ob, c->textsec), (unsigned long long)c->at,
 			    probe_desc(c->ref), func);
 			keeps_stub(c->ref);
 			c->ref = NULL;	/* dropped from the plan */
@@ -1382,29 +884,6 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 
 /* ---- every object: planning, then writing ------------------------------------- */
 
-/* One object's plan: what to patch, and what the rewrite adds. */
-typedef struct planned_object {
-	const objin_t *in;
-	object_t ob;
-	plan_t p;
-	edits_t ed;
-	size_t nsites;		/* new sites: 0, nothing to write */
-} planned_object_t;
-
-struct rewrite_plan {
-	const mdl_model_t *m;
-	const target_t *t;
-	const call_isa_t *isa;
-	const rewrite_opts_t *o;
-	probe_index_t probes;
-	bool every_kept;	/* an object whose calls cannot be seen (IR) */
-	tempset_t *temps;	/* o->temps, or own */
-	tempset_t own;
-	planned_object_t *objs;
-	size_t nobjs;
-	const objin_t *ins;	/* every input, repeats too (rewrite_write) */
-	size_t nins;
-};
 
 /*
  * Plan one ELF object: the sites an earlier run recorded, the anchors it
@@ -1419,12 +898,12 @@ plan_elf(rewrite_plan_t *rp, planned_object_t *po, rewrite_sites_t *out, err_t *
 
 	if ((rc = rewrite_object_init(ob, e)) != 0 || ob->symscn == NULL)
 		return rc;
-	if (map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1) {
+	if (rewrite_map_get(&ob->defined, "__gnu_lto_slim") != (size_t)-1) {
 		rp->every_kept = true;
 		return 0;	/* IR only: objgen.c has said why it keeps the stubs */
 	}
-	if (has_lto_sections(ob)) {
-		note(ob, "LTO object: the linker may compile its IR afresh, so its probe "
+	if (rewrite_has_lto_sections(ob)) {
+		rewrite_note(ob, "LTO object: the linker may compile its IR afresh, so its probe "
 		    "calls are not rewritten and keep calling the stubs");
 		rp->every_kept = true;
 		return 0;
@@ -1500,7 +979,7 @@ rewrite_plan(const mdl_model_t *m, const target_t *t, const objin_t *ins,
 	}
 	rp->m = m;
 	rp->t = t;
-	rp->isa = call_isa_for(t->arch->elf_machine);
+	rp->isa = rewrite_call_isa_for(t->arch->elf_machine);
 	rp->o = o;
 	rp->temps = o != NULL && o->temps != NULL ? o->temps : &rp->own;
 	rp->ins = ins;
@@ -1525,43 +1004,4 @@ rewrite_plan(const mdl_model_t *m, const target_t *t, const objin_t *ins,
 		rc = err_errno(e, ENOMEM, "rewriting probe calls");
 	out->every_kept = out->every_kept || rp->every_kept;
 	return rc;
-}
-
-/*
- * The other names under which the object of po was given (hard links of
- * it: objin.c reads it once) become its rewritten file too, so that each
- * name given to -G carries the rewrite; each name once.
- */
-static int
-link_other_names(rewrite_plan_t *rp, const planned_object_t *po, int entry, err_t *e)
-{
-	for (size_t i = 0; i < rp->nins; i++) {
-		const objin_t *in = &rp->ins[i];
-		bool done = strcmp(in->real, po->in->real) == 0;
-
-		if (in->same_as != po->in)
-			continue;
-		for (size_t j = 0; j < i && !done; j++)
-			done = rp->ins[j].same_as == po->in && strcmp(rp->ins[j].real, in->real) == 0;
-		if (!done && tempset_link(rp->temps, entry, in->real, e) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-int
-rewrite_write(rewrite_plan_t *rp, err_t *e)
-{
-	for (size_t i = 0; i < rp->nobjs; i++) {
-		planned_object_t *po = &rp->objs[i];
-		int entry;
-
-		if (po->nsites == 0)
-			continue;
-		if (rewrite_commit_object(&po->ob, po->in, &po->p, &po->ed, &entry, e) != 0 ||
-		    link_other_names(rp, po, entry, e) != 0)
-			return -1;
-		note(&po->ob, "rewrote %zu probe call%s", po->nsites, po->nsites == 1 ? "" : "s");
-	}
-	return rp->temps == &rp->own ? tempset_commit(&rp->own, e) : 0;
 }

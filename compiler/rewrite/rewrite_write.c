@@ -379,3 +379,44 @@ rewrite_commit_object(const object_t *read_ob, const objin_t *in, const plan_t *
 		rc = err_errno(e, errno, "cannot write %s", in->path);
 	return rc;
 }
+
+/* ---- every object: writing the plan ----------------------------------------- */
+
+/*
+ * The other names under which the object of po was given (hard links of
+ * it: objin.c reads it once) become its rewritten file too, so that each
+ * name given to -G carries the rewrite; each name once.
+ */
+static int
+link_other_names(rewrite_plan_t *rp, const planned_object_t *po, int entry, err_t *e)
+{
+	for (size_t i = 0; i < rp->nins; i++) {
+		const objin_t *in = &rp->ins[i];
+		bool done = strcmp(in->real, po->in->real) == 0;
+
+		if (in->same_as != po->in)
+			continue;
+		for (size_t j = 0; j < i && !done; j++)
+			done = rp->ins[j].same_as == po->in && strcmp(rp->ins[j].real, in->real) == 0;
+		if (!done && tempset_link(rp->temps, entry, in->real, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+rewrite_write(rewrite_plan_t *rp, err_t *e)
+{
+	for (size_t i = 0; i < rp->nobjs; i++) {
+		planned_object_t *po = &rp->objs[i];
+		int entry;
+
+		if (po->nsites == 0)
+			continue;
+		if (rewrite_commit_object(&po->ob, po->in, &po->p, &po->ed, &entry, e) != 0 ||
+		    link_other_names(rp, po, entry, e) != 0)
+			return -1;
+		rewrite_note(&po->ob, "rewrote %zu probe call%s", po->nsites, po->nsites == 1 ? "" : "s");
+	}
+	return rp->temps == &rp->own ? tempset_commit(&rp->own, e) : 0;
+}

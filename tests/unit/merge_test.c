@@ -1,5 +1,5 @@
 /*
- * merge_test.c - drives elfw_merge_rel (compiler/elf/elfmerge.c) for tests/merge.
+ * merge_test.c - drives elfw_merge_rel (compiler/elfmerge.c) for tests/merge.
  *
  *   merge_test [-aarch64] OUT [IN]
  *
