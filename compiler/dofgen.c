@@ -450,13 +450,13 @@ add_arg_list(gen_t *g, const mdl_probe_t *pr, const mdl_arg_t *args,
 static uint32_t
 add_func_name(gen_t *g, const char *func)
 {
-	char buf[USDT_FUNCNAMELEN];
+	char buf[MDL_FUNCNAMELEN];
 	size_t n = strlen(func);
 
-	if (n < USDT_FUNCNAMELEN)
+	if (n < MDL_FUNCNAMELEN)
 		return strtab_add(&g->strtab, func);
-	memcpy(buf, func, USDT_FUNCNAMELEN - 1);
-	buf[USDT_FUNCNAMELEN - 1] = '\0';
+	memcpy(buf, func, MDL_FUNCNAMELEN - 1);
+	buf[MDL_FUNCNAMELEN - 1] = '\0';
 	return strtab_add(&g->strtab, buf);
 }
 
@@ -543,15 +543,15 @@ add_record(gen_t *g, prov_out_t *po, const mdl_probe_t *pr, const mdl_site_t *si
 static int
 check_probe(gen_t *g, const mdl_provider_t *p, const mdl_probe_t *pr)
 {
-	if (strlen(pr->dof_name) == 0 || strlen(pr->dof_name) >= USDT_NAMELEN)
+	if (strlen(pr->dof_name) == 0 || strlen(pr->dof_name) >= MDL_NAMELEN)
 		return err_set(g->e, "probe %s:%s: the name must have 1 to %d bytes",
-		    p->name, pr->dof_name, USDT_NAMELEN - 1);
-	if (pr->nargc > USDT_MAXARGS || pr->xargc > USDT_MAXARGS)
+		    p->name, pr->dof_name, MDL_NAMELEN - 1);
+	if (pr->nargc > MDL_MAXARGS || pr->xargc > MDL_MAXARGS)
 		return err_set(g->e, "probe %s:%s: more than %d arguments",
-		    p->name, pr->dof_name, USDT_MAXARGS);
+		    p->name, pr->dof_name, MDL_MAXARGS);
 	if (pr->xargc > 0 && pr->argmap == NULL)
 		return err_set(g->e, "probe %s:%s: argument map missing "
-		    "(probe_finish_args was not called)", p->name, pr->dof_name);
+		    "(mdl_probe_finish_args was not called)", p->name, pr->dof_name);
 	for (size_t i = 0; i < pr->xargc; i++)
 		if (pr->argmap[i] >= pr->nargc)
 			return err_set(g->e, "probe %s:%s: translated argument %zu "
@@ -622,9 +622,9 @@ attr_check(gen_t *g, const mdl_provider_t *p)
 {
 	size_t n = strlen(p->name);
 
-	if (n == 0 || n >= USDT_PROVNAMELEN)
+	if (n == 0 || n >= MDL_PROVNAMELEN)
 		return err_set(g->e, "provider %s: the name must have 1 to %d bytes",
-		    p->name, USDT_PROVNAMELEN - 1);
+		    p->name, MDL_PROVNAMELEN - 1);
 	return 0;
 }
 
@@ -705,11 +705,11 @@ build_provider(gen_t *g, prov_out_t *po)
 		return err_set(g->e, "out of memory building DOF for provider %s", p->name);
 	memset(&po->hdr, 0, sizeof(po->hdr));
 	po->hdr.dofpv_name = strtab_add(&g->strtab, p->name);
-	po->hdr.dofpv_provattr = dof_attr(&p->attr[USDT_ATTR_PROVIDER]);
-	po->hdr.dofpv_modattr = dof_attr(&p->attr[USDT_ATTR_MODULE]);
-	po->hdr.dofpv_funcattr = dof_attr(&p->attr[USDT_ATTR_FUNCTION]);
-	po->hdr.dofpv_nameattr = dof_attr(&p->attr[USDT_ATTR_NAME]);
-	po->hdr.dofpv_argsattr = dof_attr(&p->attr[USDT_ATTR_ARGS]);
+	po->hdr.dofpv_provattr = dof_attr(&p->attr[MDL_ATTR_PROVIDER]);
+	po->hdr.dofpv_modattr = dof_attr(&p->attr[MDL_ATTR_MODULE]);
+	po->hdr.dofpv_funcattr = dof_attr(&p->attr[MDL_ATTR_FUNCTION]);
+	po->hdr.dofpv_nameattr = dof_attr(&p->attr[MDL_ATTR_NAME]);
+	po->hdr.dofpv_argsattr = dof_attr(&p->attr[MDL_ATTR_ARGS]);
 	return 0;
 }
 

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfenc.h"
 #include "elfw_int.h"
 #include "elfwrite.h"
 
@@ -238,7 +239,7 @@ dyn_build_outputs(dyn_t *d, err_t *e)
 	d->outs[d->hash - 1].entsize = word;
 	d->outs[d->hash - 1].link = (uint32_t)d->dynsym;
 	d->outs[d->dynsym - 1].size = d->ndsyms * dyn_fsize(d->w, ELF_T_SYM);
-	d->outs[d->dynsym - 1].align = d->w->elf_class == ELFCLASS64 ? 8 : 4;
+	d->outs[d->dynsym - 1].align = elfenc_addr_size(d->w->elf_class);
 	d->outs[d->dynsym - 1].entsize = dyn_fsize(d->w, ELF_T_SYM);
 	d->outs[d->dynsym - 1].link = (uint32_t)d->dynstr_sec;
 	d->outs[d->dynsym - 1].info = 1;	/* no local symbols */
@@ -250,7 +251,7 @@ dyn_build_outputs(dyn_t *d, err_t *e)
 	    SEG_W, ELF_T_DYN)) == 0)
 		return err_errno(e, ENOMEM, "ELF writer");
 	d->outs[d->dynamic - 1].size = d->ndyn * dyn_fsize(d->w, ELF_T_DYN);
-	d->outs[d->dynamic - 1].align = d->w->elf_class == ELFCLASS64 ? 8 : 4;
+	d->outs[d->dynamic - 1].align = elfenc_addr_size(d->w->elf_class);
 	d->outs[d->dynamic - 1].entsize = dyn_fsize(d->w, ELF_T_DYN);
 	d->outs[d->dynamic - 1].link = (uint32_t)d->dynstr_sec;
 	if (dyn_place_segment(d, SEG_NONE, e) != 0)
@@ -379,7 +380,7 @@ dyn_borrow_inputs(dyn_t *d)
 static int
 dyn_fill_inputs(dyn_t *d, err_t *e)
 {
-	unsigned width = d->w->elf_class == ELFCLASS64 ? 8 : 4;
+	unsigned width = elfenc_addr_size(d->w->elf_class);
 
 	if (dyn_borrow_inputs(d) != 0)
 		return err_errno(e, ENOMEM, "ELF writer");
@@ -607,10 +608,8 @@ dyn_emit_file(dyn_t *d, int fd, err_t *e)
 	}
 	if (dyn_fill_symbols(d, symdata, e) != 0 || dyn_fill_dynamic(d, dyndata, e) != 0)
 		goto out;
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		err_libelf(e, "ELF writer", "elf_update");
+	if (elfw_update(d->w, elf, e) != 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	elf_end(elf);

@@ -61,6 +61,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfenc.h"
 #include "elfwrite.h"
 
 #ifndef SHT_LLVM_ADDRSIG
@@ -445,13 +446,6 @@ elfw_merge_rel(elfw_t *w, const void *image, size_t size, const char *what,
 
 /* ---- the image's GNU property note ---------------------------------------- */
 
-#ifndef NT_GNU_PROPERTY_TYPE_0
-#define NT_GNU_PROPERTY_TYPE_0			5
-#endif
-#ifndef GNU_PROPERTY_X86_FEATURE_1_AND
-#define GNU_PROPERTY_X86_FEATURE_1_AND		0xc0000002
-#endif
-
 /* The X86_FEATURE_1_AND value in one note's properties, or 0. */
 static uint32_t
 property_x86_feature_1(const uint8_t *desc, size_t size, size_t align)
@@ -466,7 +460,7 @@ property_x86_feature_1(const uint8_t *desc, size_t size, size_t align)
 		at += 8;
 		if (datasz > size - at)
 			return 0;
-		if (type == GNU_PROPERTY_X86_FEATURE_1_AND && datasz == 4) {
+		if (type == ELFENC_X86_FEATURE_1_AND && datasz == 4) {
 			memcpy(&bits, desc + at, 4);
 			return bits;
 		}
@@ -483,11 +477,11 @@ note_x86_feature_1(Elf *elf, Elf_Scn *scn)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
-	size_t align = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4;
+	size_t align = elfenc_addr_size(gelf_getclass(elf));
 	GElf_Nhdr nh;
 
 	while (d != NULL && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_PROPERTY_TYPE_0 && nh.n_namesz == 4 &&
+		if (nh.n_type == ELFENC_NT_GNU_PROPERTY_TYPE_0 && nh.n_namesz == 4 &&
 		    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0)
 			return property_x86_feature_1((const uint8_t *)d->d_buf + desc_off,
 			    nh.n_descsz, align);

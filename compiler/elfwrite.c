@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfenc.h"
 #include "elfw_int.h"
 #include "elfwrite.h"
 #include "fileio.h"
@@ -709,7 +710,7 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 	strcpy(name, ".rela");
 	strcat(name, s->name);
 	sh = shdr(&l->shstrs, name, SHT_RELA, flags,
-	    w->elf_class == ELFCLASS64 ? 8 : 4, entsize, (uint32_t)l->symtab,
+	    elfenc_addr_size(w->elf_class), entsize, (uint32_t)l->symtab,
 	    (uint32_t)s->index);
 	if ((scn = emit_section(elf, &sh, buf, s->nrels * entsize, ELF_T_RELA, e)) == NULL)
 		return -1;
@@ -755,7 +756,7 @@ emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 	if (buf == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	sh = shdr(&l->shstrs, ".symtab", SHT_SYMTAB, 0,
-	    w->elf_class == ELFCLASS64 ? 8 : 4, entsize, (uint32_t)l->strtab,
+	    elfenc_addr_size(w->elf_class), entsize, (uint32_t)l->strtab,
 	    (uint32_t)l->nlocals);
 	if ((scn = emit_section(elf, &sh, buf, n * entsize, ELF_T_SYM, e)) == NULL)
 		return -1;
@@ -853,6 +854,22 @@ output_name(const elfw_t *w)
 	return w->out_name != NULL ? w->out_name : "the object";
 }
 
+/*
+ * The one write of a file libelf has built, for both writers (this file's
+ * ET_REL, elfdyn.c's ET_DYN): a failed write (a full disk) leaves its
+ * cause in errno, and the message names the file.
+ */
+int
+elfw_update(const elfw_t *w, Elf *elf, err_t *e)
+{
+	errno = 0;
+	if (elf_update(elf, ELF_C_WRITE) >= 0)
+		return 0;
+	if (errno != 0)
+		return err_errno(e, errno, "cannot write %s", output_name(w));
+	return err_libelf(e, "ELF writer", "elf_update");
+}
+
 /* Everything after the layout decisions: libelf builds and writes the file. */
 static int
 emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
@@ -875,15 +892,8 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
 	    set_shstrndx(l, elf, e) != 0)
 		goto out;
-	errno = 0;
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		/* A failed write (a full disk) leaves its cause in errno. */
-		if (errno != 0)
-			err_errno(e, errno, "cannot write %s", output_name(w));
-		else
-			err_libelf(e, "ELF writer", "elf_update");
+	if (elfw_update(w, elf, e) != 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	elf_end(elf);
@@ -904,7 +914,7 @@ copy_staged(int stage, int fd, const char *name, err_t *e)
 		return 0;
 	if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, stage, 0)) == MAP_FAILED)
 		return err_errno(e, errno, "ELF writer: staged file");
-	if (fd_write_all(fd, map, (size_t)st.st_size) != 0)
+	if (file_write_all_fd(fd, map, (size_t)st.st_size) != 0)
 		rc = err_errno(e, errno, "cannot write %s", name);
 	munmap(map, (size_t)st.st_size);
 	return rc;

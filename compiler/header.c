@@ -171,16 +171,16 @@ names_init(probe_names_t *n, const mdl_provider_t *prov, const mdl_probe_t *pr)
 
 /*
  * The probe's tag in the header's own macro names: its C function name
- * after USDT_PROBE_PREFIX (`prov___probe`).  _USDT_P_<tag> holds what the
+ * after MDL_PROBE_PREFIX (`prov___probe`).  _USDT_P_<tag> holds what the
  * generic unit macros need of the probe (put_probe_tuple), and also guards
  * its declarations against a second header of the provider.
  */
 static const char *
 probe_tag(const probe_names_t *n)
 {
-	size_t plen = strlen(USDT_PROBE_PREFIX);
+	size_t plen = strlen(MDL_PROBE_PREFIX);
 
-	return strncmp(n->c_func, USDT_PROBE_PREFIX, plen) == 0 ? n->c_func + plen : n->c_func;
+	return strncmp(n->c_func, MDL_PROBE_PREFIX, plen) == 0 ? n->c_func + plen : n->c_func;
 }
 
 /* ---- the include guard --------------------------------------------------- */
@@ -589,8 +589,8 @@ asm_stapsdt_base(asm_writer_t *w)
 }
 
 /* The names of the generic unit, from the parameters of its macro. */
-#define UNIT_FUNC	USDT_PROBE_PREFIX PARAM("f")
-#define UNIT_ENABLED	USDT_ENABLED_PREFIX PARAM("f")
+#define UNIT_FUNC	MDL_PROBE_PREFIX PARAM("f")
+#define UNIT_ENABLED	MDL_ENABLED_PREFIX PARAM("f")
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /*
@@ -607,7 +607,7 @@ asm_generic_semaphore(asm_writer_t *w)
 
 /*
  * A probe unit, generic in f (the probe function's name after
- * USDT_PROBE_PREFIX), p (provider), n (probe as declared) and a (the
+ * MDL_PROBE_PREFIX), p (provider), n (probe as declared) and a (the
  * note's arguments): on Linux the semaphore page and the probe's
  * semaphore (_USDT_SEM_); the stub (a tracepoint and the is-enabled tracepoint,
  * bytes taken from the target's arch), and on Linux the .note.stapsdt
@@ -634,10 +634,10 @@ asm_generic_unit(asm_writer_t *w, const target_t *t)
 	if (t->stapsdt) {
 		asm_push_section(w, STAPSDT_NOTE_SECTION, "", "", "note", UNIT_FUNC);
 		if (t->arch->probe_offset != 0)
-			sb_printf(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
+			sb_printf(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
 			    t->arch->probe_offset);
 		else
-			sb_puts(w->out, "_USDT_NOTE_(\"" USDT_PROBE_PREFIX "\" f, p, n, a)\n");
+			sb_puts(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f, p, n, a)\n");
 	}
 	asm_plain(w, "\t.endif");
 }
@@ -764,7 +764,7 @@ put_form_macros(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
 	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(0) o); } }))\n");
 	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
-	    "_USDT_CALL(_USDT_P_##T); " USDT_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
+	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
 	sb_puts(out, "#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, _USDT_P_##T))\n");
 }
@@ -952,10 +952,10 @@ static void
 put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
-	size_t plen = strlen(USDT_PROBE_PREFIX);
+	size_t plen = strlen(MDL_PROBE_PREFIX);
 	strbuf_t args;
 
-	if (strncmp(n->func, USDT_PROBE_PREFIX, plen) != 0 ||
+	if (strncmp(n->func, MDL_PROBE_PREFIX, plen) != 0 ||
 	    !is_plain_asm_symbol(n->func) || !is_plain_asm_symbol(n->enabled) ||
 	    !is_plain_asm_symbol(n->semaphore) || strchr(n->semaphore, PARAM_MARK) != NULL) {
 		out->failed = true;
@@ -1051,11 +1051,11 @@ is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt || pr->nargc > 6)
 		return false;
 	for (size_t i = 0; i < pr->nargc; i++) {
-		mdl_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
+		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
 
 		if (is_pointer_type(pr->nargs[i].type))
 			continue;
-		if (ti.tclass != USDT_TC_INTEGER || ti.size > 8 ||
+		if (ti.tclass != MDL_TC_INTEGER || ti.size > 8 ||
 		    strpbrk(mdl_c_type(pr->nargs[i].type), "([") != NULL)
 			return false;
 	}
@@ -1075,7 +1075,7 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 
 	if (is_pointer_type(pr->nargs[i].type))
 		return true;
-	ti = model_type_info(m, pr->nargs[i].type);
+	ti = mdl_type_info(m, pr->nargs[i].type);
 	return ti.is_pointer;
 }
 
@@ -1464,7 +1464,7 @@ header_write(const mdl_model_t *m, const target_t *t,
 {
 	put_prologue(out, guard_file);
 	put_tag_declarations(out, m);
-	if (model_has_probes(m))
+	if (mdl_has_probes(m))
 		put_unit_macros(out, t);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *prov = m->providers[i];

@@ -73,7 +73,7 @@ static void
 put_stability_symbol(strbuf_t *out, const mdl_provider_t *p)
 {
 	sb_printf(out, "___dtrace_stability$%s$v1$", p->name);
-	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
+	for (int i = 0; i < MDL_ATTR_NPARTS; i++)
 		sb_printf(out, "%s%x_%x_%x", i > 0 ? "_" : "", p->attr[i].name,
 		    p->attr[i].data, p->attr[i].dclass);
 }
@@ -93,7 +93,7 @@ argument_typedef(const mdl_model_t *m, const char *type)
 		len--;
 	if ((base = strndup(type, len)) == NULL)
 		return NULL;
-	if (model_find_typedef(m, base) == NULL) {
+	if (mdl_find_typedef(m, base) == NULL) {
 		free(base);
 		return NULL;
 	}
@@ -132,7 +132,7 @@ put_typedefs_symbol(strbuf_t *out, const mdl_model_t *m, const mdl_provider_t *p
 
 			if (base != NULL && !seen_before(p, i, j, base, m)) {
 				sb_putc(out, '$');
-				macos_put_hex(out, base);
+				target_macos_put_hex(out, base);
 			}
 			free(base);
 		}
@@ -215,8 +215,8 @@ probe_texts(const mdl_provider_t *p)
 
 	for (size_t i = 0; t != NULL && i < p->nprobes; i++) {
 		t[i].macro = mdl_macro_name(p->name, p->probes[i]->dof_name);
-		t[i].func = macos_probe_func(p, p->probes[i]);
-		t[i].enabled = macos_enabled_func(p, p->probes[i]);
+		t[i].func = target_macos_probe_func(p, p->probes[i]);
+		t[i].enabled = target_macos_enabled_func(p, p->probes[i]);
 		if (t[i].macro == NULL || t[i].func == NULL || t[i].enabled == NULL) {
 			probe_text_free(t, i + 1);
 			return NULL;

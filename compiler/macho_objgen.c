@@ -137,7 +137,7 @@ add_unit(mw_t *w, const target_t *t, size_t text, const mdl_provider_t *p,
     const mdl_probe_t *pr, site_table_t *sites)
 {
 	const arch_t *a = t->arch;
-	char *func = macos_probe_func(p, pr), *enabled = macos_enabled_func(p, pr);
+	char *func = target_macos_probe_func(p, pr), *enabled = target_macos_enabled_func(p, pr);
 	char *fsym = func ? symbol_of(func) : NULL, *esym = enabled ? symbol_of(enabled) : NULL;
 	uint64_t at = w->sects[text].data.len;
 	uint8_t ext = N_SECT | N_EXT | N_PEXT;

@@ -11,7 +11,7 @@
 #include "target.h"
 
 /*
- * objgen_write for a target whose os is USDT_OS_MACOS: check the
+ * objgen_write for a target whose os is TARGET_OS_MACOS: check the
  * program's Mach-O objects against m (macho_in.c), find each probe's sites
  * (a site table: m is not changed), and write the object to out_path.
  * Returns 0, or -1 with e set; on failure out_path may exist and the

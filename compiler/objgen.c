@@ -81,6 +81,7 @@
 
 #include "dof.h"
 #include "dofgen.h"
+#include "elfenc.h"
 #include "elfwrite.h"
 #include "fileio.h"
 #include "idset.h"
@@ -117,19 +118,19 @@ note(const objgen_opts_t *o, const char *fmt, ...)
 static const char *
 probe_func_body(const char *name)
 {
-	if (strncmp(name, USDT_ENABLED_PREFIX, sizeof(USDT_ENABLED_PREFIX) - 1) == 0)
-		return name + sizeof(USDT_ENABLED_PREFIX) - 1;
-	if (strncmp(name, USDT_PROBE_PREFIX, sizeof(USDT_PROBE_PREFIX) - 1) == 0)
-		return name + sizeof(USDT_PROBE_PREFIX) - 1;
+	if (strncmp(name, MDL_ENABLED_PREFIX, sizeof(MDL_ENABLED_PREFIX) - 1) == 0)
+		return name + sizeof(MDL_ENABLED_PREFIX) - 1;
+	if (strncmp(name, MDL_PROBE_PREFIX, sizeof(MDL_PROBE_PREFIX) - 1) == 0)
+		return name + sizeof(MDL_PROBE_PREFIX) - 1;
 	return NULL;
 }
 
 static bool
 model_has_probe(const mdl_model_t *m, const char *prov, const char *dof_name)
 {
-	const mdl_provider_t *p = model_find_provider(m, prov);
+	const mdl_provider_t *p = mdl_find_provider(m, prov);
 
-	return p != NULL && provider_find_dof_probe(p, dof_name) != (size_t)-1;
+	return p != NULL && mdl_provider_find_dof_probe(p, dof_name) != (size_t)-1;
 }
 
 /*
@@ -147,12 +148,12 @@ check_probe_symbol(const mdl_model_t *m, const char *path, const char *name,
 
 	if (body == NULL)
 		return 0;
-	if ((sep = strstr(body, USDT_PROBE_SEP)) == NULL || sep == body ||
-	    sep[sizeof(USDT_PROBE_SEP) - 1] == '\0')
+	if ((sep = strstr(body, MDL_PROBE_SEP)) == NULL || sep == body ||
+	    sep[sizeof(MDL_PROBE_SEP) - 1] == '\0')
 		return err_set(e, "%s: %s: not a probe function name "
 		    "(expected __dtrace_PROVIDER___PROBE)", path, name);
 	prov = strndup(body, (size_t)(sep - body));
-	probe = mdl_dof_probe_name(sep + sizeof(USDT_PROBE_SEP) - 1);
+	probe = mdl_dof_probe_name(sep + sizeof(MDL_PROBE_SEP) - 1);
 	if (prov == NULL || probe == NULL)
 		rc = err_errno(e, ENOMEM, "%s", path);
 	else if (!model_has_probe(m, prov, probe))
@@ -466,7 +467,7 @@ add_unit_sites(const mdl_model_t *m, const target_t *t, bool all_enabled,
 			char *fn = mdl_probe_func(p->name, pr->dof_name);
 			int rc = fn == NULL ? -1 : 0;
 
-			if (rc == 0 && (all_enabled || t->os != USDT_OS_LINUX ||
+			if (rc == 0 && (all_enabled || t->os != TARGET_OS_LINUX ||
 			    rewrite_keeps_probe(&g->rewritten, pr)))
 				rc = site_table_add(&g->sites, pr, fn, fn, t->arch->probe_offset,
 				    false);
@@ -555,7 +556,7 @@ add_site_notes(units_t *b, const rewrite_sites_t *s, err_t *e)
 static bool
 dof_per_provider(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o)
 {
-	return !o->lazyload && t->os == USDT_OS_LINUX && model_has_probes(m);
+	return !o->lazyload && t->os == TARGET_OS_LINUX && mdl_has_probes(m);
 }
 
 /*
@@ -582,7 +583,7 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 	    NULL, 0, 0 };
 	int dofsec;
 
-	if (b->t->stapsdt && model_has_probes(b->m)) {
+	if (b->t->stapsdt && mdl_has_probes(b->m)) {
 		units_add_stapsdt_base(b);
 		units_add_semaphore_page(b);
 	}
@@ -611,9 +612,6 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 
 /* ---- the GNU property note ------------------------------------------------ */
 
-#define X86_FEATURE_1_IBT	1u
-#define X86_FEATURE_1_SHSTK	2u
-
 /*
  * What the object's own code satisfies on x86_64 Linux: IBT, because no
  * unit is ever the target of an indirect branch (the header's macros and
@@ -624,8 +622,8 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 static uint32_t
 own_x86_features(const target_t *t)
 {
-	return t->os == USDT_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
-	    X86_FEATURE_1_IBT | X86_FEATURE_1_SHSTK : 0;
+	return t->os == TARGET_OS_LINUX && t->arch->elf_machine == EM_X86_64 ?
+	    ELFENC_X86_FEATURE_1_IBT | ELFENC_X86_FEATURE_1_SHSTK : 0;
 }
 
 /*
@@ -639,19 +637,15 @@ own_x86_features(const target_t *t)
 static void
 add_property_note(units_t *b, const objgen_opts_t *o, bool merging)
 {
-	uint32_t bits = own_x86_features(b->t), hdr[3] = { 4, 16, 5 };
-	uint32_t prop[3] = { 0xc0000002u, 4, 0 };	/* X86_FEATURE_1_AND, 4 bytes */
-	uint8_t note[32] = { 0 };
+	uint32_t bits = own_x86_features(b->t);
+	uint8_t note[ELFENC_X86_PROPERTY_SIZE];
 
 	if (merging && o->drti != NULL)
 		bits &= elfw_x86_feature_1(o->drti, o->drti_size);
 	if (bits == 0)
 		return;
-	prop[2] = bits;
-	memcpy(note, hdr, sizeof(hdr));
-	memcpy(note + 12, "GNU", 4);
-	memcpy(note + 16, prop, sizeof(prop));	/* then 4 bytes of padding to 8 */
-	elfw_section_desc_t sd = { ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
+	elfenc_x86_property_note(note, bits);
+	elfw_section_desc_t sd = { ELFENC_PROPERTY_SECTION, SHT_NOTE, SHF_ALLOC, 8, 0,
 	    note, sizeof(note), 0 };
 	elfw_add_section(b->w, &sd);
 }
@@ -661,7 +655,7 @@ add_property_note(units_t *b, const objgen_opts_t *o, bool merging)
 static int
 write_all_fd(int fd, const void *buf, size_t len, const char *what, err_t *e)
 {
-	return fd_write_all(fd, buf, len) == 0 ? 0 : err_errno(e, errno, "writing %s", what);
+	return file_write_all_fd(fd, buf, len) == 0 ? 0 : err_errno(e, errno, "writing %s", what);
 }
 
 /*
@@ -775,8 +769,8 @@ link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
 		    "register ___SUNW_dof yourself", t->name, o->drti_missing);
 		goto out;
 	}
-	if ((drtifd = anon_file("drti_lite.o", 0, e)) < 0 ||
-	    (errfd = anon_file("usdtc-ld-output", MFD_CLOEXEC, e)) < 0 ||
+	if ((drtifd = file_anon("drti_lite.o", 0, e)) < 0 ||
+	    (errfd = file_anon("usdtc-ld-output", MFD_CLOEXEC, e)) < 0 ||
 	    write_all_fd(drtifd, drti, drti_size, "drti_lite.o", e) != 0)
 		goto out;
 	snprintf(objpath, sizeof(objpath), "/proc/self/fd/%d", objfd);
@@ -825,7 +819,7 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const target_t *t,
     const char *out, err_t *e)
 {
 	/* Not close-on-exec: the linker opens it as /proc/self/fd/N. */
-	int fd = anon_file("usdtc-probes.o", 0, e), rc;
+	int fd = file_anon("usdtc-probes.o", 0, e), rc;
 
 	if (fd < 0)
 		return -1;

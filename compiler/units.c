@@ -39,6 +39,7 @@
 
 #include "dof.h"
 #include "dofgen.h"
+#include "elfenc.h"
 #include "stapsdt.h"
 #include "strbuf.h"
 #include "units.h"
@@ -95,7 +96,7 @@ units_add_semaphore_page(units_t *u)
 static unsigned
 address_size(const target_t *t)
 {
-	return t->arch->elf_class == ELFCLASS64 ? 8 : 4;
+	return elfenc_addr_size(t->arch->elf_class);
 }
 
 /*
@@ -110,27 +111,18 @@ static size_t
 note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
     note_args_fn *note_args, strbuf_t *out)
 {
-	unsigned asz = address_size(u->t);
+	size_t start = out->len, pc;
 	strbuf_t args;
-	size_t descsz;
 
 	sb_init(&args);
 	note_args(u->m, pr, &args);
 	sb_putc(&args, '\0');
-	descsz = STAPSDT_NADDRS * asz + strlen(p->name) + 1 + strlen(pr->name) + 1 + args.len;
-	sb_u32(out, sizeof(STAPSDT_NOTE_NAME));
-	sb_u32(out, (uint32_t)descsz);
-	sb_u32(out, STAPSDT_NOTE_TYPE);
-	sb_append(out, STAPSDT_NOTE_NAME, sizeof(STAPSDT_NOTE_NAME));
-	sb_zero(out, STAPSDT_NADDRS * asz);
-	sb_append(out, p->name, strlen(p->name) + 1);
-	sb_append(out, pr->name, strlen(pr->name) + 1);
-	sb_append(out, args.data, args.len);
-	sb_align(out, 4);
+	pc = elfenc_stapsdt_note(out, address_size(u->t), p->name, strlen(p->name) + 1,
+	    pr->name, strlen(pr->name) + 1, args.data, args.len);
 	if (args.failed)
 		out->failed = true;
 	sb_free(&args);
-	return 20;
+	return pc - start;
 }
 
 static int

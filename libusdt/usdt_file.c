@@ -44,7 +44,7 @@
  *    reused since is not mistaken for the owner, and a process in another
  *    pid namespace is never judged;
  *  - where no directory is usable the object goes into a memfd, as
- *    before (fileio.c's anon_exec_file and anon_file_seal): created
+ *    before (fileio.c's file_anon_exec and file_anon_seal): created
  *    executable (MFD_EXEC) where the kernel has that flag, and without it
  *    when vm.memfd_noexec=2 refuses it (EACCES), then sealed against
  *    writes, growing and shrinking once written.  Its
@@ -467,7 +467,7 @@ usdt_file_create_memfd(usdt_file_t *f, const char *provider, err_t *e)
 	file_init(f);
 	snprintf(name, sizeof(name), "libusdt:%.63s", provider);
 	snprintf(what, sizeof(what), "provider %.63s", provider);
-	if ((fd = anon_exec_file(name, what, e)) < 0)
+	if ((fd = file_anon_exec(name, what, e)) < 0)
 		return -1;
 	f->fd = fd;
 	return 0;
@@ -516,7 +516,7 @@ usdt_file_seal(usdt_file_t *f, err_t *e)
 	int ro;
 
 	if (f->name == NULL)
-		return anon_file_seal(f->fd, e);
+		return file_anon_seal(f->fd, e);
 	if ((ro = openat(f->dir->fd, f->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return err_errno(e, errno, "reopening %s", f->path);
 	if (fstat(ro, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino) {

@@ -56,6 +56,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfenc.h"
 #include "elfwrite.h"
 #include "hash.h"
 #include "model.h"
@@ -114,8 +115,8 @@ usdt_image_arg_type(const char *type)
 		free(t);
 		return strdup("char *");
 	}
-	ti = model_type_info(NULL, t);
-	if (!ti.known || ti.tclass != USDT_TC_INTEGER ||
+	ti = mdl_type_info(NULL, t);
+	if (!ti.known || ti.tclass != MDL_TC_INTEGER ||
 	    (ti.size != 1 && ti.size != 2 && ti.size != 4 && ti.size != 8)) {
 		free(t);
 		errno = EINVAL;
@@ -235,7 +236,7 @@ add_units(image_t *img)
  * and most strings are the caller's, so the model is laid out in a few
  * arrays, its structures pointing into the caller's usdt_image_probe_t and
  * into strs.  dofgen.c and the architecture's note_args read it (they read
- * a model, never change it); model_free never sees it.
+ * a model, never change it); mdl_free never sees it.
  */
 typedef struct image_model {
 	mdl_model_t m;
@@ -321,7 +322,7 @@ model_probe(image_model_t *im, const arch_t *a, const usdt_image_probe_t *ip,
 	im->order[i] = pr;
 }
 
-static const mdl_attr_t stable = { USDT_STAB_STABLE, USDT_STAB_STABLE, USDT_CLASS_COMMON };
+static const mdl_attr_t stable = { MDL_STAB_STABLE, MDL_STAB_STABLE, MDL_CLASS_COMMON };
 
 /*
  * The model of provider with probes[0..n), units stride bytes apart; -1
@@ -359,7 +360,7 @@ image_model_init(image_model_t *im, const arch_t *a, const char *provider,
 	for (size_t i = 0; i < n; i++)
 		model_probe(im, a, &probes[i], i, (uint32_t)(i * stride), &args, &strs);
 	im->p.name = (char *)provider;
-	for (int k = 0; k < USDT_ATTR_NPARTS; k++)
+	for (int k = 0; k < MDL_ATTR_NPARTS; k++)
 		im->p.attr[k] = stable;
 	im->p.probes = im->order;
 	im->p.nprobes = n;
@@ -440,19 +441,8 @@ static size_t
 put_note(strbuf_t *out, unsigned asz, const char *provider, size_t plen,
     const mdl_probe_t *pr, const char *args)
 {
-	size_t nlen = strlen(pr->name) + 1, alen = strlen(args) + 1, pc;
-
-	sb_u32(out, sizeof(STAPSDT_NOTE_NAME));
-	sb_u32(out, (uint32_t)(STAPSDT_NADDRS * asz + plen + nlen + alen));
-	sb_u32(out, STAPSDT_NOTE_TYPE);
-	sb_append(out, STAPSDT_NOTE_NAME, sizeof(STAPSDT_NOTE_NAME));
-	pc = out->len;
-	sb_zero(out, STAPSDT_NADDRS * asz);
-	sb_append(out, provider, plen);
-	sb_append(out, pr->name, nlen);
-	sb_append(out, args, alen);
-	sb_align(out, 4);
-	return pc;
+	return elfenc_stapsdt_note(out, asz, provider, plen, pr->name, strlen(pr->name) + 1,
+	    args, strlen(args) + 1);
 }
 
 /*
@@ -463,7 +453,7 @@ put_note(strbuf_t *out, unsigned asz, const char *provider, size_t plen,
 static int
 note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
 {
-	unsigned asz = img->u.t->arch->elf_class == ELFCLASS64 ? 8 : 4;
+	unsigned asz = elfenc_addr_size(img->u.t->arch->elf_class);
 	size_t plen = strlen(img->p->name) + 1, size = 0;
 	args_cache_t c = { NULL, 16, { 0 } };
 	int rc = -1;
@@ -475,9 +465,8 @@ note_bytes(image_t *img, strbuf_t *out, size_t *pcs)
 		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
 			pcs[i] = cached_args(&c, &img->u, img->p->probes[i]);
 		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
-			size += (3 * 4 + sizeof(STAPSDT_NOTE_NAME) + STAPSDT_NADDRS * asz +
-			    plen + strlen(img->p->probes[i]->name) + 1 +
-			    strlen(c.strs.data + pcs[i]) + 1 + 3) & ~(size_t)3;
+			size += elfenc_stapsdt_note_size(asz, plen,
+			    strlen(img->p->probes[i]->name) + 1, strlen(c.strs.data + pcs[i]) + 1);
 		sb_presize(out, size);
 		for (size_t i = 0; i < img->n && !c.strs.failed; i++)
 			pcs[i] = put_note(out, asz, img->p->name, plen, img->p->probes[i],
@@ -494,7 +483,7 @@ static int
 add_notes(image_t *img)
 {
 	const arch_t *a = img->u.t->arch;
-	unsigned asz = a->elf_class == ELFCLASS64 ? 8 : 4, abs = a->reloc_abs64;
+	unsigned asz = elfenc_addr_size(a->elf_class), abs = a->reloc_abs64;
 	size_t *pcs = calloc(img->n + 1, sizeof(size_t));
 	strbuf_t bytes;
 	int sec = -1;
@@ -528,18 +517,14 @@ add_notes(image_t *img)
  * endbr64 (runtime/stubs_x86_64.S says more).  The ET_DYN writer gives the
  * section its PT_GNU_PROPERTY, where the loader looks.
  */
-#define PROPERTY_X86_FEATURE_1_AND	0xc0000002u
-#define PROPERTY_X86_SHSTK		2u
-
 static void
 add_property_note(elfw_t *w, const target_t *t)
 {
-	static const uint32_t note[] = { 4, 16, 5 /* NT_GNU_PROPERTY_TYPE_0 */,
-	    0x00554e47 /* "GNU\0" */, PROPERTY_X86_FEATURE_1_AND, 4,
-	    PROPERTY_X86_SHSTK, 0 };
-	elfw_section_desc_t sd = { ".note.gnu.property", SHT_NOTE, SHF_ALLOC, 8, 0,
+	uint8_t note[ELFENC_X86_PROPERTY_SIZE];
+	elfw_section_desc_t sd = { ELFENC_PROPERTY_SECTION, SHT_NOTE, SHF_ALLOC, 8, 0,
 	    note, sizeof(note), 0 };
 
+	elfenc_x86_property_note(note, ELFENC_X86_FEATURE_1_SHSTK);
 	if (t->arch->elf_machine == EM_X86_64)
 		elfw_add_section(w, &sd);
 }

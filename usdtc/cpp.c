@@ -59,13 +59,13 @@ cpp_platform_args(const target_t *t)
 	};
 
 	switch (t->os) {
-	case USDT_OS_ILLUMOS:
+	case TARGET_OS_ILLUMOS:
 		return illumos_args;
-	case USDT_OS_FREEBSD:
+	case TARGET_OS_FREEBSD:
 		return freebsd_args;
-	case USDT_OS_MACOS:
+	case TARGET_OS_MACOS:
 		return macos_args;
-	case USDT_OS_LINUX:
+	case TARGET_OS_LINUX:
 	default:
 		return linux_args;
 	}

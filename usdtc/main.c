@@ -117,7 +117,7 @@ usage(FILE *f)
 }
 
 /* "usdtc: KIND: message" on stderr: diagnostics with no source position. */
-static void
+static void __attribute__((format(printf, 2, 0)))
 report(const char *kind, const char *fmt, va_list ap)
 {
 	fprintf(stderr, PROG ": %s: ", kind);
@@ -472,7 +472,7 @@ backend_for(const target_t *t)
 	static const backend_t elf = { header_write, objgen_write };
 	static const backend_t macho = { header_macos_write, macho_objgen_write };
 
-	return t->os == USDT_OS_MACOS ? &macho : &elf;
+	return t->os == TARGET_OS_MACOS ? &macho : &elf;
 }
 
 static mdl_model_t *
@@ -483,7 +483,7 @@ parse_scripts(const options_t *o)
 	size_t npre = 0;
 	char **cpp_args;
 	parse_opts_t po = { o->cpp, o->cpp_cmd, NULL, 0 };
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int errors = 0;
 
 	while (pre[npre] != NULL)
@@ -502,7 +502,7 @@ parse_scripts(const options_t *o)
 		errors += parse_file(m, o->scripts[i], &po);
 	free(cpp_args);
 	if (errors > 0) {
-		model_free(m);
+		mdl_free(m);
 		return NULL;
 	}
 	return m;
@@ -631,7 +631,7 @@ run_compile(options_t *o)
 		return 1;
 	}
 	rc = o->mode == MODE_HEADER ? run_header(o, m, out) : run_object(o, m, out);
-	model_free(m);
+	mdl_free(m);
 	free(out);
 	return rc;
 }

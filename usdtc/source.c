@@ -58,7 +58,7 @@ int
 parse_file(mdl_model_t *m, const char *path, const parse_opts_t *o)
 {
 	src_loc_t run = { NULL, 0, 0 };
-	const char *file = model_intern_file(m, path);
+	const char *file = mdl_intern_file(m, path);
 	char *text = NULL;
 	size_t len = 0;
 	diag_t d;

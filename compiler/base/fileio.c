@@ -173,7 +173,7 @@ file_open_regular(const char *path, struct stat *st, err_t *e)
 }
 
 int
-anon_file(const char *name, unsigned flags, err_t *e)
+file_anon(const char *name, unsigned flags, err_t *e)
 {
 	const char *tmp = getenv("TMPDIR");
 	int fd = memfd_create(name, flags);
@@ -193,7 +193,7 @@ anon_file(const char *name, unsigned flags, err_t *e)
 #endif
 
 int
-anon_exec_file(const char *name, const char *what, err_t *e)
+file_anon_exec(const char *name, const char *what, err_t *e)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 
@@ -206,7 +206,7 @@ anon_exec_file(const char *name, const char *what, err_t *e)
 }
 
 int
-anon_file_seal(int fd, err_t *e)
+file_anon_seal(int fd, err_t *e)
 {
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
 	    F_SEAL_SEAL) != 0)
@@ -215,7 +215,7 @@ anon_file_seal(int fd, err_t *e)
 }
 
 int
-fd_write_all(int fd, const void *buf, size_t len)
+file_write_all_fd(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -260,7 +260,7 @@ fill_bytes(int fd, const char *name, void *ctx, err_t *e)
 {
 	const bytes_ref_t *b = ctx;
 
-	if (fd_write_all(fd, b->buf, b->len) != 0)
+	if (file_write_all_fd(fd, b->buf, b->len) != 0)
 		return err_errno(e, errno, "cannot write %s", name);
 	return 0;
 }
@@ -408,7 +408,7 @@ temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_
 		if ((t->dest = strdup(dest)) == NULL)
 			return err_errno(e, ENOMEM, "%s", dest);
 		/* /proc/PID, not /proc/self: a linker (-x ldpath=) opens it too. */
-		if ((t->fd = anon_file("usdtc-output", MFD_CLOEXEC, e)) < 0 ||
+		if ((t->fd = file_anon("usdtc-output", MFD_CLOEXEC, e)) < 0 ||
 		    asprintf(&t->path, "/proc/%d/fd/%d", (int)getpid(), t->fd) < 0 ||
 		    (fd = dup(t->fd)) < 0)
 			return err_errno(e, errno, "%s", dest);
@@ -600,7 +600,7 @@ copy_fd(int from, int to)
 	while ((n = pread(from, buf, sizeof(buf), at)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || fd_write_all(to, buf, (size_t)n) != 0)
+		if (n < 0 || file_write_all_fd(to, buf, (size_t)n) != 0)
 			return -1;
 		at += n;
 	}

@@ -55,7 +55,7 @@ int file_open_regular(const char *path, struct stat *st, err_t *e);
  * Write len bytes of buf to fd, retrying short writes and EINTR.  Returns
  * 0, or -1 with errno set (EIO if write() wrote nothing).
  */
-int fd_write_all(int fd, const void *buf, size_t len);
+int file_write_all_fd(int fd, const void *buf, size_t len);
 
 /*
  * Writing a file by path, the one place that does: path is created (or
@@ -76,7 +76,7 @@ int file_write_bytes(const char *path, const char *name, const void *buf, size_t
  * /tmp) that a spawned program can open as /proc/self/fd/N.  flags:
  * MFD_CLOEXEC or 0.  Returns the descriptor, or -1 with e naming what for.
  */
-int anon_file(const char *name, unsigned flags, err_t *e);
+int file_anon(const char *name, unsigned flags, err_t *e);
 
 /*
  * An anonymous file for code a loader maps (libusdt's image where no
@@ -86,9 +86,9 @@ int anon_file(const char *name, unsigned flags, err_t *e);
  * tracer attaching by pid cannot find an object mapped from one.  Returns
  * the descriptor, or -1 with e saying "memfd_create for WHAT: cause".
  */
-int anon_exec_file(const char *name, const char *what, err_t *e);
-/* Seal a file from anon_exec_file against writes, growing and shrinking. */
-int anon_file_seal(int fd, err_t *e);
+int file_anon_exec(const char *name, const char *what, err_t *e);
+/* Seal a file from file_anon_exec against writes, growing and shrinking. */
+int file_anon_seal(int fd, err_t *e);
 
 /* ---- temporaries committed together ------------------------------------ */
 

@@ -25,7 +25,7 @@ is_macho(uint32_t m)
 }
 
 enum file_magic
-file_magic(const void *buf, size_t len)
+magic_of(const void *buf, size_t len)
 {
 	const unsigned char *b = buf;
 

@@ -17,6 +17,6 @@ enum file_magic {
 	MAGIC_DOF	/* a raw DOF image: \177DOF */
 };
 
-enum file_magic file_magic(const void *buf, size_t len);
+enum file_magic magic_of(const void *buf, size_t len);
 
 #endif

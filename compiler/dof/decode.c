@@ -927,7 +927,7 @@ add_note(stapsdt_notes_t *out, const stapsdt_note_t *n, err_t *e)
 }
 
 int
-stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
+dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
     stapsdt_notes_t *out, err_t *e)
 {
 	const uint8_t *b = buf;
@@ -974,12 +974,12 @@ stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
 	}
 	return 0;
 fail:
-	stapsdt_notes_free(out);
+	dof_stapsdt_notes_free(out);
 	return -1;
 }
 
 void
-stapsdt_notes_free(stapsdt_notes_t *n)
+dof_stapsdt_notes_free(stapsdt_notes_t *n)
 {
 	if (n == NULL)
 		return;

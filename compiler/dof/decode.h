@@ -133,8 +133,8 @@ typedef struct stapsdt_notes {
  * and 4 for ELF32 objects.  Notes of other names or types are skipped.
  * Returns 0, or -1 with e set and out empty.
  */
-int stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
+int dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
     stapsdt_notes_t *out, err_t *e);
-void stapsdt_notes_free(stapsdt_notes_t *n);
+void dof_stapsdt_notes_free(stapsdt_notes_t *n);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 
 #include "err.h"
 #include "idset.h"
@@ -110,5 +111,11 @@ size_t elfw_strtab_add(elfw_strtab_t *t, const char *s);
 void elfw_layout_free(layout_t *l);
 /* A zeroed buffer that lives until the write ends; NULL on failure. */
 void *elfw_layout_buffer(layout_t *l, size_t size);
+
+/*
+ * The file libelf built in elf written out (elf_update): both writers' one
+ * write; a failure names the file and the cause (a full disk: ENOSPC).
+ */
+int elfw_update(const struct elfw *w, Elf *elf, err_t *e);
 
 #endif

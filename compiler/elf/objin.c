@@ -58,7 +58,7 @@ objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
 		objin_free(in);
 		return err_errno(e, ENOMEM, "%s", path);
 	}
-	in->kind = file_magic(in->bytes, in->len);
+	in->kind = magic_of(in->bytes, in->len);
 	if (in->kind == MAGIC_ELF &&
 	    (in->elf = elf_memory((char *)in->bytes, in->len)) == NULL) {
 		err_libelf(e, path, "elf_memory");

@@ -20,8 +20,8 @@
  * reads it.
  *
  * The header writes the notes as assembly text (header.c), -G and libusdt
- * as bytes (units.c), and the readers check them (decode.c, list.c); all
- * take the layout from here.
+ * as bytes (elfenc.c, for units.c and libusdt), and the readers check them
+ * (decode.c, list.c); all take the layout from here.
  */
 #ifndef USDTC_STAPSDT_H
 #define USDTC_STAPSDT_H

@@ -208,7 +208,7 @@ quote_line(strbuf_t *sb, const char *s, size_t len, int col)
  * than MESSAGE_MAX keeps its start and its end (where the limit it broke
  * is usually said) around " ... ".
  */
-static void
+static void __attribute__((format(printf, 2, 0)))
 put_message(strbuf_t *sb, const char *fmt, va_list ap)
 {
 	strbuf_t msg;
@@ -242,7 +242,7 @@ put_include_chain(strbuf_t *sb, const diag_t *d, src_loc_t loc)
 		    d->incl[i].file, d->incl[i].line, i == 0 ? ":" : ",");
 }
 
-static void
+static void __attribute__((format(printf, 5, 0)))
 report(diag_t *d, src_loc_t loc, const char *kind, const char *tag,
     const char *fmt, va_list ap)
 {

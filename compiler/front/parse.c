@@ -115,8 +115,8 @@ same_base(struct parse_ctx *ctx, const char *a, const char *b)
 	if (strcmp(a, b) == 0)
 		return true;
 	if ((a_struct || parse_starts_with(a, "union ")) && (b_struct || parse_starts_with(b, "union "))) {
-		const mdl_tagged_t *sa = model_find_tagged(ctx->m, a);
-		const mdl_tagged_t *sb = model_find_tagged(ctx->m, b);
+		const mdl_tagged_t *sa = mdl_find_tagged(ctx->m, a);
+		const mdl_tagged_t *sb = mdl_find_tagged(ctx->m, b);
 
 		return a_struct == b_struct && strstr(a, " __anon") != NULL &&
 		    strstr(b, " __anon") != NULL && sa != NULL && sb != NULL &&
@@ -124,10 +124,10 @@ same_base(struct parse_ctx *ctx, const char *a, const char *b)
 	}
 	if (strcmp(a, "string") == 0 || strcmp(b, "string") == 0)
 		return false;
-	ta = model_type_info(ctx->m, a);
-	tb = model_type_info(ctx->m, b);
-	return ta.known && tb.known && ta.tclass == USDT_TC_INTEGER &&
-	    tb.tclass == USDT_TC_INTEGER && ta.size == tb.size &&
+	ta = mdl_type_info(ctx->m, a);
+	tb = mdl_type_info(ctx->m, b);
+	return ta.known && tb.known && ta.tclass == MDL_TC_INTEGER &&
+	    tb.tclass == MDL_TC_INTEGER && ta.size == tb.size &&
 	    ta.is_signed == tb.is_signed;
 }
 
@@ -159,10 +159,10 @@ compatible(struct parse_ctx *ctx, const char *n, const char *x)
 	if (is_pointer(cn) || is_pointer(cx) ||
 	    strcmp(cn, "string") == 0 || strcmp(cx, "string") == 0)
 		return false;
-	tn = model_type_info(ctx->m, cn);
-	tx = model_type_info(ctx->m, cx);
-	return tn.known && tx.known && tn.tclass == USDT_TC_INTEGER &&
-	    tx.tclass == USDT_TC_INTEGER;
+	tn = mdl_type_info(ctx->m, cn);
+	tx = mdl_type_info(ctx->m, cx);
+	return tn.known && tx.known && tn.tclass == MDL_TC_INTEGER &&
+	    tx.tclass == MDL_TC_INTEGER;
 }
 
 /*
@@ -242,7 +242,7 @@ by_value_problem(struct parse_ctx *ctx, const char *c, char *why, size_t size)
 		return "a long double is passed in memory";
 	if (!parse_starts_with(c, "struct ") && !parse_starts_with(c, "union "))
 		return NULL;
-	tg = model_find_tagged(ctx->m, c);
+	tg = mdl_find_tagged(ctx->m, c);
 	if (tg == NULL || !tg->complete)
 		snprintf(why, size, "'%s' has no known size", c);
 	else if (tg->has_float)
@@ -277,7 +277,7 @@ check_known_types(struct parse_ctx *ctx)
 
 			split_type(ctx, parse_canonical_type(ctx, pr->nargs[i].type), &base, &suffix);
 			if (parse_starts_with(base, "struct ") || parse_starts_with(base, "union ") ||
-			    parse_starts_with(base, "enum ") || model_type_info(ctx->m, base).known)
+			    parse_starts_with(base, "enum ") || mdl_type_info(ctx->m, base).known)
 				continue;
 			diag_warning(ctx->d, pr->nargs[i].loc, "D_TYPE_UNKNOWN",
 			    "unknown type name '%s' in argument #%zu of probe %s:%s; "
@@ -403,7 +403,7 @@ int
 parse_buffer(mdl_model_t *m, const char *name, const char *text, size_t len)
 {
 	src_loc_t run = { NULL, 0, 0 };
-	const char *file = model_intern_file(m, name);
+	const char *file = mdl_intern_file(m, name);
 	diag_t d;
 	int errors;
 

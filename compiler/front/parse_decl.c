@@ -24,7 +24,7 @@ void
 parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *outd,
     struct ctype *in, struct cdecl *ind, parse_loc_t loc)
 {
-	if (model_add_translator(ctx->m, parse_decl_type(ctx, out, outd),
+	if (mdl_add_translator(ctx->m, parse_decl_type(ctx, out, outd),
 	    parse_decl_type(ctx, in, ind), parse_src(loc)) != 0)
 		parse_nomem(ctx);
 }
@@ -35,16 +35,16 @@ parse_provider_begin(struct parse_ctx *ctx, const char *name, parse_loc_t loc)
 	size_t len = strlen(name);
 	mdl_provider_t *p;
 
-	if (len >= USDT_PROVNAMELEN)
+	if (len >= MDL_PROVNAMELEN)
 		diag_error(ctx->d, parse_src(loc), "D_PROV_BADNAME",
 		    "provider name '%s' is %zu characters long; DTrace allows at most %d",
-		    name, len, USDT_PROVNAMELEN - 1);
+		    name, len, MDL_PROVNAMELEN - 1);
 	else if (len > 0 && isdigit((unsigned char)name[len - 1]))
 		diag_error(ctx->d, parse_src(loc), "D_PROV_BADNAME",
 		    "provider name '%s' ends with a digit, which DTrace does not allow: "
 		    "it appends a process ID to provider names", name);
-	if ((p = model_find_provider(ctx->m, name)) == NULL &&
-	    (p = model_add_provider(ctx->m, name, parse_src(loc))) == NULL)
+	if ((p = mdl_find_provider(ctx->m, name)) == NULL &&
+	    (p = mdl_add_provider(ctx->m, name, parse_src(loc))) == NULL)
 		parse_nomem(ctx);
 	ctx->prov = p;
 	ctx->prov_first = p->nprobes;
@@ -146,13 +146,13 @@ check_count(struct parse_ctx *ctx, const struct plist *l, const char *what,
 {
 	const struct cparam *p = l->head;
 
-	if (l->n <= USDT_MAXARGS)
+	if (l->n <= MDL_MAXARGS)
 		return true;
-	for (int i = 0; i < USDT_MAXARGS; i++)
+	for (int i = 0; i < MDL_MAXARGS; i++)
 		p = p->next;
 	diag_error(ctx->d, parse_src(p->loc), "D_PROV_PRARGLEN",
 	    "probe '%s' has %zu %s arguments; DOF allows at most %d",
-	    probe, l->n, what, USDT_MAXARGS);
+	    probe, l->n, what, MDL_MAXARGS);
 	return false;
 }
 
@@ -208,8 +208,8 @@ add_args(struct parse_ctx *ctx, mdl_probe_t *pr, const struct plist *l, bool xla
 {
 	for (const struct cparam *a = l->head; a != NULL; a = a->next) {
 		int rc = xlated ?
-		    probe_add_xlated_arg(pr, a->type, a->name, parse_src(a->loc)) :
-		    probe_add_native_arg(pr, a->type, a->name, parse_src(a->loc));
+		    mdl_probe_add_xlated_arg(pr, a->type, a->name, parse_src(a->loc)) :
+		    mdl_probe_add_native_arg(pr, a->type, a->name, parse_src(a->loc));
 
 		if (rc != 0)
 			parse_nomem(ctx);
@@ -268,17 +268,17 @@ check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
 	char *func = parse_take(ctx, mdl_probe_func(ctx->prov->name, dof_name));
 	bool ok = true;
 
-	if (strlen(dof_name) >= USDT_NAMELEN) {
+	if (strlen(dof_name) >= MDL_NAMELEN) {
 		diag_error(ctx->d, parse_src(loc), "D_PROBE_BADNAME",
 		    "probe name '%s' is %zu characters long; DTrace allows at most %d",
-		    dof_name, strlen(dof_name), USDT_NAMELEN - 1);
+		    dof_name, strlen(dof_name), MDL_NAMELEN - 1);
 		ok = false;
 	}
-	if (strlen(func) >= USDT_FUNCNAMELEN) {
+	if (strlen(func) >= MDL_FUNCNAMELEN) {
 		diag_error(ctx->d, parse_src(loc), "D_PROBE_FUNCLEN",
 		    "the function of probe %s:%s, %s, is %zu characters long; "
 		    "DTrace allows function names of at most %d",
-		    ctx->prov->name, name, func, strlen(func), USDT_FUNCNAMELEN - 1);
+		    ctx->prov->name, name, func, strlen(func), MDL_FUNCNAMELEN - 1);
 		ok = false;
 	}
 	return ok;
@@ -320,19 +320,19 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 	/* Translated lists repeat names on purpose: (conninfo_t *p, reqinfo_t *p). */
 	if (ok)
 		check_duplicate_names(ctx, nargs, name);
-	if ((old = provider_find_dof_probe(p, dof_name)) != (size_t)-1 &&
+	if ((old = mdl_provider_find_dof_probe(p, dof_name)) != (size_t)-1 &&
 	    redeclared(ctx, p->probes[old], old, name, loc, nargs, xargs, &ok))
 		return;
 	if (!ok)
 		return;
-	if ((pr = provider_add_probe(p, name, parse_src(loc))) == NULL)
+	if ((pr = mdl_provider_add_probe(p, name, parse_src(loc))) == NULL)
 		parse_nomem(ctx);
 	add_args(ctx, pr, nargs, false);
 	if (xargs != NULL) {
 		add_args(ctx, pr, xargs, true);
 		pr->translated = true;
 	}
-	if (probe_finish_args(pr) != 0)
+	if (mdl_probe_finish_args(pr) != 0)
 		parse_nomem(ctx);
 	for (size_t i = 0; i < pr->xargc; i++) {
 		if (pr->argmap[i] >= pr->nargc) {

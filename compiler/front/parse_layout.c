@@ -94,7 +94,7 @@ parse_canonical_type(struct parse_ctx *ctx, const char *text)
 		while (base_len > 0 && t[base_len - 1] == ' ')
 			base_len--;
 		base = parse_strndup(ctx, t, base_len);
-		if (strchr(base, ' ') != NULL || (td = model_find_typedef(ctx->m, base)) == NULL)
+		if (strchr(base, ' ') != NULL || (td = mdl_find_typedef(ctx->m, base)) == NULL)
 			break;
 		t = drop_qualifiers(ctx, parse_join(ctx, td->type, " ", t + base_len));
 	}
@@ -142,7 +142,7 @@ type_layout(struct parse_ctx *ctx, const char *text, int depth,
 		return true;
 	}
 	if (parse_starts_with(c, "struct ") || parse_starts_with(c, "union ")) {
-		const mdl_tagged_t *tg = model_find_tagged(ctx->m, c);
+		const mdl_tagged_t *tg = mdl_find_tagged(ctx->m, c);
 
 		if (tg == NULL || !tg->complete)
 			return false;
@@ -154,8 +154,8 @@ type_layout(struct parse_ctx *ctx, const char *text, int depth,
 		*sizep = *alignp = 16;
 		return true;
 	}
-	ti = model_type_info(ctx->m, c);
-	if (!ti.known || ti.tclass == USDT_TC_VOID || ti.size == 0)
+	ti = mdl_type_info(ctx->m, c);
+	if (!ti.known || ti.tclass == MDL_TC_VOID || ti.size == 0)
 		return false;
 	*sizep = *alignp = ti.size;
 	return true;
@@ -220,7 +220,7 @@ parse_layout_end(struct parse_ctx *ctx, const char *kw, const char *tag)
 	t->size = l->known ? (unsigned)size : 0;
 	t->align = l->known ? l->align : 0;
 	t->has_float = l->has_float;
-	if ((tg = model_add_tagged(ctx->m, t->text, t->size, t->align, t->known)) == NULL)
+	if ((tg = mdl_add_tagged(ctx->m, t->text, t->size, t->align, t->known)) == NULL)
 		parse_nomem(ctx);
 	tg->has_float = l->has_float;
 	return t;
@@ -235,7 +235,7 @@ parse_enum(struct parse_ctx *ctx, const char *tag)
 	t->has_layout = true;
 	t->known = true;
 	t->size = t->align = 4;
-	if (model_add_tagged(ctx->m, t->text, 4, 4, true) == NULL)
+	if (mdl_add_tagged(ctx->m, t->text, 4, 4, true) == NULL)
 		parse_nomem(ctx);
 	return t;
 }
@@ -298,9 +298,9 @@ is_floating(struct parse_ctx *ctx, const struct ctype *t)
 	if (strpbrk(c, "*(") != NULL)
 		return false;
 	if (parse_starts_with(c, "struct ") || parse_starts_with(c, "union "))
-		return (tg = model_find_tagged(ctx->m, c)) != NULL && tg->has_float;
+		return (tg = mdl_find_tagged(ctx->m, c)) != NULL && tg->has_float;
 	return strcmp(c, "long double") == 0 ||
-	    model_type_info(ctx->m, c).tclass == USDT_TC_FLOAT;
+	    mdl_type_info(ctx->m, c).tclass == MDL_TC_FLOAT;
 }
 
 static void
@@ -353,7 +353,7 @@ parse_typedef(struct parse_ctx *ctx, struct ctype *t, struct dlist *decls)
 	for (struct cdecl *d = decls->head; d != NULL; d = d->next) {
 		if (d->name == NULL)
 			continue;	/* `typedef struct foo { ... };` names nothing */
-		if (model_add_typedef(ctx->m, d->name, parse_decl_type(ctx, t, d)) != 0)
+		if (mdl_add_typedef(ctx->m, d->name, parse_decl_type(ctx, t, d)) != 0)
 			parse_nomem(ctx);
 	}
 }

@@ -212,7 +212,7 @@ line_marker(struct parse_ctx *ctx, struct word *w, int n, bool explicit,
 		file = unquote(ctx, w[1].s);
 		if (ctx->from_cpp && strcmp(file, CPP_STDIN_NAME) == 0)
 			ctx->cur_file = ctx->main_file;
-		else if ((ctx->cur_file = model_intern_file(ctx->m, file)) == NULL)
+		else if ((ctx->cur_file = mdl_intern_file(ctx->m, file)) == NULL)
 			parse_nomem(ctx);
 		if (!explicit)
 			follow_include(ctx, w + 2, n - 2, from, from_line);
@@ -227,7 +227,7 @@ static const char *const stability_names[] = {
 static const char *const class_names[] = {
 	"Unknown", "CPU", "Platform", "Group", "ISA", "Common"
 };
-static const char *const part_names[USDT_ATTR_NPARTS] = {
+static const char *const part_names[MDL_ATTR_NPARTS] = {
 	"provider", "module", "function", "name", "args"
 };
 
@@ -250,9 +250,9 @@ parse_attr(const char *s, mdl_attr_t *a, char *why, size_t whysize)
 {
 	const char *p = s;
 
-	a->name = USDT_STAB_STANDARD;
-	a->data = USDT_STAB_STANDARD;
-	a->dclass = USDT_CLASS_COMMON;
+	a->name = MDL_STAB_STANDARD;
+	a->data = MDL_STAB_STANDARD;
+	a->dclass = MDL_CLASS_COMMON;
 	for (int part = 0; *p != '\0'; part++) {
 		const char *slash = strchr(p, '/');
 		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
@@ -335,7 +335,7 @@ pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 		return;
 	}
 	part = -1;
-	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
+	for (int i = 0; i < MDL_ATTR_NPARTS; i++)
 		if (strcmp(w[3].s, part_names[i]) == 0)
 			part = i;
 	if (part < 0) {
@@ -440,7 +440,7 @@ void
 parse_apply_attributes(struct parse_ctx *ctx)
 {
 	for (struct pending_attr *pa = ctx->attrs; pa != NULL; pa = pa->next) {
-		mdl_provider_t *p = model_find_provider(ctx->m, pa->provider);
+		mdl_provider_t *p = mdl_find_provider(ctx->m, pa->provider);
 
 		if (p == NULL) {
 			diag_warning(ctx->d, pa->loc, "D_PRAGMA_NOPROV",

@@ -514,7 +514,7 @@ list_file(FILE *out, const char *path, err_t *e)
 }
 
 int
-dump_file(FILE *out, const char *path, err_t *e)
+list_dump_file(FILE *out, const char *path, err_t *e)
 {
 	list_opts_t o = { LIST_DUMP, 0 };
 

@@ -42,6 +42,6 @@ int list_buffer(FILE *out, const void *buf, size_t len, const char *name,
 
 /* Shorthands: summary / dump, no base. */
 int list_file(FILE *out, const char *path, err_t *e);
-int dump_file(FILE *out, const char *path, err_t *e);
+int list_dump_file(FILE *out, const char *path, err_t *e);
 
 #endif

@@ -304,7 +304,7 @@ static int dynamic_reloc_kind(unsigned machine, unsigned type);
 static bool
 is_address_reloc(unsigned machine, unsigned type)
 {
-	const arch_t *a = arch_for_machine(machine);
+	const arch_t *a = target_arch_for_machine(machine);
 
 	switch (machine) {
 	case EM_X86_64:
@@ -370,7 +370,7 @@ collect_relocs(finder_t *L, size_t target, probefind_rels_t *rs)
 static int
 dynamic_reloc_kind(unsigned machine, unsigned type)
 {
-	const arch_t *a = arch_for_machine(machine);
+	const arch_t *a = target_arch_for_machine(machine);
 
 	if (a == NULL)
 		return 0;
@@ -553,7 +553,7 @@ collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 		return err_libelf(L->e, L->name, "elf_getdata");
 	if (d->d_buf == NULL || d->d_size == 0)
 		return 0;
-	if (stapsdt_decode(d->d_buf, d->d_size, asz, &ns, &de) != 0)
+	if (dof_stapsdt_decode(d->d_buf, d->d_size, asz, &ns, &de) != 0)
 		return err_set(L->e, "%s: %s (section %zu): %s", L->name, name,
 		    elf_ndxscn(scn), de.msg);
 	if (L->eh.e_type == ET_REL && collect_relocs(L, elf_ndxscn(scn), &rels) != 0)
@@ -580,7 +580,7 @@ collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 	rc = 0;
 out:
 	free(rels.v);
-	stapsdt_notes_free(&ns);
+	dof_stapsdt_notes_free(&ns);
 	return rc;
 }
 
@@ -811,7 +811,7 @@ find_image(finder_t *L, uint8_t *buf, size_t len)
 {
 	probefind_section_t *sec;
 
-	switch (file_magic(buf, len)) {
+	switch (magic_of(buf, len)) {
 	case MAGIC_DOF:
 		L->out->kind = PROBEFIND_DOF;
 		L->eh.e_type = ET_NONE;
@@ -908,7 +908,7 @@ probefind_file(const char *path, uint64_t base, probefind_found_t *out, err_t *e
 		;
 	if (n < 0)
 		err_errno(e, errno, "%s: read", path);
-	else if ((kind = file_magic(head, (size_t)n)) != MAGIC_ELF &&
+	else if ((kind = magic_of(head, (size_t)n)) != MAGIC_ELF &&
 	    kind != MAGIC_MACHO && kind != MAGIC_DOF)
 		not_listable(e, path);
 	else if (kind == MAGIC_ELF && bad_elf_ident(head, (size_t)n))

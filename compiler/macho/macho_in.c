@@ -51,8 +51,8 @@ check_reference(const mdl_model_t *m, const char *path, const char *name, err_t 
 	probe = strndup(d1 + 1, (size_t)(d2 - d1 - 1));
 	if (prov == NULL || probe == NULL)
 		rc = err_set(e, "%s: out of memory", path);
-	else if ((p = model_find_provider(m, prov)) == NULL ||
-	    provider_find_probe(p, probe) == NULL)
+	else if ((p = mdl_find_provider(m, prov)) == NULL ||
+	    mdl_provider_find_probe(p, probe) == NULL)
 		rc = err_set(e, "%s: %s: no probe '%s' in provider '%s'", path, name,
 		    probe, prov);
 	free(prov);
@@ -95,7 +95,7 @@ check_object(const mdl_model_t *m, const target_t *t, uint32_t cputype,
 
 	if (file_read_regular(path, &buf, &len, NULL, e) != 0)
 		return -1;
-	switch (file_magic(buf, len)) {
+	switch (magic_of(buf, len)) {
 	case MAGIC_ARCHIVE:
 		rc = err_set(e, "%s: is an archive; pass the objects it contains to -G "
 		    "instead (extract them with 'ar x')", path);

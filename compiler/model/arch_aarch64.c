@@ -72,7 +72,7 @@ put_stack(strbuf_t *out, const char *sign, unsigned size, const char *suffix,
 static bool
 is_signed(const char *type, const mdl_typeinfo_t *ti)
 {
-	return ti->is_signed && ti->tclass == USDT_TC_INTEGER && strcmp(type, "char") != 0;
+	return ti->is_signed && ti->tclass == MDL_TC_INTEGER && strcmp(type, "char") != 0;
 }
 
 static void
@@ -129,17 +129,17 @@ aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 
 	for (size_t i = 0; i < pr->nargc; i++) {
 		const char *type = pr->nargs[i].type;
-		mdl_typeinfo_t ti = model_type_info(m, type);
+		mdl_typeinfo_t ti = mdl_type_info(m, type);
 		bool long_double = strcmp(type, "long double") == 0;
 
 		if (i > 0)
 			sb_putc(out, ' ');
-		if (ti.tclass == USDT_TC_FLOAT || long_double)
+		if (ti.tclass == MDL_TC_FLOAT || long_double)
 			describe_float(out, &c, long_double ? 16 : ti.size);
-		else if (ti.tclass == USDT_TC_MEMORY && (ti.size == 0 || ti.size > 16))
+		else if (ti.tclass == MDL_TC_MEMORY && (ti.size == 0 || ti.size > 16))
 			describe_by_reference(out, &c);
 		else if (ti.size > 8)
-			describe_general(out, &c, "", 8, 2, ti.tclass == USDT_TC_INTEGER);
+			describe_general(out, &c, "", 8, 2, ti.tclass == MDL_TC_INTEGER);
 		else
 			describe_general(out, &c, is_signed(type, &ti) ? "-" : "", ti.size, 1,
 			    false);

@@ -116,14 +116,14 @@ describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
 	int next_gpr = 0, next_xmm = 0;
 
 	for (size_t i = 0; i < pr->nargc; i++) {
-		mdl_typeinfo_t ti = model_type_info(m, pr->nargs[i].type);
+		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
 		unsigned size = register_size(ti.size);
-		const char *sign = ti.is_signed && ti.tclass == USDT_TC_INTEGER ? "-" : "";
+		const char *sign = ti.is_signed && ti.tclass == MDL_TC_INTEGER ? "-" : "";
 		unsigned eightbytes = ti.size > 8 ? (ti.size + 7) / 8 : 1;
 
 		if (i > 0)
 			sb_putc(out, ' ');
-		if (ti.tclass == USDT_TC_FLOAT) {
+		if (ti.tclass == MDL_TC_FLOAT) {
 			if (next_xmm < 8)
 				sb_printf(out, "%uf@%%xmm%d", ti.size, next_xmm++);
 			else {
@@ -132,7 +132,7 @@ describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
 			}
 			continue;
 		}
-		if (ti.tclass == USDT_TC_MEMORY && (ti.size == 0 || ti.size > 16)) {
+		if (ti.tclass == MDL_TC_MEMORY && (ti.size == 0 || ti.size > 16)) {
 			unsigned bytes = ti.size ? (ti.size + 7) / 8 * 8 : 8;
 
 			if (ti.size > 8 && (stack & 15) != 0 && ti.size == 16)

@@ -21,7 +21,7 @@
 #include "model.h"
 
 const mdl_attr_t mdl_attr_default = {
-	USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON
+	MDL_STAB_UNSTABLE, MDL_STAB_UNSTABLE, MDL_CLASS_COMMON
 };
 
 /*
@@ -53,7 +53,7 @@ dup_or_null(const char *s)
 }
 
 mdl_model_t *
-model_new(void)
+mdl_new(void)
 {
 	return calloc(1, sizeof(mdl_model_t));
 }
@@ -230,7 +230,7 @@ provider_free(mdl_provider_t *p)
 }
 
 void
-model_free(mdl_model_t *m)
+mdl_free(mdl_model_t *m)
 {
 	if (m == NULL)
 		return;
@@ -258,7 +258,7 @@ model_free(mdl_model_t *m)
 }
 
 const char *
-model_intern_file(mdl_model_t *m, const char *file)
+mdl_intern_file(mdl_model_t *m, const char *file)
 {
 	char **slot;
 
@@ -276,7 +276,7 @@ model_intern_file(mdl_model_t *m, const char *file)
 }
 
 mdl_provider_t *
-model_find_provider(const mdl_model_t *m, const char *name)
+mdl_find_provider(const mdl_model_t *m, const char *name)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		if (strcmp(m->providers[i]->name, name) == 0)
@@ -285,13 +285,13 @@ model_find_provider(const mdl_model_t *m, const char *name)
 }
 
 mdl_provider_t *
-model_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
+mdl_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
 {
 	mdl_provider_t *p = calloc(1, sizeof(*p)), **slot;
 
 	if (p == NULL || (p->name = strdup(name)) == NULL)
 		goto fail;
-	for (int i = 0; i < USDT_ATTR_NPARTS; i++)
+	for (int i = 0; i < MDL_ATTR_NPARTS; i++)
 		p->attr[i] = mdl_attr_default;
 	p->loc = loc;
 	if ((slot = grow(&m->providers, &m->nproviders, sizeof(*slot))) == NULL)
@@ -312,7 +312,7 @@ remove_ptr(void **array, size_t *countp, size_t i)
 }
 
 void
-model_remove_provider(mdl_model_t *m, mdl_provider_t *prov)
+mdl_remove_provider(mdl_model_t *m, mdl_provider_t *prov)
 {
 	for (size_t i = 0; i < m->nproviders; i++) {
 		if (m->providers[i] == prov) {
@@ -324,7 +324,7 @@ model_remove_provider(mdl_model_t *m, mdl_provider_t *prov)
 }
 
 bool
-model_has_probes(const mdl_model_t *m)
+mdl_has_probes(const mdl_model_t *m)
 {
 	for (size_t i = 0; i < m->nproviders; i++)
 		if (m->providers[i]->nprobes > 0)
@@ -333,7 +333,7 @@ model_has_probes(const mdl_model_t *m)
 }
 
 mdl_probe_t *
-provider_find_probe(const mdl_provider_t *p, const char *name)
+mdl_provider_find_probe(const mdl_provider_t *p, const char *name)
 {
 	for (size_t i = 0; i < p->nprobes; i++)
 		if (strcmp(p->probes[i]->name, name) == 0)
@@ -342,7 +342,7 @@ provider_find_probe(const mdl_provider_t *p, const char *name)
 }
 
 size_t
-provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name)
+mdl_provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name)
 {
 	indexed_t a = probes_indexed((mdl_provider_t *)p);	/* only read */
 
@@ -350,7 +350,7 @@ provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name)
 }
 
 mdl_probe_t *
-provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc)
+mdl_provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc)
 {
 	mdl_probe_t *pr = calloc(1, sizeof(*pr)), **slot;
 	indexed_t a;
@@ -371,7 +371,7 @@ fail:
 }
 
 void
-provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe)
+mdl_provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe)
 {
 	for (size_t i = 0; i < p->nprobes; i++) {
 		if (p->probes[i] == probe) {
@@ -404,13 +404,13 @@ fail:
 }
 
 int
-probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+mdl_probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
 	return add_arg(&pr->nargs, &pr->nargc, type, name, loc);
 }
 
 int
-probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
+mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
 	pr->translated = true;
 	return add_arg(&pr->xargs, &pr->xargc, type, name, loc);
@@ -431,7 +431,7 @@ xarg_source(const mdl_probe_t *pr, size_t i)
 }
 
 int
-probe_finish_args(mdl_probe_t *pr)
+mdl_probe_finish_args(mdl_probe_t *pr)
 {
 	if (!pr->translated) {
 		for (size_t i = 0; i < pr->nargc; i++)
@@ -451,7 +451,7 @@ probe_finish_args(mdl_probe_t *pr)
 }
 
 int
-probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
+mdl_probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
     uint64_t func_addr, uint32_t offset, bool is_enabled)
 {
 	mdl_site_t s = { NULL, NULL, func_addr, offset, is_enabled }, *slot;
@@ -470,7 +470,7 @@ fail:
 }
 
 int
-model_add_typedef(mdl_model_t *m, const char *name, const char *type)
+mdl_add_typedef(mdl_model_t *m, const char *name, const char *type)
 {
 	mdl_typedef_t t = { dup_or_null(name), mdl_normalise_type(type) }, *slot;
 	indexed_t a;
@@ -490,7 +490,7 @@ fail:
 }
 
 const mdl_typedef_t *
-model_find_typedef(const mdl_model_t *m, const char *name)
+mdl_find_typedef(const mdl_model_t *m, const char *name)
 {
 	/* The latest definition wins, as in C's scope rules at file level. */
 	indexed_t a = typedefs_indexed((mdl_model_t *)m);	/* only read */
@@ -500,10 +500,10 @@ model_find_typedef(const mdl_model_t *m, const char *name)
 }
 
 mdl_tagged_t *
-model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
+mdl_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete)
 {
-	mdl_tagged_t *t = (mdl_tagged_t *)model_find_tagged(m, tag);
+	mdl_tagged_t *t = (mdl_tagged_t *)mdl_find_tagged(m, tag);
 
 	if (t == NULL) {
 		char *copy = strdup(tag);
@@ -527,7 +527,7 @@ model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
 }
 
 const mdl_tagged_t *
-model_find_tagged(const mdl_model_t *m, const char *tag)
+mdl_find_tagged(const mdl_model_t *m, const char *tag)
 {
 	for (size_t i = 0; i < m->ntagged; i++)
 		if (strcmp(m->tagged[i].tag, tag) == 0)
@@ -536,7 +536,7 @@ model_find_tagged(const mdl_model_t *m, const char *tag)
 }
 
 int
-model_add_translator(mdl_model_t *m, const char *out_type,
+mdl_add_translator(mdl_model_t *m, const char *out_type,
     const char *in_type, src_loc_t loc)
 {
 	mdl_translator_t t = { mdl_normalise_type(out_type),
@@ -569,55 +569,55 @@ struct named_type {
  * and real provider files use, D's string, and the floating types.
  */
 static const struct named_type known_types[] = {
-	{ "bool", 1, false, USDT_TC_INTEGER },
-	{ "_Bool", 1, false, USDT_TC_INTEGER },
-	{ "boolean_t", 4, true, USDT_TC_INTEGER },
-	{ "int8_t", 1, true, USDT_TC_INTEGER },
-	{ "int16_t", 2, true, USDT_TC_INTEGER },
-	{ "int32_t", 4, true, USDT_TC_INTEGER },
-	{ "int64_t", 8, true, USDT_TC_INTEGER },
-	{ "uint8_t", 1, false, USDT_TC_INTEGER },
-	{ "uint16_t", 2, false, USDT_TC_INTEGER },
-	{ "uint32_t", 4, false, USDT_TC_INTEGER },
-	{ "uint64_t", 8, false, USDT_TC_INTEGER },
-	{ "uchar_t", 1, false, USDT_TC_INTEGER },
-	{ "ushort_t", 2, false, USDT_TC_INTEGER },
-	{ "uint_t", 4, false, USDT_TC_INTEGER },
-	{ "ulong_t", 8, false, USDT_TC_INTEGER },
-	{ "u_longlong_t", 8, false, USDT_TC_INTEGER },
-	{ "longlong_t", 8, true, USDT_TC_INTEGER },
-	{ "intptr_t", 8, true, USDT_TC_INTEGER },
-	{ "uintptr_t", 8, false, USDT_TC_INTEGER },
-	{ "intmax_t", 8, true, USDT_TC_INTEGER },
-	{ "uintmax_t", 8, false, USDT_TC_INTEGER },
-	{ "ptrdiff_t", 8, true, USDT_TC_INTEGER },
-	{ "size_t", 8, false, USDT_TC_INTEGER },
-	{ "ssize_t", 8, true, USDT_TC_INTEGER },
-	{ "off_t", 8, true, USDT_TC_INTEGER },
-	{ "off64_t", 8, true, USDT_TC_INTEGER },
-	{ "time_t", 8, true, USDT_TC_INTEGER },
-	{ "hrtime_t", 8, true, USDT_TC_INTEGER },
-	{ "clock_t", 8, true, USDT_TC_INTEGER },
-	{ "pid_t", 4, true, USDT_TC_INTEGER },
-	{ "id_t", 4, true, USDT_TC_INTEGER },
-	{ "zoneid_t", 4, true, USDT_TC_INTEGER },
-	{ "processorid_t", 4, true, USDT_TC_INTEGER },
-	{ "uid_t", 4, false, USDT_TC_INTEGER },
-	{ "gid_t", 4, false, USDT_TC_INTEGER },
-	{ "mode_t", 4, false, USDT_TC_INTEGER },
-	{ "dev_t", 8, false, USDT_TC_INTEGER },
-	{ "ino_t", 8, false, USDT_TC_INTEGER },
-	{ "nlink_t", 8, false, USDT_TC_INTEGER },
-	{ "socklen_t", 4, false, USDT_TC_INTEGER },
-	{ "in_port_t", 2, false, USDT_TC_INTEGER },
-	{ "in_addr_t", 4, false, USDT_TC_INTEGER },
-	{ "wchar_t", 4, true, USDT_TC_INTEGER },
-	{ "caddr_t", 8, false, USDT_TC_INTEGER },
-	{ "string", 8, false, USDT_TC_INTEGER },
-	{ "float", 4, true, USDT_TC_FLOAT },
-	{ "double", 8, true, USDT_TC_FLOAT },
-	{ "long double", 16, true, USDT_TC_MEMORY },
-	{ "void", 0, false, USDT_TC_VOID },
+	{ "bool", 1, false, MDL_TC_INTEGER },
+	{ "_Bool", 1, false, MDL_TC_INTEGER },
+	{ "boolean_t", 4, true, MDL_TC_INTEGER },
+	{ "int8_t", 1, true, MDL_TC_INTEGER },
+	{ "int16_t", 2, true, MDL_TC_INTEGER },
+	{ "int32_t", 4, true, MDL_TC_INTEGER },
+	{ "int64_t", 8, true, MDL_TC_INTEGER },
+	{ "uint8_t", 1, false, MDL_TC_INTEGER },
+	{ "uint16_t", 2, false, MDL_TC_INTEGER },
+	{ "uint32_t", 4, false, MDL_TC_INTEGER },
+	{ "uint64_t", 8, false, MDL_TC_INTEGER },
+	{ "uchar_t", 1, false, MDL_TC_INTEGER },
+	{ "ushort_t", 2, false, MDL_TC_INTEGER },
+	{ "uint_t", 4, false, MDL_TC_INTEGER },
+	{ "ulong_t", 8, false, MDL_TC_INTEGER },
+	{ "u_longlong_t", 8, false, MDL_TC_INTEGER },
+	{ "longlong_t", 8, true, MDL_TC_INTEGER },
+	{ "intptr_t", 8, true, MDL_TC_INTEGER },
+	{ "uintptr_t", 8, false, MDL_TC_INTEGER },
+	{ "intmax_t", 8, true, MDL_TC_INTEGER },
+	{ "uintmax_t", 8, false, MDL_TC_INTEGER },
+	{ "ptrdiff_t", 8, true, MDL_TC_INTEGER },
+	{ "size_t", 8, false, MDL_TC_INTEGER },
+	{ "ssize_t", 8, true, MDL_TC_INTEGER },
+	{ "off_t", 8, true, MDL_TC_INTEGER },
+	{ "off64_t", 8, true, MDL_TC_INTEGER },
+	{ "time_t", 8, true, MDL_TC_INTEGER },
+	{ "hrtime_t", 8, true, MDL_TC_INTEGER },
+	{ "clock_t", 8, true, MDL_TC_INTEGER },
+	{ "pid_t", 4, true, MDL_TC_INTEGER },
+	{ "id_t", 4, true, MDL_TC_INTEGER },
+	{ "zoneid_t", 4, true, MDL_TC_INTEGER },
+	{ "processorid_t", 4, true, MDL_TC_INTEGER },
+	{ "uid_t", 4, false, MDL_TC_INTEGER },
+	{ "gid_t", 4, false, MDL_TC_INTEGER },
+	{ "mode_t", 4, false, MDL_TC_INTEGER },
+	{ "dev_t", 8, false, MDL_TC_INTEGER },
+	{ "ino_t", 8, false, MDL_TC_INTEGER },
+	{ "nlink_t", 8, false, MDL_TC_INTEGER },
+	{ "socklen_t", 4, false, MDL_TC_INTEGER },
+	{ "in_port_t", 2, false, MDL_TC_INTEGER },
+	{ "in_addr_t", 4, false, MDL_TC_INTEGER },
+	{ "wchar_t", 4, true, MDL_TC_INTEGER },
+	{ "caddr_t", 8, false, MDL_TC_INTEGER },
+	{ "string", 8, false, MDL_TC_INTEGER },
+	{ "float", 4, true, MDL_TC_FLOAT },
+	{ "double", 8, true, MDL_TC_FLOAT },
+	{ "long double", 16, true, MDL_TC_MEMORY },
+	{ "void", 0, false, MDL_TC_VOID },
 };
 
 static bool
@@ -695,7 +695,7 @@ integer_words(const char *base, mdl_typeinfo_t *ti)
 	if (nlong > 2 || nshort > 1 || nchar > 1 || nint > 1 || nsigned + nunsigned > 1 ||
 	    (nchar && (nlong || nshort || nint)) || (nshort && nlong))
 		return false;
-	*ti = typeinfo(USDT_TC_INTEGER, nchar ? 1 : nshort ? 2 : nlong ? 8 : 4,
+	*ti = typeinfo(MDL_TC_INTEGER, nchar ? 1 : nshort ? 2 : nlong ? 8 : 4,
 	    nunsigned == 0, true);
 	return true;
 }
@@ -709,9 +709,9 @@ type_info_depth(const mdl_model_t *m, const char *type, int depth)
 	const char *t = skip_qualifiers(type, &len);
 
 	if (len == 0 || len >= sizeof(base))
-		return typeinfo(USDT_TC_INTEGER, 8, false, false);
+		return typeinfo(MDL_TC_INTEGER, 8, false, false);
 	if (t[len - 1] == '*' || t[len - 1] == ']') {
-		ti = typeinfo(USDT_TC_INTEGER, 8, false, true);
+		ti = typeinfo(MDL_TC_INTEGER, 8, false, true);
 		ti.is_pointer = true;
 		return ti;
 	}
@@ -729,24 +729,24 @@ type_info_depth(const mdl_model_t *m, const char *type, int depth)
 	if (integer_words(base, &ti))
 		return ti;
 	if (strncmp(base, "enum ", 5) == 0)
-		return typeinfo(USDT_TC_INTEGER, 4, true, true);
+		return typeinfo(MDL_TC_INTEGER, 4, true, true);
 	if (strncmp(base, "struct ", 7) == 0 || strncmp(base, "union ", 6) == 0) {
-		const mdl_tagged_t *tg = m != NULL ? model_find_tagged(m, base) : NULL;
+		const mdl_tagged_t *tg = m != NULL ? mdl_find_tagged(m, base) : NULL;
 		bool known = tg != NULL && tg->complete;
 
-		return typeinfo(USDT_TC_MEMORY, known ? tg->size : 0, false, known);
+		return typeinfo(MDL_TC_MEMORY, known ? tg->size : 0, false, known);
 	}
 	if (m != NULL && depth < 32) {
-		const mdl_typedef_t *td = model_find_typedef(m, base);
+		const mdl_typedef_t *td = mdl_find_typedef(m, base);
 
 		if (td != NULL)
 			return type_info_depth(m, td->type, depth + 1);
 	}
-	return typeinfo(USDT_TC_INTEGER, 8, false, false);
+	return typeinfo(MDL_TC_INTEGER, 8, false, false);
 }
 
 mdl_typeinfo_t
-model_type_info(const mdl_model_t *m, const char *type)
+mdl_type_info(const mdl_model_t *m, const char *type)
 {
 	return type_info_depth(m, type, 0);
 }
@@ -787,7 +787,7 @@ func_name(const char *prefix, const char *prov, const char *dof_name)
 
 	if (out == NULL)
 		return NULL;
-	o = out + sprintf(out, "%s%s" USDT_PROBE_SEP, prefix, prov);
+	o = out + sprintf(out, "%s%s" MDL_PROBE_SEP, prefix, prov);
 	for (const char *s = dof_name; *s != '\0'; s++) {
 		if (*s == '-') {
 			*o++ = '_';
@@ -803,13 +803,13 @@ func_name(const char *prefix, const char *prov, const char *dof_name)
 char *
 mdl_probe_func(const char *prov, const char *dof_name)
 {
-	return func_name(USDT_PROBE_PREFIX, prov, dof_name);
+	return func_name(MDL_PROBE_PREFIX, prov, dof_name);
 }
 
 char *
 mdl_enabled_func(const char *prov, const char *dof_name)
 {
-	return func_name(USDT_ENABLED_PREFIX, prov, dof_name);
+	return func_name(MDL_ENABLED_PREFIX, prov, dof_name);
 }
 
 char *

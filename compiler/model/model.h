@@ -14,7 +14,7 @@
  * semaphore keep the name as written (`request__start`,
  * `http_request__start_semaphore`), which is what Linux tracers expect.
  *
- * Ownership: the model owns every string and array it points to; model_free
+ * Ownership: the model owns every string and array it points to; mdl_free
  * releases all of it.  Allocation failures return NULL / -1 and leave the
  * model consistent, because the run-time library must survive them.
  */
@@ -28,20 +28,20 @@
 #include "dof.h"
 
 /* DTrace's limits, which the model enforces (stated in dof.h). */
-#define USDT_PROVNAMELEN	DTRACE_PROVNAMELEN
-#define USDT_FUNCNAMELEN	DTRACE_FUNCNAMELEN
-#define USDT_NAMELEN		DTRACE_NAMELEN
-#define USDT_MAXARGS		DOF_MAXARGS
+#define MDL_PROVNAMELEN	DTRACE_PROVNAMELEN
+#define MDL_FUNCNAMELEN	DTRACE_FUNCNAMELEN
+#define MDL_NAMELEN		DTRACE_NAMELEN
+#define MDL_MAXARGS		DOF_MAXARGS
 
 /*
- * A probe's functions (its unit): USDT_PROBE_PREFIX provider "___" probe,
+ * A probe's functions (its unit): MDL_PROBE_PREFIX provider "___" probe,
  * each '-' of the probe's DOF name spelt "__" (mdl_probe_func), and the
- * same after USDT_ENABLED_PREFIX for _ENABLED().  dtrace -G finds probe
+ * same after MDL_ENABLED_PREFIX for _ENABLED().  dtrace -G finds probe
  * calls in objects by these names; so do objgen.c and rewrite_plan.c.
  */
-#define USDT_PROBE_PREFIX	"__dtrace_"
-#define USDT_ENABLED_PREFIX	"__dtraceenabled_"
-#define USDT_PROBE_SEP		"___"
+#define MDL_PROBE_PREFIX	"__dtrace_"
+#define MDL_ENABLED_PREFIX	"__dtraceenabled_"
+#define MDL_PROBE_SEP		"___"
 
 /* Where something was written: for diagnostics. file is interned by the parser. */
 typedef struct src_loc {
@@ -52,13 +52,13 @@ typedef struct src_loc {
 
 /* DOF stability and dependency class values (doc/dof.md section 3). */
 enum mdl_stability {
-	USDT_STAB_INTERNAL = 0, USDT_STAB_PRIVATE, USDT_STAB_OBSOLETE,
-	USDT_STAB_EXTERNAL, USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING,
-	USDT_STAB_STABLE, USDT_STAB_STANDARD
+	MDL_STAB_INTERNAL = 0, MDL_STAB_PRIVATE, MDL_STAB_OBSOLETE,
+	MDL_STAB_EXTERNAL, MDL_STAB_UNSTABLE, MDL_STAB_EVOLVING,
+	MDL_STAB_STABLE, MDL_STAB_STANDARD
 };
 enum mdl_depclass {
-	USDT_CLASS_UNKNOWN = 0, USDT_CLASS_CPU, USDT_CLASS_PLATFORM,
-	USDT_CLASS_GROUP, USDT_CLASS_ISA, USDT_CLASS_COMMON
+	MDL_CLASS_UNKNOWN = 0, MDL_CLASS_CPU, MDL_CLASS_PLATFORM,
+	MDL_CLASS_GROUP, MDL_CLASS_ISA, MDL_CLASS_COMMON
 };
 
 typedef struct mdl_attr {
@@ -69,16 +69,16 @@ typedef struct mdl_attr {
 
 /* The five attribute slots of a provider, in dof_provider_t order. */
 enum mdl_attr_part {
-	USDT_ATTR_PROVIDER, USDT_ATTR_MODULE, USDT_ATTR_FUNCTION,
-	USDT_ATTR_NAME, USDT_ATTR_ARGS, USDT_ATTR_NPARTS
+	MDL_ATTR_PROVIDER, MDL_ATTR_MODULE, MDL_ATTR_FUNCTION,
+	MDL_ATTR_NAME, MDL_ATTR_ARGS, MDL_ATTR_NPARTS
 };
 
 /* How a value of some C type travels in the calling convention. */
 enum mdl_typeclass {
-	USDT_TC_INTEGER,	/* integers, enums, bool, pointers, D string */
-	USDT_TC_FLOAT,		/* float, double */
-	USDT_TC_MEMORY,		/* long double, struct/union by value */
-	USDT_TC_VOID
+	MDL_TC_INTEGER,	/* integers, enums, bool, pointers, D string */
+	MDL_TC_FLOAT,		/* float, double */
+	MDL_TC_MEMORY,		/* long double, struct/union by value */
+	MDL_TC_VOID
 };
 
 typedef struct mdl_typeinfo {
@@ -125,7 +125,7 @@ typedef struct mdl_probe {
 
 typedef struct mdl_provider {
 	char *name;
-	mdl_attr_t attr[USDT_ATTR_NPARTS];
+	mdl_attr_t attr[MDL_ATTR_NPARTS];
 	mdl_probe_t **probes;	/* in declaration order */
 	size_t nprobes;
 	src_loc_t loc;
@@ -175,50 +175,50 @@ typedef struct mdl_model {
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
 extern const mdl_attr_t mdl_attr_default;
 
-mdl_model_t *model_new(void);
-void model_free(mdl_model_t *m);
+mdl_model_t *mdl_new(void);
+void mdl_free(mdl_model_t *m);
 
 /* Intern a file name for src_loc_t.file; NULL on allocation failure. */
-const char *model_intern_file(mdl_model_t *m, const char *file);
+const char *mdl_intern_file(mdl_model_t *m, const char *file);
 
-mdl_provider_t *model_find_provider(const mdl_model_t *m, const char *name);
-/* Append a provider (no check for duplicates; see model_find_provider). */
-mdl_provider_t *model_add_provider(mdl_model_t *m, const char *name, src_loc_t loc);
+mdl_provider_t *mdl_find_provider(const mdl_model_t *m, const char *name);
+/* Append a provider (no check for duplicates; see mdl_find_provider). */
+mdl_provider_t *mdl_add_provider(mdl_model_t *m, const char *name, src_loc_t loc);
 /* True if any provider has a probe. */
-bool model_has_probes(const mdl_model_t *m);
+bool mdl_has_probes(const mdl_model_t *m);
 /* Remove and free one provider. */
-void model_remove_provider(mdl_model_t *m, mdl_provider_t *prov);
+void mdl_remove_provider(mdl_model_t *m, mdl_provider_t *prov);
 
-mdl_probe_t *provider_find_probe(const mdl_provider_t *p, const char *name);
+mdl_probe_t *mdl_provider_find_probe(const mdl_provider_t *p, const char *name);
 /*
  * The position in p->probes of the probe whose DTrace name is dof_name, or
  * (size_t)-1.  Hashed: a provider may hold many thousands of probes.
  */
-size_t provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name);
+size_t mdl_provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name);
 /* Append a probe named as declared; computes dof_name.  NULL on failure. */
-mdl_probe_t *provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc);
+mdl_probe_t *mdl_provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc);
 /* Remove and free one probe. */
-void provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe);
+void mdl_provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe);
 
-int probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
-int probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+int mdl_probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
+int mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
 /*
  * Finish the argument lists: with no translated list, copy the native one
  * with the identity map; with one, map each translated arg to the native
  * arg of the same name, else to the native arg at the same position, else
  * to 0 (what dtrace does).  Returns -1 on allocation failure.
  */
-int probe_finish_args(mdl_probe_t *pr);
-int probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
+int mdl_probe_finish_args(mdl_probe_t *pr);
+int mdl_probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
     uint64_t func_addr, uint32_t offset, bool is_enabled);
 
-int model_add_typedef(mdl_model_t *m, const char *name, const char *type);
-const mdl_typedef_t *model_find_typedef(const mdl_model_t *m, const char *name);
+int mdl_add_typedef(mdl_model_t *m, const char *name, const char *type);
+const mdl_typedef_t *mdl_find_typedef(const mdl_model_t *m, const char *name);
 /* Add or update a struct/union/enum tag; NULL when out of memory. */
-mdl_tagged_t *model_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
+mdl_tagged_t *mdl_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete);
-const mdl_tagged_t *model_find_tagged(const mdl_model_t *m, const char *tag);
-int model_add_translator(mdl_model_t *m, const char *out_type,
+const mdl_tagged_t *mdl_find_tagged(const mdl_model_t *m, const char *tag);
+int mdl_add_translator(mdl_model_t *m, const char *out_type,
     const char *in_type, src_loc_t loc);
 
 /*
@@ -226,7 +226,7 @@ int model_add_translator(mdl_model_t *m, const char *out_type,
  * string and integer types of every spelling, fixed-width and system
  * typedefs, float/double, typedefs from the model, struct/union by value.
  */
-mdl_typeinfo_t model_type_info(const mdl_model_t *m, const char *type);
+mdl_typeinfo_t mdl_type_info(const mdl_model_t *m, const char *type);
 
 /* The C spelling of a D type in a C header: "string" becomes "char *". */
 const char *mdl_c_type(const char *type);

@@ -10,7 +10,7 @@
  * x86_64-macos and arm64-macos write Mach-O (macho_objgen.c) with units
  * whose is-enabled slot returns 0, as macOS's int is-enabled function must;
  * what their arch is in Mach-O and what macOS names probe functions are
- * here too (target_macho, macos_probe_func), for the -h and -G stages and
+ * here too (target_macho, target_macos_probe_func), for the -h and -G stages and
  * the check of the program's objects alike.
  * Further targets are added here with their arch.
  */
@@ -25,7 +25,7 @@ static const target_t targets[] = {
 	{
 		.name = "x86_64-linux",
 		.arch = &arch_x86_64,
-		.os = USDT_OS_LINUX,
+		.os = TARGET_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
 	},
@@ -33,7 +33,7 @@ static const target_t targets[] = {
 		/* FreeBSD and illumos: kernel DTrace, DOF v2 is-enabled sites. */
 		.name = "x86_64-freebsd",
 		.arch = &arch_x86_64_v2,
-		.os = USDT_OS_FREEBSD,
+		.os = TARGET_OS_FREEBSD,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
 		.dof_addr = DOF_ADDR_SELF,
@@ -41,7 +41,7 @@ static const target_t targets[] = {
 	{
 		.name = "x86_64-illumos",
 		.arch = &arch_x86_64_v2,
-		.os = USDT_OS_ILLUMOS,
+		.os = TARGET_OS_ILLUMOS,
 		.dof_enabled_version = 2,
 		.stapsdt = false,
 		.dof_addr = DOF_ADDR_DOFBASE,
@@ -49,7 +49,7 @@ static const target_t targets[] = {
 	{
 		.name = "aarch64-linux",
 		.arch = &arch_aarch64,
-		.os = USDT_OS_LINUX,
+		.os = TARGET_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
 	},
@@ -57,14 +57,14 @@ static const target_t targets[] = {
 		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_objgen.c). */
 		.name = "x86_64-macos",
 		.arch = &arch_x86_64_v2,
-		.os = USDT_OS_MACOS,
+		.os = TARGET_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
 	{
 		.name = "arm64-macos",
 		.arch = &arch_arm64_macos,
-		.os = USDT_OS_MACOS,
+		.os = TARGET_OS_MACOS,
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
@@ -82,7 +82,7 @@ target_find(const char *name)
 }
 
 const arch_t *
-arch_for_machine(unsigned elf_machine)
+target_arch_for_machine(unsigned elf_machine)
 {
 	static const arch_t *const arches[] = {
 		&arch_x86_64, &arch_aarch64,
@@ -162,7 +162,7 @@ target_macho(const target_t *t, target_macho_t *out)
 /* ---- what macOS names probe functions -------------------------------------- */
 
 void
-macos_put_hex(strbuf_t *sb, const char *s)
+target_macos_put_hex(strbuf_t *sb, const char *s)
 {
 	for (; *s != '\0'; s++)
 		sb_printf(sb, "%02x", (unsigned char)*s);
@@ -179,7 +179,7 @@ macos_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
 	sb_printf(&sb, "%s$%s$%s$v1", prefix, p->name, pr->name);
 	for (size_t i = 0; with_args && i < pr->nargc; i++) {
 		sb_putc(&sb, '$');
-		macos_put_hex(&sb, mdl_c_type(pr->nargs[i].type));
+		target_macos_put_hex(&sb, mdl_c_type(pr->nargs[i].type));
 	}
 	if (sb.failed) {
 		sb_free(&sb);
@@ -189,13 +189,13 @@ macos_name(const char *prefix, const mdl_provider_t *p, const mdl_probe_t *pr,
 }
 
 char *
-macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr)
+target_macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	return macos_name("__dtrace_probe", p, pr, true);
 }
 
 char *
-macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr)
+target_macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr)
 {
 	return macos_name("__dtrace_isenabled", p, pr, false);
 }

@@ -78,7 +78,7 @@ typedef struct arch {
 	void (*note_args_tail)(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out);
 } arch_t;
 
-enum target_os { USDT_OS_LINUX, USDT_OS_FREEBSD, USDT_OS_ILLUMOS, USDT_OS_MACOS };
+enum target_os { TARGET_OS_LINUX, TARGET_OS_FREEBSD, TARGET_OS_ILLUMOS, TARGET_OS_MACOS };
 
 /*
  * How the -G object makes a DOF probe record's dofpr_addr the function's
@@ -123,7 +123,7 @@ const target_t *target_find(const char *name);
 enum dof_addr_reloc target_dof_addr(const target_t *t, bool lazyload);
 
 /* The (first) architecture of an ELF e_machine, or NULL. */
-const arch_t *arch_for_machine(unsigned elf_machine);
+const arch_t *target_arch_for_machine(unsigned elf_machine);
 /* The target usdtc was built for. */
 const target_t *target_host(void);
 /* Comma-separated list of known target names, for --help and errors. */
@@ -150,9 +150,9 @@ bool target_macho(const target_t *t, target_macho_t *out);
  * "__dtrace_isenabled$P$N$v1"; their Mach-O symbols have one more leading
  * underscore.  malloc'd; NULL on allocation failure.
  */
-char *macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr);
-char *macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+char *target_macos_probe_func(const mdl_provider_t *p, const mdl_probe_t *pr);
+char *target_macos_enabled_func(const mdl_provider_t *p, const mdl_probe_t *pr);
 /* s as lower-case hex, two digits a byte, as those names spell types. */
-void macos_put_hex(strbuf_t *sb, const char *s);
+void target_macos_put_hex(strbuf_t *sb, const char *s);
 
 #endif

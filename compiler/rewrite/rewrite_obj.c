@@ -93,8 +93,8 @@ rewrite_map_put(name_map_t *map, const char *key, size_t val)
 bool
 rewrite_is_probe_function(const char *name)
 {
-	return strncmp(name, USDT_PROBE_PREFIX, sizeof(USDT_PROBE_PREFIX) - 1) == 0 ||
-	    strncmp(name, USDT_ENABLED_PREFIX, sizeof(USDT_ENABLED_PREFIX) - 1) == 0;
+	return strncmp(name, MDL_PROBE_PREFIX, sizeof(MDL_PROBE_PREFIX) - 1) == 0 ||
+	    strncmp(name, MDL_ENABLED_PREFIX, sizeof(MDL_ENABLED_PREFIX) - 1) == 0;
 }
 
 /* ---- one object: its tables ----------------------------------------------- */

@@ -458,7 +458,7 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 {
 	const char *where = rewrite_section_name(ob, c->textsec);
 	unsigned type = (unsigned)GELF_R_TYPE(rela->r_info);
-	const arch_t *arch = arch_for_machine(ob->isa->machine);
+	const arch_t *arch = target_arch_for_machine(ob->isa->machine);
 	uint32_t op;
 
 	if (ob->isa->has_mark && type == ob->isa->mark_reloc)
@@ -726,7 +726,7 @@ collect_anchors(const object_t *ob, const mdl_model_t *m, rewrite_sites_t *out,
 			continue;
 		if ((prov = strndup(name + plen, (size_t)(dot - name - plen))) == NULL)
 			return err_errno(e, ENOMEM, "%s", ob->path);
-		ours = model_find_provider(m, prov) != NULL;
+		ours = mdl_find_provider(m, prov) != NULL;
 		free(prov);
 		if (ours && add_anchor(out, name) != 0)
 			return err_errno(e, ENOMEM, "%s", ob->path);

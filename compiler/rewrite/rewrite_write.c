@@ -334,7 +334,7 @@ copy_to_temp(tempset_t *ts, const objin_t *in, int *entryp, err_t *e)
 
 	if ((*entryp = tempset_add(ts, in->real, &in->st, &fd, e)) < 0)
 		return -1;
-	if (fd_write_all(fd, in->bytes, in->len) != 0) {
+	if (file_write_all_fd(fd, in->bytes, in->len) != 0) {
 		err_errno(e, errno, "cannot write %s", in->path);
 		close(fd);
 		return -1;

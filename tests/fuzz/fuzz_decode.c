@@ -9,7 +9,7 @@
  * -G objects, each behind the byte that picks its reader.
  *
  * The first input byte picks the reader, so one corpus covers all three:
- * even: dof_decode; odd: stapsdt_decode (ELF64 notes) and, every fourth,
+ * even: dof_decode; odd: dof_stapsdt_decode (ELF64 notes) and, every fourth,
  * list_buffer in --dump mode (ELF or raw DOF, with a load base).
  */
 #include <stdint.h>
@@ -41,8 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dof_decoded_free(&d);
 		break;
 	case 1:
-		if (stapsdt_decode(data + 1, size - 1, 8, &n, &e) == 0)
-			stapsdt_notes_free(&n);
+		if (dof_stapsdt_decode(data + 1, size - 1, 8, &n, &e) == 0)
+			dof_stapsdt_notes_free(&n);
 		break;
 	case 3: {
 		list_opts_t o = { LIST_DUMP, 0x555555554000ull };

@@ -39,9 +39,9 @@ add_sites(mdl_model_t *m)
 		mdl_provider_t *p = m->providers[i];
 
 		for (size_t j = 0; j < p->nprobes; j++, addr += 0x40)
-			if (probe_add_site(p->probes[j], "main", "main", addr, 4,
+			if (mdl_probe_add_site(p->probes[j], "main", "main", addr, 4,
 			    false) != 0 ||
-			    probe_add_site(p->probes[j], "main", "main", addr, 12,
+			    mdl_probe_add_site(p->probes[j], "main", "main", addr, 12,
 			    true) != 0)
 				return -1;
 	}
@@ -62,7 +62,7 @@ write_all(mdl_model_t *m)
 		if (t == NULL)
 			continue;
 		sb_init(&out);
-		if (t->os == USDT_OS_MACOS)
+		if (t->os == TARGET_OS_MACOS)
 			header_macos_write(m, t, "probes.h", &out);
 		else
 			header_write(m, t, "probes.h", &out);
@@ -83,10 +83,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sink == NULL && (sink = fopen("/dev/null", "w")) == NULL)
 		return 0;
 	diag_set_output(sink);
-	if ((m = model_new()) == NULL)
+	if ((m = mdl_new()) == NULL)
 		return 0;
 	if (parse_buffer(m, "fuzz.d", (const char *)data, size) == 0)
 		write_all(m);
-	model_free(m);
+	mdl_free(m);
 	return 0;
 }

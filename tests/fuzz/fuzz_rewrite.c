@@ -86,7 +86,7 @@ run_g(const char *path)
 	char out[96], *objects[] = { (char *)path };
 	objgen_opts_t o = { .objects = objects, .nobjects = 1, .lazyload = true };
 	tempset_t ts = { NULL, 0, 0 };
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int fd, i;
 	err_t e;
 
@@ -101,7 +101,7 @@ run_g(const char *path)
 		    tempset_path(&ts, i), &e);
 	}
 	tempset_discard(&ts);
-	model_free(m);
+	mdl_free(m);
 }
 
 int

@@ -84,10 +84,10 @@ static mdl_probe_t *
 probe(mdl_provider_t *p, const char *name, int nargs, const char *const *types,
     const char *const *names)
 {
-	mdl_probe_t *pr = provider_add_probe(p, name, noloc);
+	mdl_probe_t *pr = mdl_provider_add_probe(p, name, noloc);
 
 	for (int i = 0; i < nargs; i++)
-		probe_add_native_arg(pr, types[i], names ? names[i] : NULL, noloc);
+		mdl_probe_add_native_arg(pr, types[i], names ? names[i] : NULL, noloc);
 	return pr;
 }
 
@@ -101,26 +101,26 @@ set_attr(mdl_provider_t *p, int part, int n, int d, int c)
 static mdl_model_t *
 model_simple(void)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, "myprov", noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, "myprov", noloc);
 	static const char *const st[] = { "int", "char *", "uint64_t" };
 	static const char *const sn[] = { "id", "name", "ts" };
 	static const char *const dt[] = { "int" };
 	mdl_probe_t *start = probe(p, "op__start", 3, st, sn);
 	mdl_probe_t *done = probe(p, "op__done", 1, dt, NULL);
 
-	probe_finish_args(start);
-	probe_finish_args(done);
-	set_attr(p, USDT_ATTR_PROVIDER, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	set_attr(p, USDT_ATTR_MODULE, USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_UNKNOWN);
-	set_attr(p, USDT_ATTR_FUNCTION, USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_UNKNOWN);
-	set_attr(p, USDT_ATTR_NAME, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	set_attr(p, USDT_ATTR_ARGS, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	probe_add_site(start, "main", NULL, 0, 0x51, false);
-	probe_add_site(start, "main", NULL, 0, 0x18, true);
-	probe_add_site(done, "main", NULL, 0, 0x31, false);
-	probe_add_site(done, "main", NULL, 0, 0x27, false);
-	probe_add_site(done, "helper", NULL, 0, 0x3, false);
+	mdl_probe_finish_args(start);
+	mdl_probe_finish_args(done);
+	set_attr(p, MDL_ATTR_PROVIDER, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	set_attr(p, MDL_ATTR_MODULE, MDL_STAB_PRIVATE, MDL_STAB_PRIVATE, MDL_CLASS_UNKNOWN);
+	set_attr(p, MDL_ATTR_FUNCTION, MDL_STAB_PRIVATE, MDL_STAB_PRIVATE, MDL_CLASS_UNKNOWN);
+	set_attr(p, MDL_ATTR_NAME, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	set_attr(p, MDL_ATTR_ARGS, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	mdl_probe_add_site(start, "main", NULL, 0, 0x51, false);
+	mdl_probe_add_site(start, "main", NULL, 0, 0x18, true);
+	mdl_probe_add_site(done, "main", NULL, 0, 0x31, false);
+	mdl_probe_add_site(done, "main", NULL, 0, 0x27, false);
+	mdl_probe_add_site(done, "helper", NULL, 0, 0x3, false);
 	return m;
 }
 
@@ -128,30 +128,30 @@ model_simple(void)
 static mdl_model_t *
 model_http(void)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, "http", noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, "http", noloc);
 	static const char *const nt[] = { "httpproto_t *" }, *const nn[] = { "p" };
 	const char *names[] = { "request__start", "request__done" };
 
 	for (int i = 0; i < 2; i++) {
 		mdl_probe_t *pr = probe(p, names[i], 1, nt, nn);
 
-		probe_add_xlated_arg(pr, "conninfo_t *", "p", noloc);
-		probe_add_xlated_arg(pr, "http_reqinfo_t *", "p", noloc);
-		probe_finish_args(pr);
+		mdl_probe_add_xlated_arg(pr, "conninfo_t *", "p", noloc);
+		mdl_probe_add_xlated_arg(pr, "http_reqinfo_t *", "p", noloc);
+		mdl_probe_finish_args(pr);
 		if (i == 0) {
-			probe_add_site(pr, "serve", NULL, 0, 0x3b, false);
-			probe_add_site(pr, "serve", NULL, 0, 0x15, true);
+			mdl_probe_add_site(pr, "serve", NULL, 0, 0x3b, false);
+			mdl_probe_add_site(pr, "serve", NULL, 0, 0x15, true);
 		} else {
-			probe_add_site(pr, "serve", NULL, 0, 0x25, false);
-			probe_add_site(pr, "serve", NULL, 0, 0x43, false);
+			mdl_probe_add_site(pr, "serve", NULL, 0, 0x25, false);
+			mdl_probe_add_site(pr, "serve", NULL, 0, 0x43, false);
 		}
 	}
-	set_attr(p, USDT_ATTR_PROVIDER, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	set_attr(p, USDT_ATTR_MODULE, USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_UNKNOWN);
-	set_attr(p, USDT_ATTR_FUNCTION, USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_UNKNOWN);
-	set_attr(p, USDT_ATTR_NAME, USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_ISA);
-	set_attr(p, USDT_ATTR_ARGS, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
+	set_attr(p, MDL_ATTR_PROVIDER, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	set_attr(p, MDL_ATTR_MODULE, MDL_STAB_PRIVATE, MDL_STAB_PRIVATE, MDL_CLASS_UNKNOWN);
+	set_attr(p, MDL_ATTR_FUNCTION, MDL_STAB_PRIVATE, MDL_STAB_PRIVATE, MDL_CLASS_UNKNOWN);
+	set_attr(p, MDL_ATTR_NAME, MDL_STAB_PRIVATE, MDL_STAB_PRIVATE, MDL_CLASS_ISA);
+	set_attr(p, MDL_ATTR_ARGS, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
 	return m;
 }
 
@@ -159,14 +159,14 @@ model_http(void)
 static mdl_model_t *
 model_static(void)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, "sp", noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, "sp", noloc);
 	static const char *const t[] = { "int" };
 	mdl_probe_t *tick = probe(p, "tick", 1, t, NULL);
 
-	probe_finish_args(tick);
-	probe_add_site(tick, "g", NULL, 0, 0x4, false);
-	probe_add_site(tick, "f", "$dtrace42296.f", 0, 0x3, false);
+	mdl_probe_finish_args(tick);
+	mdl_probe_add_site(tick, "g", NULL, 0, 0x4, false);
+	mdl_probe_add_site(tick, "f", "$dtrace42296.f", 0, 0x3, false);
 	return m;
 }
 
@@ -452,13 +452,13 @@ test_reference(mdl_model_t *(*build)(void), const expected_t *x)
 	snprintf(name, sizeof(name), "%s: generate and decode", x->name);
 	if (generate(m, &img, &e) != 0) {
 		check(false, name, "dof_generate: %s", e.msg);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	if (dof_decode(img.data, img.size, &d, &e) != 0) {
 		check(false, name, "dof_decode: %s", e.msg);
 		dof_image_free(&img);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	check(true, name, "%s", "");
@@ -467,7 +467,7 @@ test_reference(mdl_model_t *(*build)(void), const expected_t *x)
 	compare_provider(x, &img, &d);
 	dof_decoded_free(&d);
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 }
 
 /* ---- writer edge cases ----------------------------------------------- */
@@ -475,25 +475,25 @@ test_reference(mdl_model_t *(*build)(void), const expected_t *x)
 static void
 test_runtime_addresses(void)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, "rt", noloc);
-	mdl_provider_t *empty = model_add_provider(m, "empty", noloc);
-	mdl_probe_t *a = provider_add_probe(p, "a", noloc);
-	mdl_probe_t *b = provider_add_probe(p, "b", noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, "rt", noloc);
+	mdl_provider_t *empty = mdl_add_provider(m, "empty", noloc);
+	mdl_probe_t *a = mdl_provider_add_probe(p, "a", noloc);
+	mdl_probe_t *b = mdl_provider_add_probe(p, "b", noloc);
 	dof_image_t img;
 	dof_decoded_t d;
 	err_t e;
 	group_t g = { .name = "run-time addresses: absolute, no relocation; empty provider left out" };
 
 	(void)empty;
-	probe_finish_args(a);
-	probe_finish_args(b);
-	probe_add_site(a, "__dtrace_rt___a", NULL, 0x7f0000001000ull, 0, false);
-	probe_add_site(a, "__dtrace_rt___a", NULL, 0x7f0000001000ull, 8, true);
-	probe_add_site(b, "__dtrace_rt___b", NULL, 0x7f0000001010ull, 0, false);
+	mdl_probe_finish_args(a);
+	mdl_probe_finish_args(b);
+	mdl_probe_add_site(a, "__dtrace_rt___a", NULL, 0x7f0000001000ull, 0, false);
+	mdl_probe_add_site(a, "__dtrace_rt___a", NULL, 0x7f0000001000ull, 8, true);
+	mdl_probe_add_site(b, "__dtrace_rt___b", NULL, 0x7f0000001010ull, 0, false);
 	if (generate(m, &img, &e) != 0 || dof_decode(img.data, img.size, &d, &e) != 0) {
 		check(false, g.name, "%s", e.msg);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	expect(&g, d.nproviders == 1 && strcmp(d.providers[0].name, "rt") == 0,
@@ -520,7 +520,7 @@ test_runtime_addresses(void)
 	group_end(&g);
 	dof_decoded_free(&d);
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 }
 
 static void
@@ -537,10 +537,10 @@ test_two_providers(void)
 	m->providers = realloc(m->providers, 2 * sizeof(*m->providers));
 	m->providers[m->nproviders++] = s->providers[0];
 	s->nproviders = 0;
-	model_free(s);
+	mdl_free(s);
 	if (generate(m, &img, &e) != 0 || dof_decode(img.data, img.size, &d, &e) != 0) {
 		check(false, g.name, "%s", e.msg);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	expect(&g, d.nproviders == 2 && strcmp(d.providers[0].name, "http") == 0 &&
@@ -567,15 +567,15 @@ test_two_providers(void)
 	group_end(&g);
 	dof_decoded_free(&d);
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 }
 
 static void
 test_writer_limits(void)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, "lim", noloc);
-	mdl_probe_t *pr = provider_add_probe(p, "x", noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, "lim", noloc);
+	mdl_probe_t *pr = mdl_provider_add_probe(p, "x", noloc);
 	char longtype[200], longfunc[300];
 	dof_image_t img;
 	dof_decoded_t d;
@@ -584,23 +584,23 @@ test_writer_limits(void)
 
 	memset(longtype, 'a', sizeof(longtype) - 1);
 	longtype[sizeof(longtype) - 1] = '\0';
-	probe_add_native_arg(pr, longtype, NULL, noloc);
-	probe_finish_args(pr);
-	probe_add_site(pr, "fn", NULL, 0, 0, false);
+	mdl_probe_add_native_arg(pr, longtype, NULL, noloc);
+	mdl_probe_finish_args(pr);
+	mdl_probe_add_site(pr, "fn", NULL, 0, 0, false);
 	rc = generate(m, &img, &e);
 	check(rc != 0 && strstr(e.msg, "longer than DTrace's limit of 127 bytes") != NULL,
 	    "writer: an argument type over 127 bytes is an error",
 	    "rc %d, '%s'", rc, rc ? e.msg : "");
-	model_free(m);
+	mdl_free(m);
 
-	m = model_new();
-	p = model_add_provider(m, "lim", noloc);
-	pr = provider_add_probe(p, "x", noloc);
-	probe_finish_args(pr);
+	m = mdl_new();
+	p = mdl_add_provider(m, "lim", noloc);
+	pr = mdl_provider_add_probe(p, "x", noloc);
+	mdl_probe_finish_args(pr);
 	memset(longfunc, 'f', sizeof(longfunc) - 1);
 	longfunc[sizeof(longfunc) - 1] = '\0';
-	probe_add_site(pr, longfunc, NULL, 0, 4, false);
-	probe_add_site(pr, longfunc, NULL, 0, 4, false);	/* duplicate: dropped */
+	mdl_probe_add_site(pr, longfunc, NULL, 0, 4, false);
+	mdl_probe_add_site(pr, longfunc, NULL, 0, 4, false);	/* duplicate: dropped */
 	rc = generate(m, &img, &e);
 	if (rc == 0 && dof_decode(img.data, img.size, &d, &e) == 0) {
 		check(strlen(d.providers[0].probes[0].func) == 127 &&
@@ -614,7 +614,7 @@ test_writer_limits(void)
 	} else {
 		check(false, "writer: long function name truncated", "%s", e.msg);
 	}
-	model_free(m);
+	mdl_free(m);
 }
 
 /* ---- one corrupted field at a time ----------------------------------- */
@@ -723,7 +723,7 @@ test_mutations(void)
 
 	if (generate(m, &img, &e) != 0) {
 		check(false, "corruptions", "%s", e.msg);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	/* The layout the mutations assume. */
@@ -749,7 +749,7 @@ test_mutations(void)
 		free(b);
 	}
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 }
 
 /* A short buffer holding only dofh_loadsz bytes: decodes only in LOADSZ mode. */
@@ -764,7 +764,7 @@ test_loadsz_mode(void)
 
 	if (generate(m, &img, &e) != 0) {
 		check(false, "LOADSZ mode", "%s", e.msg);
-		model_free(m);
+		mdl_free(m);
 		return;
 	}
 	{
@@ -785,7 +785,7 @@ test_loadsz_mode(void)
 		free(b);
 	}
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 }
 
 /* ---- stapsdt notes --------------------------------------------------- */
@@ -833,7 +833,7 @@ test_notes(void)
 	int rc;
 
 	notes_sample(&sb);
-	if (stapsdt_decode(sb.data, sb.len, 8, &ns, &e) != 0) {
+	if (dof_stapsdt_decode(sb.data, sb.len, 8, &ns, &e) != 0) {
 		check(false, g.name, "%s", e.msg);
 		sb_free(&sb);
 		return;
@@ -850,10 +850,10 @@ test_notes(void)
 		    ns.notes[1].args[0] == '\0' && ns.notes[1].semaphore == 0, "note 1");
 	}
 	group_end(&g);
-	stapsdt_notes_free(&ns);
+	dof_stapsdt_notes_free(&ns);
 
 	/* Cut inside the second stapsdt note's strings. */
-	rc = stapsdt_decode(sb.data, sb.len - 6, 8, &ns, &e);
+	rc = dof_stapsdt_decode(sb.data, sb.len - 6, 8, &ns, &e);
 	check(rc != 0 && strstr(e.msg, "runs past the section end") != NULL,
 	    "stapsdt decoder: a truncated note is an error", "rc %d '%s'", rc, rc ? e.msg : "");
 	/* A descriptor whose strings lack their NUL. */
@@ -867,7 +867,7 @@ test_notes(void)
 		sb_append(&bad, "stapsdt", 8);
 		sb_zero(&bad, 24);
 		sb_append(&bad, "abcd", 4);
-		rc = stapsdt_decode(bad.data, bad.len, 8, &ns, &e);
+		rc = dof_stapsdt_decode(bad.data, bad.len, 8, &ns, &e);
 		check(rc != 0 && strcmp(e.msg, "stapsdt note at 0x0: provider name is not "
 		    "NUL-terminated inside the descriptor") == 0,
 		    "stapsdt decoder: unterminated provider name", "rc %d '%s'", rc, rc ? e.msg : "");
@@ -947,7 +947,7 @@ fuzz(long iterations, uint64_t seed)
 			check(false, "fuzz: seed images", "%s", e.msg);
 			return 1;
 		}
-		model_free(m);
+		mdl_free(m);
 	}
 	notes_sample(&notes);
 	for (long it = 0; it < iterations; it++) {
@@ -984,8 +984,8 @@ fuzz(long iterations, uint64_t seed)
 		b = xmalloc(len);
 		memcpy(b, notes.data, len);
 		mutate(b, &len, notes.len);
-		if (stapsdt_decode(b, len, 8, &ns, &e) == 0)
-			stapsdt_notes_free(&ns);
+		if (dof_stapsdt_decode(b, len, 8, &ns, &e) == 0)
+			dof_stapsdt_notes_free(&ns);
 		free(b);
 	}
 	fclose(devnull);
@@ -1035,8 +1035,8 @@ test_sdt(const char *path)
 static int
 build_asm_model(const char *name, mdl_model_t **mp)
 {
-	mdl_model_t *m = model_new();
-	mdl_provider_t *p = model_add_provider(m, name, noloc);
+	mdl_model_t *m = mdl_new();
+	mdl_provider_t *p = mdl_add_provider(m, name, noloc);
 	static const char *const t[] = { "int", "char *" };
 	mdl_probe_t *a = probe(p, "fire", 2, t, NULL);
 	mdl_probe_t *b = probe(p, "check", 0, NULL, NULL);
@@ -1045,12 +1045,12 @@ build_asm_model(const char *name, mdl_model_t **mp)
 	snprintf(f, sizeof(f), "%s_f", name);
 	snprintf(g, sizeof(g), "%s_g", name);
 	snprintf(galias, sizeof(galias), "%s_galias", name);
-	probe_finish_args(a);
-	probe_finish_args(b);
-	probe_add_site(a, f, NULL, 0, 4, false);
-	probe_add_site(a, f, NULL, 0, 0x10, false);
-	probe_add_site(a, g, galias, 0, 8, false);
-	probe_add_site(b, g, galias, 0, 0x14, true);
+	mdl_probe_finish_args(a);
+	mdl_probe_finish_args(b);
+	mdl_probe_add_site(a, f, NULL, 0, 4, false);
+	mdl_probe_add_site(a, f, NULL, 0, 0x10, false);
+	mdl_probe_add_site(a, g, galias, 0, 8, false);
+	mdl_probe_add_site(b, g, galias, 0, 0x14, true);
 	*mp = m;
 	return 0;
 }
@@ -1093,7 +1093,7 @@ write_asm(const char *name, const char *out)
 	fprintf(f, "\t.section .note.GNU-stack,\"\",@progbits\n");
 	fclose(f);
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 	return 0;
 }
 
@@ -1118,7 +1118,7 @@ write_raw(const char *out, bool loadsz_only)
 	}
 	fclose(f);
 	dof_image_free(&img);
-	model_free(m);
+	mdl_free(m);
 	return 0;
 }
 

@@ -29,9 +29,9 @@ add_args(mdl_probe_t *pr, char *types)
 
 	for (char *t = strtok_r(types, ";", &save); t != NULL;
 	    t = strtok_r(NULL, ";", &save))
-		if (probe_add_native_arg(pr, t, NULL, loc) != 0)
+		if (mdl_probe_add_native_arg(pr, t, NULL, loc) != 0)
 			return -1;
-	return probe_finish_args(pr);
+	return mdl_probe_finish_args(pr);
 }
 
 /* Add what one SPEC says to m; -1 on a bad spec or no memory. */
@@ -50,12 +50,12 @@ add_spec(mdl_model_t *m, char *spec)
 	}
 	if (*spec == '\0' || (probe != NULL && *probe == '\0'))
 		return -1;
-	prov = model_find_provider(m, spec);
-	if (prov == NULL && (prov = model_add_provider(m, spec, loc)) == NULL)
+	prov = mdl_find_provider(m, spec);
+	if (prov == NULL && (prov = mdl_add_provider(m, spec, loc)) == NULL)
 		return -1;
 	if (probe == NULL)
 		return 0;
-	if ((pr = provider_add_probe(prov, probe, loc)) == NULL)
+	if ((pr = mdl_provider_add_probe(prov, probe, loc)) == NULL)
 		return -1;
 	return add_args(pr, types != NULL ? types : (char *)"");
 }
@@ -63,7 +63,7 @@ add_spec(mdl_model_t *m, char *spec)
 int
 main(int argc, char **argv)
 {
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	target_t target = *target_find("x86_64-linux");
 	strbuf_t text;
 	FILE *f;
@@ -75,7 +75,7 @@ main(int argc, char **argv)
 	}
 	if (argc < first + 1) {
 		fprintf(stderr, "usage: header_gen [--no-stapsdt] OUT.h SPEC...\n");
-		model_free(m);
+		mdl_free(m);
 		return 2;
 	}
 	for (int i = first + 1; i < argc; i++) {
@@ -84,7 +84,7 @@ main(int argc, char **argv)
 		if (m == NULL || spec == NULL || add_spec(m, spec) != 0) {
 			fprintf(stderr, "header_gen: bad spec or no memory: %s\n", argv[i]);
 			free(spec);
-			model_free(m);
+			mdl_free(m);
 			return 2;
 		}
 		free(spec);
@@ -100,6 +100,6 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 	sb_free(&text);
-	model_free(m);
+	mdl_free(m);
 	return rc;
 }

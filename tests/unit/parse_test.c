@@ -87,7 +87,7 @@ parse_file_into(mdl_model_t *m, const char *path, const parse_opts_t *o)
 static mdl_model_t *
 good(const char *text)
 {
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int errors = parse_into(m, "t.d", text);
 
 	EXPECT(errors == 0, "unexpected errors (%d): %s", errors, diags);
@@ -121,7 +121,7 @@ has_diag(const char *prefix, const char *tag)
 static void
 bad(const char *text, const char *tag, int line, int col)
 {
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int errors = parse_into(m, "t.d", text);
 	char prefix[64];
 
@@ -130,14 +130,14 @@ bad(const char *text, const char *tag, int line, int col)
 	EXPECT(has_diag(prefix, tag), "want '%s... [%s]', got: %s", prefix, tag, diags);
 	EXPECT(strstr(diags, "\n") != NULL && strstr(diags, "^\n") != NULL,
 	    "no caret line in: %s", diags);
-	model_free(m);
+	mdl_free(m);
 }
 
 /* Accepted, with a warning at line:col carrying tag (and a caret). */
 static void
 warned(const char *text, const char *tag, int line, int col)
 {
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int errors = parse_into(m, "t.d", text);
 	char prefix[64];
 
@@ -145,7 +145,7 @@ warned(const char *text, const char *tag, int line, int col)
 	EXPECT(errors == 0, "errors for an input to accept with a warning: %s", diags);
 	EXPECT(has_diag(prefix, tag), "want '%s... [%s]', got: %s", prefix, tag, diags);
 	EXPECT(strstr(diags, "^\n") != NULL, "no caret line in: %s", diags);
-	model_free(m);
+	mdl_free(m);
 }
 
 /*
@@ -178,8 +178,8 @@ bad_at(const char *text, const char *tag, const char *needle, bool after)
 static mdl_probe_t *
 probe_of(mdl_model_t *m, const char *prov, const char *name)
 {
-	mdl_provider_t *p = model_find_provider(m, prov);
-	mdl_probe_t *pr = p != NULL ? provider_find_probe(p, name) : NULL;
+	mdl_provider_t *p = mdl_find_provider(m, prov);
+	mdl_probe_t *pr = p != NULL ? mdl_provider_find_probe(p, name) : NULL;
 
 	if (pr == NULL)
 		test_failf("no probe %s:%s", prov, name);
@@ -250,7 +250,7 @@ static void
 expect_typeinfo(mdl_model_t *m, const char *type, unsigned size, bool is_signed,
     enum mdl_typeclass tc)
 {
-	mdl_typeinfo_t ti = model_type_info(m, type);
+	mdl_typeinfo_t ti = mdl_type_info(m, type);
 
 	EXPECT(ti.known, "type '%s' unknown", type);
 	EXPECT(ti.size == size, "type '%s': size %u, want %u", type, ti.size, size);
@@ -292,7 +292,7 @@ test_basic(void)
 	}
 	EXPECT(m->providers[0]->loc.line == 1 && m->providers[0]->loc.col == 10,
 	    "provider loc %d:%d", m->providers[0]->loc.line, m->providers[0]->loc.col);
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -307,14 +307,14 @@ test_provider_forms(void)
 	    "provider MixedCase_x { probe b(int); };\n"
 	    "provider MixedCase_x { probe a(); };\n");
 	expect_int("providers", (long)m->nproviders, 2);
-	expect_int("empty probes", (long)model_find_provider(m, "Empty")->nprobes, 0);
-	expect_int("gained probes", (long)model_find_provider(m, "MixedCase_x")->nprobes, 2);
+	expect_int("empty probes", (long)mdl_find_provider(m, "Empty")->nprobes, 0);
+	expect_int("gained probes", (long)mdl_find_provider(m, "MixedCase_x")->nprobes, 2);
 	/* A later file adds to the same provider. */
 	EXPECT(parse_into(m, "u.d", "provider Empty { probe late(long); };") == 0,
 	    "second file: %s", diags);
 	expect_probe(m, "Empty", "late", "long", "-");
 	expect_str("second file name", probe_of(m, "Empty", "late")->loc.file, "u.d");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -341,7 +341,7 @@ test_probe_names(void)
 	probe_of(m, "p", "struct");
 	probe_of(m, "p", "probe");
 	probe_of(m, "p", "provider");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -367,7 +367,7 @@ test_arg_lists(void)
 	expect_probe(m, "p", "unnamed", "int|long", "-|-");
 	expect_probe(m, "p", "mixed", "int|char *|long", "a|-|c");
 	expect_probe(m, "p", "vp", "void *", "-");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -396,7 +396,7 @@ test_arg_limit(void)
 	m = good(s);
 	EXPECT(probe_of(m, "p", "many") != NULL && probe_of(m, "p", "many")->nargc == 255,
 	    "255 args kept");
-	model_free(m);
+	mdl_free(m);
 	free(s);
 	s = many_args(256);
 	/* The 256th "int" starts at column 12 + 255 * 5. */
@@ -461,7 +461,7 @@ static void
 test_integer_spellings(void)
 {
 	size_t n = sizeof(integer_spellings) / sizeof(integer_spellings[0]);
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	char text[8192];
 	size_t len;
 	mdl_probe_t *pr;
@@ -493,10 +493,10 @@ test_integer_spellings(void)
 				EXPECT(pr->nargs[i].name == NULL, "%s has a name", what);
 			if (integer_spellings[i].size != 0)
 				expect_typeinfo(m, pr->nargs[i].type, integer_spellings[i].size,
-				    integer_spellings[i].is_signed, USDT_TC_INTEGER);
+				    integer_spellings[i].is_signed, MDL_TC_INTEGER);
 		}
 	}
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -524,9 +524,9 @@ test_other_types(void)
 	expect_probe(m, "p", "s", "string|struct sv *|foo_t *|foo_t **|MYTYPE|MYTYPE *|MYTYPE",
 	    "str|sv|f|ff|x|-|-");
 	expect_probe(m, "p", "arr", "char[16]", "buf");
-	expect_typeinfo(m, "float", 4, true, USDT_TC_FLOAT);
-	expect_typeinfo(m, "struct X **", 8, false, USDT_TC_INTEGER);
-	model_free(m);
+	expect_typeinfo(m, "float", 4, true, MDL_TC_FLOAT);
+	expect_typeinfo(m, "struct X **", 8, false, MDL_TC_INTEGER);
+	mdl_free(m);
 	test_end();
 }
 
@@ -543,7 +543,7 @@ test_name_or_type(void)
 	expect_probe(m, "p", "a", "foo|unsigned|unsigned long|long long|const foo_t *|foo_t const",
 	    "bar|x|-|y|p|q");
 	expect_probe(m, "p", "b", "signed|short unsigned|struct foo *|enum e", "s|su|foo|e");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -573,9 +573,9 @@ test_system_declarations(void)
 	    "provider p { probe a(pid_t pid, __quad_t q, __sigset_t *set); };\n"
 	    "BEGIN { trace(1); }\n");
 	expect_probe(m, "p", "a", "pid_t|__quad_t|__sigset_t *", "pid|q|set");
-	expect_typeinfo(m, "pid_t", 4, true, USDT_TC_INTEGER);
-	expect_typeinfo(m, "__quad_t", 8, true, USDT_TC_INTEGER);
-	model_free(m);
+	expect_typeinfo(m, "pid_t", 4, true, MDL_TC_INTEGER);
+	expect_typeinfo(m, "__quad_t", 8, true, MDL_TC_INTEGER);
+	mdl_free(m);
 
 	/* An attribute whose parentheses never close. */
 	bad("provider p { probe a(); };\nextern int f(void) __attribute__((x);\n",
@@ -584,12 +584,12 @@ test_system_declarations(void)
 	    "message: %s", diags);
 
 	/* cpp's line markers: 1 enters a file, 2 returns; the chain is named. */
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_into(m, "t.d", "# 1 \"t.d\"\n# 1 \"a.h\" 1\n# 1 \"b.h\" 1\n"
 	    "struct s { int a };\n") > 0, "no error in b.h");
 	EXPECT(strstr(diags, "In file included from a.h:1,\n"
 	    "                 from t.d:1:\nb.h:1:") != NULL, "chain: %s", diags);
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -642,7 +642,7 @@ test_translated(void)
 		expect_str("xlator 2 out", m->translators[1].out_type, "struct other");
 		expect_int("xlator line", m->translators[0].loc.line, 3);
 	}
-	model_free(m);
+	mdl_free(m);
 
 	/*
 	 * No translator needed where DTrace's CTF rules call the types
@@ -659,12 +659,12 @@ test_translated(void)
 	    "  probe c(unsigned *u, int32_t *i) : (uint32_t *u, int *i);\n"
 	    "  probe d(named_t *n) : (struct named *n);\n"
 	    "};\n");
-	model_free(m);
+	mdl_free(m);
 
 	/* Translators declared after the probes that need them. */
 	m = good("provider p { probe a(struct in *x) : (out_t *x); };\n"
 	    "translator out_t < struct in *x > { a = 1; };\n");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -716,18 +716,18 @@ test_typedefs(void)
 	    "typedef char name_t[16];\n"
 	    "typedef void (*fn_t)(int, char *);\n"
 	    "provider p { probe a(u16_t u, t byval, p_t p); };\n");
-	expect_typeinfo(m, "u16_t", 2, false, USDT_TC_INTEGER);
-	expect_typeinfo(m, "u16b_t", 2, false, USDT_TC_INTEGER);
-	expect_typeinfo(m, "u16p_t", 8, false, USDT_TC_INTEGER);
-	expect_typeinfo(m, "t", 4, false, USDT_TC_MEMORY);
-	expect_typeinfo(m, "p_t", 8, false, USDT_TC_INTEGER);
-	expect_typeinfo(m, "e_t", 4, true, USDT_TC_INTEGER);
-	expect_str("foo_t", model_find_typedef(m, "foo_t")->type, "struct foo");
-	expect_str("p_t", model_find_typedef(m, "p_t")->type, "const uint8_t *");
-	expect_str("name_t", model_find_typedef(m, "name_t")->type, "char[16]");
-	EXPECT(model_find_typedef(m, "fn_t") != NULL, "fn_t typedef");
-	EXPECT(!model_type_info(m, "foo_t").known, "foo_t (incomplete) is not known");
-	model_free(m);
+	expect_typeinfo(m, "u16_t", 2, false, MDL_TC_INTEGER);
+	expect_typeinfo(m, "u16b_t", 2, false, MDL_TC_INTEGER);
+	expect_typeinfo(m, "u16p_t", 8, false, MDL_TC_INTEGER);
+	expect_typeinfo(m, "t", 4, false, MDL_TC_MEMORY);
+	expect_typeinfo(m, "p_t", 8, false, MDL_TC_INTEGER);
+	expect_typeinfo(m, "e_t", 4, true, MDL_TC_INTEGER);
+	expect_str("foo_t", mdl_find_typedef(m, "foo_t")->type, "struct foo");
+	expect_str("p_t", mdl_find_typedef(m, "p_t")->type, "const uint8_t *");
+	expect_str("name_t", mdl_find_typedef(m, "name_t")->type, "char[16]");
+	EXPECT(mdl_find_typedef(m, "fn_t") != NULL, "fn_t typedef");
+	EXPECT(!mdl_type_info(m, "foo_t").known, "foo_t (incomplete) is not known");
+	mdl_free(m);
 	test_end();
 }
 
@@ -759,7 +759,7 @@ S_EMPTYISH S_LD
 static void
 expect_layout(mdl_model_t *m, const char *tag, size_t size, size_t align)
 {
-	const mdl_tagged_t *t = model_find_tagged(m, tag);
+	const mdl_tagged_t *t = mdl_find_tagged(m, tag);
 
 	if (t == NULL) {
 		test_failf("no %s", tag);
@@ -794,19 +794,19 @@ test_struct_layout(void)
 	expect_layout(m, "struct s_arr2", sizeof(struct s_arr2), _Alignof(struct s_arr2));
 	expect_layout(m, "struct s_one", sizeof(struct s_one), _Alignof(struct s_one));
 	expect_layout(m, "struct s_ld", sizeof(struct s_ld), _Alignof(struct s_ld));
-	expect_typeinfo(m, "struct s_nest", sizeof(struct s_nest), false, USDT_TC_MEMORY);
-	model_free(m);
+	expect_typeinfo(m, "struct s_nest", sizeof(struct s_nest), false, MDL_TC_MEMORY);
+	mdl_free(m);
 
 	/* A member we cannot size makes the struct's size unknown, not wrong. */
 	m = good("struct u { int a; mystery_t m; };\n"
 	    "struct v { char c[N]; };\n"
 	    "struct w { int a : WIDTH; };\n"
 	    "struct ok { struct u *p; };\n");
-	EXPECT(!model_find_tagged(m, "struct u")->complete, "struct u complete");
-	EXPECT(!model_find_tagged(m, "struct v")->complete, "struct v complete");
-	EXPECT(!model_find_tagged(m, "struct w")->complete, "struct w complete");
+	EXPECT(!mdl_find_tagged(m, "struct u")->complete, "struct u complete");
+	EXPECT(!mdl_find_tagged(m, "struct v")->complete, "struct v complete");
+	EXPECT(!mdl_find_tagged(m, "struct w")->complete, "struct w complete");
 	expect_layout(m, "struct ok", 8, 8);
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -825,7 +825,7 @@ test_enums_and_others(void)
 	expect_layout(m, "enum before", 4, 4);
 	expect_layout(m, "enum after", 4, 4);
 	expect_probe(m, "p", "a", "enum before|enum after", "e|f");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -834,7 +834,7 @@ test_enums_and_others(void)
 static void
 expect_attr(mdl_model_t *m, const char *prov, int part, int n, int d, int c)
 {
-	mdl_provider_t *p = model_find_provider(m, prov);
+	mdl_provider_t *p = mdl_find_provider(m, prov);
 
 	if (p == NULL) {
 		test_failf("no provider %s", prov);
@@ -867,25 +867,25 @@ test_pragmas(void)
 	    "#pragma D binding \"1.0\" some_identifier\n"
 	    "#pragma ident \"whatever\"\n"
 	    "#pragma once\n");
-	expect_attr(m, "early", USDT_ATTR_PROVIDER, USDT_STAB_PRIVATE, USDT_STAB_EVOLVING, USDT_CLASS_CPU);
-	expect_attr(m, "early", USDT_ATTR_ARGS, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	expect_attr(m, "early", USDT_ATTR_MODULE, USDT_STAB_STABLE, USDT_STAB_STANDARD, USDT_CLASS_PLATFORM);
+	expect_attr(m, "early", MDL_ATTR_PROVIDER, MDL_STAB_PRIVATE, MDL_STAB_EVOLVING, MDL_CLASS_CPU);
+	expect_attr(m, "early", MDL_ATTR_ARGS, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	expect_attr(m, "early", MDL_ATTR_MODULE, MDL_STAB_STABLE, MDL_STAB_STANDARD, MDL_CLASS_PLATFORM);
 	/* Parts left out take dtrace_str2attr's maximum, Standard/Standard/Common. */
-	expect_attr(m, "early", USDT_ATTR_FUNCTION, USDT_STAB_EVOLVING, USDT_STAB_STANDARD, USDT_CLASS_COMMON);
-	expect_attr(m, "early", USDT_ATTR_NAME, USDT_STAB_OBSOLETE, USDT_STAB_EXTERNAL, USDT_CLASS_COMMON);
-	for (int part = 0; part < USDT_ATTR_NPARTS; part++)
-		expect_attr(m, "dflt", part, USDT_STAB_UNSTABLE, USDT_STAB_UNSTABLE, USDT_CLASS_COMMON);
+	expect_attr(m, "early", MDL_ATTR_FUNCTION, MDL_STAB_EVOLVING, MDL_STAB_STANDARD, MDL_CLASS_COMMON);
+	expect_attr(m, "early", MDL_ATTR_NAME, MDL_STAB_OBSOLETE, MDL_STAB_EXTERNAL, MDL_CLASS_COMMON);
+	for (int part = 0; part < MDL_ATTR_NPARTS; part++)
+		expect_attr(m, "dflt", part, MDL_STAB_UNSTABLE, MDL_STAB_UNSTABLE, MDL_CLASS_COMMON);
 	EXPECT(diags == NULL || diags[0] == '\0', "diagnostics: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_into(m, "t.d", "provider p { probe a(); };\n"
 	    "#pragma D frobnicate all\n"
 	    "#pragma D attributes Evolving provider nosuch args\n") == 0,
 	    "warnings are not errors: %s", diags);
 	EXPECT(has_diag("t.d:2:11: warning: ", "D_PRAGMA_UNKNOWN"), "unknown pragma: %s", diags);
 	EXPECT(has_diag("t.d:3:40: warning: ", "D_PRAGMA_NOPROV"), "no provider: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
 	warned("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
 	    "D_PRAGMA_INVAL", 1, 22);
@@ -909,7 +909,7 @@ test_clauses(void)
 	test_begin("D clauses and inline definitions are accepted and skipped");
 	m = good("BEGIN{}");
 	expect_int("providers", (long)m->nproviders, 0);
-	model_free(m);
+	mdl_free(m);
 	m = good("syscall::open:entry /pid == 1/ { trace(1); }\n"
 	    "inline int MAXSZ = 5 * (2 + 1);\n"
 	    "provider p { probe a(); };\n"
@@ -919,7 +919,7 @@ test_clauses(void)
 	    "END\n{\n\texit(0);\n}\n"
 	    ":::\n{}\n");
 	probe_of(m, "p", "a");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -964,14 +964,14 @@ test_control_lines(void)
 		    "e at %s:%d", pr->loc.file, pr->loc.line);
 	if ((pr = probe_of(m, "p", "f")) != NULL)
 		EXPECT(pr->loc.line == 102, "f at %s:%d", pr->loc.file, pr->loc.line);
-	model_free(m);
+	mdl_free(m);
 
 	/* An error after a marker is reported where the marker says. */
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_into(m, "t.d", "# 12 \"orig.d\"\nprovider p {\n\tprobe a(int x)\n};\n") > 0,
 	    "error expected");
 	EXPECT(has_diag("orig.d:13:16: error: ", "D_SYNTAX"), "marker location: %s", diags);
-	model_free(m);
+	mdl_free(m);
 	bad("#line 12x\n", "D_PRAGMA_MALFORM", 1, 7);
 	test_end();
 }
@@ -995,16 +995,16 @@ test_comments_crlf(void)
 	m = good(big);
 	expect_int("providers", (long)m->nproviders, 1);
 	expect_probe(m, "p", "a", "int|char *", "x|y");
-	model_free(m);
-	m = model_new();
+	mdl_free(m);
+	m = mdl_new();
 	EXPECT(parse_into(m, "t.d", "provider p {\r\n\tprobe a(int x)\r\n};\r\n") > 0, "error expected");
 	EXPECT(has_diag("t.d:2:16: error: ", "D_SYNTAX"), "CRLF location: %s", diags);
 	EXPECT(strstr(diags, "\r") == NULL, "CR echoed in: %s", diags);
-	model_free(m);
+	mdl_free(m);
 	m = good("provider q {\r\n\tprobe b(long\r\n\t\tz);\r\n};");
 	if ((pr = probe_of(m, "q", "b")) != NULL)
 		expect_int("line after CRLF", pr->nargs[0].loc.line, 2);
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -1032,7 +1032,7 @@ test_limits(void)
 	snprintf(text, sizeof(text), "provider p { probe %s(); };\nprovider %s { probe a(); };",
 	    n63, p63);
 	m = good(text);
-	model_free(m);
+	mdl_free(m);
 	snprintf(text, sizeof(text), "provider %s { probe a(); };", p64);
 	bad(text, "D_PROV_BADNAME", 1, 10);
 	snprintf(text, sizeof(text), "provider p {\n  probe %s();\n};", n64);
@@ -1040,7 +1040,7 @@ test_limits(void)
 	/* 64 characters as written, 63 once "__" becomes "-": fine. */
 	snprintf(text, sizeof(text), "provider p { probe a__%s(); };", b61);
 	m = good(text);
-	model_free(m);
+	mdl_free(m);
 	bad("provider prov2 { probe a(); };", "D_PROV_BADNAME", 1, 10);
 	/* __dtrace_ + 60 + ___ + 61 = 133 characters: too long for DOF. */
 	snprintf(text, sizeof(text), "provider %.60s {\nprobe x%s(); };", p63, u);
@@ -1069,8 +1069,8 @@ test_duplicates(void)
 	    "D_PROV_INCOMPAT", 2, 20);
 	m = good("provider p { probe a(int x, char *); };\n"
 	    "provider p { probe a(int  y, char*); probe b(); };\n");
-	expect_int("probes", (long)model_find_provider(m, "p")->nprobes, 2);
-	model_free(m);
+	expect_int("probes", (long)mdl_find_provider(m, "p")->nprobes, 2);
+	mdl_free(m);
 	test_end();
 }
 
@@ -1175,7 +1175,7 @@ test_cpp(void)
 	    "};\n"
 	    "#pragma D attributes Evolving/Evolving/ISA provider cp args\n");
 	snprintf(path, sizeof(path), "%s/p.d", tmpdir);
-	m = model_new();
+	m = mdl_new();
 	errors = parse_file_into(m, path, &o);
 	EXPECT(errors == 0, "errors: %s", diags);
 	expect_probe(m, "cp", "a", "myint_t", "x");
@@ -1184,57 +1184,57 @@ test_cpp(void)
 		expect_int("onlyx line", pr->loc.line, 5);
 		expect_str("onlyx file", pr->loc.file, path);
 	}
-	EXPECT(model_find_provider(m, "cp") == NULL ||
-	    provider_find_probe(model_find_provider(m, "cp"), "never") == NULL, "never");
-	expect_typeinfo(m, "myint_t", 4, false, USDT_TC_INTEGER);
-	expect_attr(m, "cp", USDT_ATTR_ARGS, USDT_STAB_EVOLVING, USDT_STAB_EVOLVING, USDT_CLASS_ISA);
-	model_free(m);
+	EXPECT(mdl_find_provider(m, "cp") == NULL ||
+	    mdl_provider_find_probe(mdl_find_provider(m, "cp"), "never") == NULL, "never");
+	expect_typeinfo(m, "myint_t", 4, false, MDL_TC_INTEGER);
+	expect_attr(m, "cp", MDL_ATTR_ARGS, MDL_STAB_EVOLVING, MDL_STAB_EVOLVING, MDL_CLASS_ISA);
+	mdl_free(m);
 
 	/* A compiler driver as the preprocessor, with an error after an #include. */
 	write_file("bad.d", "#include \"defs.h\"\nprovider cp {\n\tprobe a(ARGTYPE x)\n};\n");
 	snprintf(path, sizeof(path), "%s/bad.d", tmpdir);
 	o.cpp_cmd = "gcc -E";
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_file_into(m, path, &o) == 1, "one error: %s", diags);
 	snprintf(prefix, sizeof(prefix), "%s:3:20: error: ", path);
 	EXPECT(has_diag(prefix, "D_SYNTAX"), "location after cpp: %s", diags);
 	EXPECT(strstr(diags, "\tprobe") == NULL && strstr(diags, "probe a(ARGTYPE x)\n") != NULL,
 	    "the user's line is quoted: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
 	/* cpp fails: a missing include. */
 	write_file("miss.d", "#include \"missing.h\"\nprovider x { probe a(); };\n");
 	snprintf(path, sizeof(path), "%s/miss.d", tmpdir);
 	o.cpp_cmd = NULL;
-	m = model_new();
+	m = mdl_new();
 	fprintf(stderr, "(parse_test: a cpp error about missing.h is expected here)\n");
 	EXPECT(parse_file_into(m, path, &o) == 1, "cpp failure counts: %s", diags);
 	EXPECT(has_diag(path, "D_CPP") && strstr(diags, "exit status 1") != NULL,
 	    "cpp failure: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
 	/* No such preprocessor. */
 	o.cpp_cmd = "/nonexistent/cpp -E";
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_file_into(m, path, &o) == 1 && has_diag(path, "D_CPP") &&
 	    strstr(diags, "/nonexistent/cpp") != NULL, "missing cpp: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
 	/* No such file, with and without -C. */
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_file_into(m, "/nonexistent/x.d", &o) == 1 &&
 	    has_diag("/nonexistent/x.d: error: cannot read it: No such file", "D_IO"), "no file: %s", diags);
 	EXPECT(parse_file_into(m, "/nonexistent/x.d", NULL) == 1 &&
 	    has_diag("/nonexistent/x.d: error: cannot read it: No such file", "D_IO"), "no file: %s", diags);
-	model_free(m);
+	mdl_free(m);
 
 	/* Without -C the same file reads '#' lines as comments. */
 	snprintf(path, sizeof(path), "%s/p.d", tmpdir);
-	m = model_new();
+	m = mdl_new();
 	EXPECT(parse_file_into(m, path, NULL) == 0, "without -C: %s", diags);
 	expect_probe(m, "cp", "a", "ARGTYPE", "x");
 	probe_of(m, "cp", "never");
-	model_free(m);
+	mdl_free(m);
 
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/defs.h", tmpdir);
@@ -1271,9 +1271,9 @@ test_prefixes_and_garbage(void)
 
 	test_begin("every prefix and random mutations parse without crashing");
 	for (size_t len = 0; len <= n; len++) {
-		m = model_new();
+		m = mdl_new();
 		parse_buffer(m, "prefix.d", corpus, len);	/* output discarded below */
-		model_free(m);
+		mdl_free(m);
 	}
 	for (int round = 0; round < 3000; round++) {
 		size_t len = n < sizeof(buf) ? n : sizeof(buf);
@@ -1283,13 +1283,13 @@ test_prefixes_and_garbage(void)
 			seed = seed * 1103515245u + 12345u;
 			buf[(seed >> 8) % len] = (char)(seed >> 20);
 		}
-		m = model_new();
+		m = mdl_new();
 		parse_buffer(m, "fuzz.d", buf, len);
-		model_free(m);
+		mdl_free(m);
 	}
 	m = good(corpus);
 	expect_str("map after all that", argmap(probe_of(m, "p", "a__b")), "1,0");
-	model_free(m);
+	mdl_free(m);
 	test_end();
 }
 
@@ -1298,7 +1298,7 @@ test_deep_nesting(void)
 {
 	size_t depth = 20000;
 	char *s = malloc(depth * 2 + 16);
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	int errors;
 
 	test_begin("deep nesting is an error, not a crash");
@@ -1308,7 +1308,7 @@ test_deep_nesting(void)
 	s[6 + 2 * depth] = '\0';
 	errors = parse_into(m, "t.d", s);
 	EXPECT(errors == 1 && has_diag("t.d:1:", "D_SYNTAX"), "deep: %d %.200s", errors, diags);
-	model_free(m);
+	mdl_free(m);
 	free(s);
 	test_end();
 }

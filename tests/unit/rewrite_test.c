@@ -44,18 +44,18 @@
 static mdl_model_t *
 fixture_model(int with_b)
 {
-	mdl_model_t *m = model_new();
+	mdl_model_t *m = mdl_new();
 	src_loc_t loc = { "t.d", 1, 1 };
-	mdl_provider_t *p = model_add_provider(m, "t", loc);
-	mdl_probe_t *a = provider_add_probe(p, "a", loc), *b;
+	mdl_provider_t *p = mdl_add_provider(m, "t", loc);
+	mdl_probe_t *a = mdl_provider_add_probe(p, "a", loc), *b;
 
-	probe_add_native_arg(a, "int", NULL, loc);
-	probe_finish_args(a);
+	mdl_probe_add_native_arg(a, "int", NULL, loc);
+	mdl_probe_finish_args(a);
 	if (with_b) {
-		b = provider_add_probe(p, "b", loc);
-		probe_add_native_arg(b, "int", NULL, loc);
-		probe_add_native_arg(b, "long", NULL, loc);
-		probe_finish_args(b);
+		b = mdl_provider_add_probe(p, "b", loc);
+		mdl_probe_add_native_arg(b, "int", NULL, loc);
+		mdl_probe_add_native_arg(b, "long", NULL, loc);
+		mdl_probe_finish_args(b);
 	}
 	return m;
 }
@@ -636,8 +636,8 @@ fixture(const char *path, const char *copy)
 	rewrite_sites_free(&s1);
 	free_object(&before);
 	free_object(&after);
-	model_free(m);
-	model_free(no_b);
+	mdl_free(m);
+	mdl_free(no_b);
 }
 
 static void
@@ -662,7 +662,7 @@ bitcode(const char *path)
 	    "LLVM bitcode is left alone", "rc %d: %s", rc, e.msg);
 	free(f.data);
 	rewrite_sites_free(&s);
-	model_free(m);
+	mdl_free(m);
 }
 
 int
