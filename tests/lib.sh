@@ -34,6 +34,32 @@ SCRATCH_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/usdtc-test.XXXXXX")
 trap 'rm -rf "$SCRATCH_ROOT"' EXIT
 scratch() { mktemp -d "$SCRATCH_ROOT/s.XXXXXX"; }
 
+# expect_eq NAME GOT WANT: ok if GOT is WANT, else FAIL saying both.
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "want '$3', got '$2'"; fi; }
+# have COMMAND: whether COMMAND is installed.
+have() { command -v "$1" >/dev/null 2>&1; }
+# trace_unavailable: why bpftrace cannot trace uprobes here (not root, no
+# bpftrace, no uprobe events), or nothing if it can; mounts tracefs and
+# debugfs where they are missing.
+trace_unavailable() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "not root (uprobes need CAP_SYS_ADMIN)"; return
+	fi
+	if ! have bpftrace; then
+		echo "bpftrace is not installed"; return
+	fi
+	if ! grep -qs ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	fi
+	if ! grep -qs ' /sys/kernel/debug debugfs ' /proc/mounts; then
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	fi
+	if [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+	    [ ! -e /sys/kernel/debug/tracing/uprobe_events ]; then
+		echo "no uprobe_events in tracefs (kernel without CONFIG_UPROBE_EVENTS, or tracefs not mountable)"
+	fi
+}
+
 suite_exit() { exit "$suite_failed"; }
 
 # Waiting: for a condition, never for a length of time, so that a loaded

@@ -4,16 +4,6 @@
 # The programs (app.c, deb/dyn.c) take STOP-FILE READY-FILE: they create
 # READY-FILE once their probes exist and fire until STOP-FILE appears.
 
-# Why bpftrace cannot run here, or nothing if it can.
-trace_unavailable() {
-	[ "$(id -u)" -eq 0 ] || { echo "not root (uprobes need CAP_SYS_ADMIN)"; return; }
-	command -v bpftrace >/dev/null 2>&1 || { echo "bpftrace is not installed"; return; }
-	grep -qs ' /sys/kernel/tracing tracefs ' /proc/mounts ||
-	    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -e /sys/kernel/tracing/uprobe_events ] || [ -e /sys/kernel/debug/tracing/uprobe_events ] ||
-	    echo "no uprobe_events in tracefs"
-}
-
 # app_script PROGRAM: print app:hello's arguments and app:guarded's, each
 # once, then exit.
 app_script() {

@@ -1,5 +1,5 @@
 # fixture.s - every kind of reference to a probe function that -G meets,
-# for tests/unit/rewrite_test.c (provider t { probe a(int); probe b(int, long); }).
+# for tests/rewrite/rewrite_test.c (provider t { probe a(int); probe b(int, long); }).
 #
 #   gfunc  global: a call, an address taken (lea), an is-enabled call,
 #          a conditional jump
