@@ -1,27 +1,11 @@
 /*
  * main.c - the usdtc command: dtrace's build-time modes, and a probe lister.
  *
- * Roadmap (one stage per file; usdtc/ is this program, compiler/ the core
- * library it shares with libusdt, doc/layout.md says what each may use):
- *
- *   provider.d --usdtc/source.c, usdtc/cpp.c (-C)--> the bytes
- *        bytes --> compiler/lexer.l + parser.y + parse.c --> model (model.h)
- *                  (parse_pragma.c: #line, #pragma; parse_layout.c: types)
- *        model --> header.c     -h: probe macros, prototypes, probe units
- *        model --> dofgen.c     DOF bytes for the model's probe sites
- *        model --> objgen.c     -G: read (objin.c) and check the objects, plan,
- *                               then write: probe units, stapsdt notes, DOF,
- *                               drti_lite
- *                  rewrite_plan.c, rewrite_write.c
- *                               -G: the program's probe calls become sites
- *                               (rewrite_plan), then rewrite_write
- *                  sites.c      -G: where each probe fires, apart from the model
- *                  elfwrite.c   the ELF writer objgen uses (libelf)
- *                  elfmerge.c   drti_lite merged into the -G object
- *        model --> header_macos.c, macho_objgen.c  -h and -G for macOS (Mach-O)
- *   usdtc/drti_objects.c, drti_blob.S   the target's drti_lite object
- *   any file --> probefind.c (decode.c, macho_read.c) --> list.c  --list / --dump
- *   target.c, arch_*.c  what differs per platform
+ * The roadmap of stages and files is doc/layout.md (the one place it is
+ * written): a definition's bytes go through the front end (compiler/front,
+ * the grammar in compiler/lexer.l and parser.y) into the model, and the
+ * stages in compiler/ write the header (-h) or the object (-G) from it;
+ * --list and --dump read files back (compiler/inspect).
  *
  * This file only turns the command line into one of those runs (backend_for
  * is the one place a target picks its writers), and owns

@@ -96,7 +96,7 @@ int file_anon_seal(int fd, err_t *e);
  * A set of files written under temporary names and put in place together
  * (tempset_commit), or not at all (tempset_discard): -G's rewritten input
  * objects and its output, -h's header.  How each destination is treated
- * (README.md, "What usdtc guarantees when it fails"):
+ * (doc/guarantees.md):
  *
  *   missing or a regular file (through any symlinks at its name: the file
  *     they lead to): a temporary beside it, renamed over it on commit;
