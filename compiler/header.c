@@ -897,6 +897,8 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 		text.len = 0;
 		asm_generic_site(&w);
 		sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
+		sb_puts(out, "#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; "
+		    "__builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })\n");
 		sb_puts(out, "#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i "
 		    "__asm__(#r) = __usdt_v##i;\n");
 		sb_puts(out, "#define _USDT_SITE(P) _USDT_SITE_(P)\n");
@@ -1002,6 +1004,19 @@ header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr)
 	sb_putc(out, ')');
 }
 
+static const char *const qualifiers[] = { "const", "volatile", "restrict", "_Atomic",
+	"__const", "__const__", "__volatile", "__volatile__", "__restrict", "__restrict__" };
+
+/* Whether the len characters at s are a type qualifier. */
+static bool
+is_qualifier(const char *s, size_t len)
+{
+	for (size_t q = 0; q < sizeof(qualifiers) / sizeof(qualifiers[0]); q++)
+		if (strlen(qualifiers[q]) == len && strncmp(s, qualifiers[q], len) == 0)
+			return true;
+	return false;
+}
+
 static bool
 is_pointer_type_len(const char *type, size_t len)
 {
@@ -1018,21 +1033,115 @@ is_pointer_type(const char *type)
 {
 	size_t len = strlen(type);
 
-	while (len > 0 && type[len - 1] == ' ')
-		len--;
-	if (len > 6 && strncmp(type + len - 6, " const", 6) == 0)
-		return is_pointer_type_len(type, len - 6);
-	return is_pointer_type_len(type, len);
+	for (;;) {	/* past the pointer's own qualifiers: `char *const` */
+		size_t word;
+
+		while (len > 0 && type[len - 1] == ' ')
+			len--;
+		for (word = len; word > 0 && (isalnum((unsigned char)type[word - 1]) ||
+		    type[word - 1] == '_'); word--)
+			continue;
+		if (word == len || !is_qualifier(type + word, len - word))
+			return is_pointer_type_len(type, len);
+		len = word;
+	}
 }
 
-/* The arguments of the call in the probe macro: pointers cast to uintptr_t. */
+/*
+ * On x86_64 Linux a float or double argument travels as its bits, in an
+ * unsigned integer of its size (uint32_t, uint64_t), as a pointer travels
+ * as uintptr_t: so it is in a general register or a stack slot, which the
+ * note then names as an integer of that size (arch_x86_64.c), and bpftrace
+ * 0.17, gdb 13 and libbpf read its bits, where none of them reads a note's
+ * `%xmm` operand nor any `8f@` one.  The size of such an argument, or 0.
+ */
+static unsigned
+float_bits(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr, size_t i)
+{
+	mdl_typeinfo_t ti;
+
+	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt ||
+	    is_pointer_type(pr->nargs[i].type))
+		return 0;
+	ti = mdl_type_info(m, pr->nargs[i].type);
+	return ti.tclass == MDL_TC_FLOAT && (ti.size == 4 || ti.size == 8) ? ti.size : 0;
+}
+
+/*
+ * The C type with its qualifiers (const, volatile, restrict, _Atomic)
+ * dropped: what a temporary of an argument that is no pointer is declared
+ * as, where all of them are top-level.  A `register const int` variable
+ * bound to %edi is one gcc may fold into its constant and never load, so
+ * the note named a register that did not hold the value; a volatile one
+ * breaks -Werror builds (-Wvolatile-register-var).
+ */
 static void
-put_call_args(strbuf_t *out, const mdl_probe_t *pr)
+put_unqualified(strbuf_t *out, const char *type)
+{
+	bool first = true;
+
+	for (const char *s = type; *s != '\0';) {
+		size_t len = strcspn(s, " ");
+
+		if (len > 0 && !is_qualifier(s, len)) {
+			sb_printf(out, "%s%.*s", first ? "" : " ", (int)len, s);
+			first = false;
+		}
+		s += len;
+		s += strspn(s, " ");
+	}
+}
+
+/*
+ * An argument's type in the probe's prototype and inline site: uintptr_t
+ * for a pointer, the bits' type for a float (float_bits), else its own
+ * type unqualified.
+ */
+static void
+put_arg_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, size_t i)
+{
+	unsigned bits = float_bits(m, t, pr, i);
+
+	if (is_pointer_type(pr->nargs[i].type))
+		sb_puts(out, "uintptr_t");
+	else if (bits != 0)
+		sb_printf(out, "uint%u_t", bits * 8);
+	else
+		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+}
+
+/*
+ * Argument i as the value passed: a pointer cast to uintptr_t, a float as
+ * its bits (_USDT_FB), anything else as given.
+ */
+static void
+put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, size_t i)
+{
+	unsigned bits = float_bits(m, t, pr, i);
+
+	if (is_pointer_type(pr->nargs[i].type)) {
+		sb_printf(out, "(uintptr_t)(arg%zu)", i);
+	} else if (bits != 0) {
+		sb_puts(out, "_USDT_FB(");
+		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+		sb_printf(out, ", uint%u_t, arg%zu)", bits * 8, i);
+	} else {
+		sb_printf(out, "arg%zu", i);
+	}
+}
+
+/* The arguments of the call in the probe macro (put_arg_value). */
+static void
+put_call_args(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr)
 {
 	sb_putc(out, '(');
-	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, is_pointer_type(pr->nargs[i].type) ?
-		    "%s(uintptr_t)(arg%zu)" : "%sarg%zu", i > 0 ? ", " : "", i);
+	for (size_t i = 0; i < pr->nargc; i++) {
+		sb_puts(out, i > 0 ? ", " : "");
+		put_arg_value(out, m, t, pr, i);
+	}
 	sb_putc(out, ')');
 }
 
@@ -1055,7 +1164,7 @@ is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 
 		if (is_pointer_type(pr->nargs[i].type))
 			continue;
-		if (ti.tclass != MDL_TC_INTEGER || ti.size > 8 ||
+		if ((ti.tclass != MDL_TC_INTEGER && float_bits(m, t, pr, i) == 0) || ti.size > 8 ||
 		    strpbrk(mdl_c_type(pr->nargs[i].type), "([") != NULL)
 			return false;
 	}
@@ -1077,14 +1186,6 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 		return true;
 	ti = mdl_type_info(m, pr->nargs[i].type);
 	return ti.is_pointer;
-}
-
-/* An argument's type in the probe's prototype and inline site. */
-static const char *
-arg_c_type(const mdl_probe_t *pr, size_t i)
-{
-	return is_pointer_type(pr->nargs[i].type) ? "uintptr_t" :
-	    mdl_c_type(pr->nargs[i].type);
 }
 
 /*
@@ -1110,8 +1211,8 @@ arg_c_type(const mdl_probe_t *pr, size_t i)
  * variable, as integer arguments do.
  */
 static void
-put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
-    const probe_names_t *n)
+put_inline_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n)
 {
 	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 	static const char *const letters[4] = { "D", "S", "d", "c" };
@@ -1123,8 +1224,13 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const mdl_probe_t *pr,
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (is_pointer_type(pr->nargs[i].type))
 			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
-		else
-			sb_printf(out, " _USDT_V(%s, %zu, arg%zu)", arg_c_type(pr, i), i, i);
+		else {
+			sb_puts(out, " _USDT_V(");
+			put_arg_type(out, m, t, pr, i);
+			sb_printf(out, ", %zu, ", i);
+			put_arg_value(out, m, t, pr, i);
+			sb_puts(out, ")");
+		}
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (!reads[i] || i >= 4) {
@@ -1155,11 +1261,11 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr);
 	if (is_inline_site(m, t, pr)) {
-		put_inline_site(out, m, pr, n);
+		put_inline_site(out, m, t, pr, n);
 	} else {
 		/* The call, beside the asm that gives this file the probe's unit. */
 		sb_printf(out, " \\\n\t_USDT_C(%s, %s", probe_tag(n), n->c_func);
-		put_call_args(out, pr);
+		put_call_args(out, m, t, pr);
 		sb_puts(out, ")\n");
 	}
 
@@ -1220,13 +1326,16 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
  * a `long long` argument through -std=c89 -pedantic.
  */
 static void
-put_probe_prototype(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n)
+put_probe_prototype(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
 	if (pr->nargc == 0)
 		sb_puts(out, "void");
-	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%s%s", i > 0 ? ", " : "", arg_c_type(pr, i));
+	for (size_t i = 0; i < pr->nargc; i++) {
+		sb_puts(out, i > 0 ? ", " : "");
+		put_arg_type(out, m, t, pr, i);
+	}
 	sb_putc(out, ')');
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
@@ -1234,11 +1343,11 @@ put_probe_prototype(strbuf_t *out, const mdl_probe_t *pr, const probe_names_t *n
 
 /* The rest of a probe's declarations, and its prototype when prototype. */
 static void
-put_probe_decls(strbuf_t *out, const target_t *t, const mdl_probe_t *pr,
-    const probe_names_t *n, bool prototype)
+put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n, bool prototype)
 {
 	if (prototype)
-		put_probe_prototype(out, pr, n);
+		put_probe_prototype(out, m, t, pr, n);
 
 	/* x86_64 Linux calls the is-enabled function from asm alone. */
 	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64) {
@@ -1330,7 +1439,7 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		if (!site)
 			sb_printf(out, "#ifndef _USDT_P_%s\n", probe_tag(&names[i]));
 		put_probe_tuple(out, m, t, prov, pr, &names[i]);
-		put_probe_decls(out, t, pr, &names[i], !site);
+		put_probe_decls(out, m, t, pr, &names[i], !site);
 		if (!site)
 			sb_puts(out, "#endif\n");
 	}
@@ -1338,7 +1447,7 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		sb_puts(out, "#ifdef _USDT_PROBE_CALLS\n");
 		for (size_t i = 0; i < prov->nprobes; i++)
 			if (is_inline_site(m, t, prov->probes[i]))
-				put_probe_prototype(out, prov->probes[i], &names[i]);
+				put_probe_prototype(out, m, t, prov->probes[i], &names[i]);
 		sb_puts(out, "#endif\n");
 	}
 	sb_puts(out, "#pragma GCC visibility pop\n");

@@ -34,8 +34,11 @@
  * images claim SHSTK only (runtime/stubs_x86_64.S), so it needs no endbr64.
  *
  * Its arguments are where the System V AMD64 ABI puts them: integer-class
- * values in rdi, rsi, rdx, rcx, r8, r9, floating values in xmm0-xmm7, the
- * rest on the stack, at the tracepoint from 0(%rsp).  A struct or union
+ * values in rdi, rsi, rdx, rcx, r8, r9, the rest on the stack, at the
+ * tracepoint from 0(%rsp).  A float or double is passed as its bits, an
+ * integer of its size (the header's prototype says uint32_t or uint64_t),
+ * and noted as one, unsigned: bpftrace 0.17, gdb 13 and libbpf read no
+ * `%xmm` operand nor any `f` size; a long double keeps the xmm branch.  A struct or union
  * passed by value reaches here only when one general register holds it (at
  * most 8 bytes, no floating member): the parser takes the others for
  * pointers, with a warning (D_PROBE_BYVALUE in parse.c), since no single
@@ -123,7 +126,10 @@ describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
 
 		if (i > 0)
 			sb_putc(out, ' ');
-		if (ti.tclass == MDL_TC_FLOAT) {
+		if (ti.tclass == MDL_TC_FLOAT && (ti.size == 4 || ti.size == 8)) {
+			/* its bits, in an integer of its size (header.c, float_bits) */
+			sign = "";
+		} else if (ti.tclass == MDL_TC_FLOAT) {
 			if (next_xmm < 8)
 				sb_printf(out, "%uf@%%xmm%d", ti.size, next_xmm++);
 			else {

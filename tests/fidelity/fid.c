@@ -71,6 +71,25 @@ out_hex(const void *p, size_t n)
 		out("%02x", b[i]);
 }
 
+/* A float's and a double's bits, as a tracer reads them from the note. */
+static uint32_t
+bits_f(float f)
+{
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof(b));
+	return b;
+}
+
+static uint64_t
+bits_d(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof(b));
+	return b;
+}
+
 /* The text str_loop builds: n letters from k. */
 static void NOINLINE
 loop_text(char *d, int n, int k)
@@ -308,7 +327,65 @@ t_flt(int k)
 	float g = -0.0009765625f;
 
 	out("flt %.9g %.9g %d %.9g\n", f, d, k, g);
+	out("fltx %x %llx %d %x\n", bits_f(f), (unsigned long long)bits_d(d), k, bits_f(g));
 	FID_FLT(f, d, k, g);
+}
+
+/*
+ * Qualified argument types, fired with constants: a `register const int`
+ * bound to %edi is one gcc may fold and never load (the note then named a
+ * register that did not hold the value); a volatile one broke -Werror.
+ */
+static void NOINLINE
+t_qual(int k)
+{
+	char f[8];
+	static volatile char e[8];
+	volatile int a = -1000 * k;
+	volatile long b = INT64_MIN;
+	const volatile int c = 77;
+	const volatile unsigned long long d = UINT64_MAX;
+
+	out("qc -2147483647 -1234567890123 4000000000 -32768 qc-e qc-f\n");
+	strcpy(f, "qc-f");
+	FID_QC(-2147483647, -1234567890123L, 4000000000u, -32768, "qc-e", f);
+	out("qv %d %lld 77 %llu qv-e qv-f\n", -1000 * k, (long long)INT64_MIN,
+	    (unsigned long long)UINT64_MAX);
+	for (int i = 0; i < 4; i++)
+		e[i] = "qv-e"[i];
+	e[4] = '\0';
+	FID_QV(a, b, c, d, e, "qv-f");
+}
+
+/* _Bool, enums, bit-field values; constants and expressions as arguments. */
+static void NOINLINE
+t_kinds(int k)
+{
+	struct { unsigned on : 1; int neg : 5; unsigned wide : 20; } bf;
+
+	bf.on = k & 1;
+	bf.neg = -8 - k;
+	bf.wide = 0xabcd0u + (unsigned)k;
+	out("qk %d 0 7 -3 %d %u\n", k > 0, -8 - k, 0xabcd0u + (unsigned)k);
+	FID_QK(k > 0, (const bool)(k == 7), GREEN, (const enum color)BLUE, bf.neg, bf.wide);
+	out("kon -2147483647 -5 %lu kon-lit %d %ld\n", 0xfedcba9876543210ul, k * 3 + 1,
+	    (long)k << 40);
+	FID_KON(-2147483647, -5L, 0xfedcba9876543210ul, "kon-lit", k * 3 + 1, (long)k << 40);
+}
+
+/* Floats qualified, constant, computed; and past six arguments. */
+static void NOINLINE
+t_floats(int k)
+{
+	double c = k * 0.5;
+	float d = (float)k / 3.0f;
+
+	out("fk 3.5 -0.125 %.9g %.9g\n", c, d);
+	out("fkx %llx %x %llx %x\n", (unsigned long long)bits_d(3.5), bits_f(-0.125f),
+	    (unsigned long long)bits_d(c), bits_f(d));
+	FID_FK(3.5, -0.125f, k * 0.5, (float)k / 3.0f);
+	out("f8 %.9g %d 2.5 4 5 6 7 1e+300\n", -1.5 * k, k);
+	FID_F8(-1.5 * k, k, 2.5f, 4, 5, 6, 7, 1e300);
 }
 
 static void NOINLINE
@@ -359,6 +436,9 @@ round_(int k)
 	t_widths();
 	t_misc(k);
 	t_flt(k);
+	t_qual(k);
+	t_kinds(k);
+	t_floats(k);
 	t_many(k);
 	fflush(expect);
 }

@@ -31,6 +31,16 @@ provider fid {
 	probe wlong(long a, unsigned long b, long long c, unsigned long long d, short e, unsigned short f);
 	probe misc(bool b, char c, unsigned char uc, signed char sc, enum color e, enum color e2);
 	probe flt(float f, double d, int i, float g);
+	/* qualified types (SystemTap's sdt_types declares them so), fired with constants */
+	probe qc(const int a, const long b, const unsigned c, const short d, const char *e, char *const f);
+	probe qv(volatile int a, volatile long b, const volatile int c, const volatile unsigned long long d,
+	    volatile char *e, const char *const f);
+	/* _Bool, enums and bit-field values; constants and expressions */
+	probe qk(_Bool a, const bool b, enum color c, const enum color d, int e, unsigned f);
+	probe kon(int a, long b, unsigned long c, char *d, int e, long f);
+	/* floats: qualified, constants, expressions; past six arguments (the call) */
+	probe fk(const double a, volatile float b, double c, float d);
+	probe f8(double a, int b, float c, int d, int e, int f, int g, double h);
 	probe a7(int a, long b, char *c, short d, unsigned e, char *f, int64_t g);
 	probe a8(int a, int b, int c, int d, int e, int f, char *g, uint8_t h);
 	probe a9(int a, int b, int c, int d, int e, int f, int g, int h, char *i);

@@ -8,9 +8,11 @@
 # written as fid.c prints what it passed (see its header comment).
 #
 # gdb 13 cannot parse a floating operand of a stapsdt note (`4f@%xmm0`,
-# which <sys/sdt.h> writes too): $_probe_argN of such a probe is an error
-# for every argument.  So a probe with a floating argument is read from the
-# registers its note names, in the order of the x86_64 calling convention.
+# `8f@-8(%rbp)`, which <sys/sdt.h> writes): $_probe_argN of such a probe is
+# an error for every argument.  usdtc notes a float as its bits, an
+# unsigned integer of its size, which gdb reads and this script turns back
+# into the float; for a probe with one it also prints NAMEx, each float as
+# its bits in hex, the line bpftrace's reading is compared with.
 import os
 import struct
 
@@ -24,6 +26,8 @@ KINDS = {
     "lit": "s s", "vol": "i s", "tdef": "s", "byval": "b24 i", "six": "s s s s s s",
     "w8": "i i i i", "w16": "i i i i", "w32": "i i i i", "w64": "i i i i",
     "wlong": "i i i i i i", "misc": "i i i i i i", "flt": "f4 f8 i f4",
+    "qc": "i i i i s s", "qv": "i i i i s s", "qk": "i i i i i i",
+    "kon": "i i i s i i", "fk": "f8 f4 f8 f4", "f8": "f8 i f4 i i i i f8",
     "a7": "i i s i i s i", "a8": "i i i i i i s i", "a9": "i i i i i i i i s",
     "a10": "s i i i i i i i i i", "a11": "i i i i i i i i i i i",
     "a12": "i i s i i s i i s i i s",
@@ -62,19 +66,11 @@ def show(kind, v):
     return mem(address(v), int(kind[1:])).hex()
 
 
-def by_registers(kinds):
-    gprs = ["$rdi", "$rsi", "$rdx", "$rcx", "$r8", "$r9"]
-    vals, ngpr, nxmm = [], 0, 0
-    for k in kinds:
-        if k in ("f4", "f8"):
-            lane = ".v4_float[0]" if k == "f4" else ".v2_double[0]"
-            v = float(gdb.parse_and_eval("$xmm%d%s" % (nxmm, lane)))
-            vals.append("%.9g" % v)
-            nxmm += 1
-        else:
-            vals.append(str(int(gdb.parse_and_eval("(int)" + gprs[ngpr]))))
-            ngpr += 1
-    return vals
+def from_bits(kind, v):
+    bits = int(v) & (0xffffffff if kind == "f4" else 0xffffffffffffffff)
+    if kind == "f4":
+        return "%.9g" % struct.unpack("<f", struct.pack("<I", bits))[0], "%x" % bits
+    return "%.9g" % struct.unpack("<d", struct.pack("<Q", bits))[0], "%x" % bits
 
 
 class ProbeArgs(gdb.Breakpoint):
@@ -85,16 +81,22 @@ class ProbeArgs(gdb.Breakpoint):
     def stop(self):
         try:
             kinds = KINDS[self.probe].split()
-            if "f4" in kinds or "f8" in kinds:
-                argc = len(kinds)
-                vals = by_registers(kinds)
-            else:
-                argc = int(gdb.parse_and_eval("$_probe_argc"))
-                vals = [show(k, gdb.parse_and_eval("$_probe_arg%d" % i))
-                        for i, k in enumerate(kinds)]
+            argc = int(gdb.parse_and_eval("$_probe_argc"))
+            vals, xvals = [], []
+            for i, k in enumerate(kinds):
+                v = gdb.parse_and_eval("$_probe_arg%d" % i)
+                if k in ("f4", "f8"):
+                    text, bits = from_bits(k, v)
+                    vals.append(text)
+                    xvals.append(bits)
+                else:
+                    vals.append(show(k, v))
+                    xvals.append(vals[-1])
             line = " ".join([self.probe] + vals)
             if argc != len(kinds):
                 line += " (argc %d)" % argc
+            if ("f4" in kinds or "f8" in kinds) and self.probe != "f8":
+                line += "\n" + " ".join([self.probe + "x"] + xvals)
         except gdb.error as e:
             line = "%s gdb error: %s" % (self.probe, e)
         out.write(line + "\n")

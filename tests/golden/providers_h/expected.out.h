@@ -90,6 +90,7 @@ _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; __builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })
 #define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
 #define _USDT_SITE(P) _USDT_SITE_(P)
 #define _USDT_SITE_(f, p, n, a) \
