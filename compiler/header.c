@@ -734,7 +734,9 @@ asm_generic_enabled_x86_64(asm_writer_t *w)
  *				under _USDT_PROBE_CALLS, a call of __dtrace_T
  *				with the temporaries (_USDT_A<k>)
  *	_USDT_C(T, c)		the call c, beside the asm that emits the unit
- *	_USDT_ON(T, s)		x86_64: _ENABLED(), s the semaphore
+ *	_USDT_ON(T, s)		x86_64: _ENABLED(), s the semaphore; a long, as
+ *				SystemTap's __builtin_expect(sema, 0) is, for
+ *				printf("%ld") under -Werror=format
  *	_USDT_E(x)		_ENABLED() elsewhere, x the whole test
  *
  * _USDT_PROBE_CALLS is read where the first header of the translation
@@ -765,8 +767,8 @@ put_form_macros(strbuf_t *out, const target_t *t)
 	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(0) o); } }))\n");
 	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
 	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
-	sb_puts(out, "#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && "
-	    "_USDT_ENABLED(s, _USDT_P_##T))\n");
+	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
+	    "_USDT_ENABLED(s, _USDT_P_##T)))\n");
 }
 
 /*
@@ -781,7 +783,7 @@ put_disabled_forms(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_E(x) (0)\n");
 	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
 		sb_puts(out, "#define _USDT_S(T, k, v, r, o) ((void)0)\n");
-		sb_puts(out, "#define _USDT_ON(T, s) (0)\n");
+		sb_puts(out, "#define _USDT_ON(T, s) (0L)\n");
 	}
 	sb_puts(out, "#endif\n\n");
 }
@@ -1292,8 +1294,8 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	if (t->arch->elf_machine == EM_X86_64)
 		sb_printf(out, "\t_USDT_ON(%s, %s)\n", probe_tag(n), n->c_semaphore);
 	else
-		sb_printf(out, "\t_USDT_E(__builtin_expect(%s != 0, 0) && "
-		    "_USDT_ENABLED(%s, %s, _USDT_P_%s))\n", n->c_semaphore, n->c_semaphore,
+		sb_printf(out, "\t_USDT_E((long)(__builtin_expect(%s != 0, 0) && "
+		    "_USDT_ENABLED(%s, %s, _USDT_P_%s)))\n", n->c_semaphore, n->c_semaphore,
 		    n->c_enabled, probe_tag(n));
 }
 
@@ -1543,6 +1545,22 @@ put_tag_declarations(strbuf_t *out, const mdl_model_t *m)
 	free(types);
 }
 
+/*
+ * SystemTap's header includes <sys/sdt.h>, and programs that include it
+ * write STAP_PROBE1() or DTRACE_PROBE1() beside its macros (SystemTap's
+ * own sdt_misc does): so does ours on Linux, where that header is
+ * installed, and compiles where it is not.  The two share no macro name
+ * (ours are _USDT_*), and both guard `.stapsdt.base` the same way.
+ * -D_USDT_NO_SYS_SDT_H leaves it out.
+ */
+static void
+put_sys_sdt_include(strbuf_t *out)
+{
+	sb_puts(out, "#if defined(__linux__) && defined(__has_include) && "
+	    "!defined(_USDT_NO_SYS_SDT_H)\n");
+	sb_puts(out, "#if __has_include(<sys/sdt.h>)\n#include <sys/sdt.h>\n#endif\n#endif\n");
+}
+
 static void
 put_prologue(strbuf_t *out, const char *guard_file)
 {
@@ -1554,8 +1572,9 @@ put_prologue(strbuf_t *out, const char *guard_file)
 	/* As dtrace's: <unistd.h> for size_t, ssize_t, pid_t, off_t, ... */
 	sb_puts(out, "\n\n");
 	put_system_header(out);
-	sb_puts(out, "#include <unistd.h>\n#include <stdint.h>\n\n");
-	sb_puts(out, "#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
+	sb_puts(out, "#include <unistd.h>\n#include <stdint.h>\n");
+	put_sys_sdt_include(out);
+	sb_puts(out, "\n#ifdef\t__cplusplus\nextern \"C\" {\n#endif\n\n");
 	sb_puts(out, "#ifndef _DTRACE_VERSION\n#define _DTRACE_VERSION 1\n#endif\n\n");
 }
 

@@ -11,6 +11,11 @@
 
 #include <unistd.h>
 #include <stdint.h>
+#if defined(__linux__) && defined(__has_include) && !defined(_USDT_NO_SYS_SDT_H)
+#if __has_include(<sys/sdt.h>)
+#include <sys/sdt.h>
+#endif
+#endif
 
 #ifdef	__cplusplus
 extern "C" {

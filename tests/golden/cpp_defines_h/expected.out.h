@@ -11,6 +11,11 @@
 
 #include <unistd.h>
 #include <stdint.h>
+#if defined(__linux__) && defined(__has_include) && !defined(_USDT_NO_SYS_SDT_H)
+#if __has_include(<sys/sdt.h>)
+#include <sys/sdt.h>
+#endif
+#endif
 
 #ifdef	__cplusplus
 extern "C" {
@@ -135,14 +140,14 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) (__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T))
+#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
-#define _USDT_ON(T, s) (0)
+#define _USDT_ON(T, s) (0L)
 #endif
 
 /* provider defs */

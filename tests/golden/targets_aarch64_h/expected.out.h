@@ -11,6 +11,11 @@
 
 #include <unistd.h>
 #include <stdint.h>
+#if defined(__linux__) && defined(__has_include) && !defined(_USDT_NO_SYS_SDT_H)
+#if __has_include(<sys/sdt.h>)
+#include <sys/sdt.h>
+#endif
+#endif
 
 #ifdef	__cplusplus
 extern "C" {
@@ -93,23 +98,23 @@ _USDT_NOTE_("__dtrace_" f, p, n, a) \
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
 	_USDT_C(arm___ints, __dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7))
 #define ARM_INTS_ENABLED() \
-	_USDT_E(__builtin_expect(arm_ints_semaphore != 0, 0) && _USDT_ENABLED(arm_ints_semaphore, __dtraceenabled_arm___ints, _USDT_P_arm___ints))
+	_USDT_E((long)(__builtin_expect(arm_ints_semaphore != 0, 0) && _USDT_ENABLED(arm_ints_semaphore, __dtraceenabled_arm___ints, _USDT_P_arm___ints)))
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
 	_USDT_C(arm___stack, __dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10)))
 #define ARM_STACK_ENABLED() \
-	_USDT_E(__builtin_expect(arm_stack_semaphore != 0, 0) && _USDT_ENABLED(arm_stack_semaphore, __dtraceenabled_arm___stack, _USDT_P_arm___stack))
+	_USDT_E((long)(__builtin_expect(arm_stack_semaphore != 0, 0) && _USDT_ENABLED(arm_stack_semaphore, __dtraceenabled_arm___stack, _USDT_P_arm___stack)))
 #define ARM_FLOATS(arg0, arg1, arg2) \
 	_USDT_C(arm___floats, __dtrace_arm___floats(arg0, arg1, arg2))
 #define ARM_FLOATS_ENABLED() \
-	_USDT_E(__builtin_expect(arm_floats_semaphore != 0, 0) && _USDT_ENABLED(arm_floats_semaphore, __dtraceenabled_arm___floats, _USDT_P_arm___floats))
+	_USDT_E((long)(__builtin_expect(arm_floats_semaphore != 0, 0) && _USDT_ENABLED(arm_floats_semaphore, __dtraceenabled_arm___floats, _USDT_P_arm___floats)))
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
 	_USDT_C(arm___structs, __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3))
 #define ARM_STRUCTS_ENABLED() \
-	_USDT_E(__builtin_expect(arm_structs_semaphore != 0, 0) && _USDT_ENABLED(arm_structs_semaphore, __dtraceenabled_arm___structs, _USDT_P_arm___structs))
+	_USDT_E((long)(__builtin_expect(arm_structs_semaphore != 0, 0) && _USDT_ENABLED(arm_structs_semaphore, __dtraceenabled_arm___structs, _USDT_P_arm___structs)))
 #define ARM_NONE() \
 	_USDT_C(arm___none, __dtrace_arm___none())
 #define ARM_NONE_ENABLED() \
-	_USDT_E(__builtin_expect(arm_none_semaphore != 0, 0) && _USDT_ENABLED(arm_none_semaphore, __dtraceenabled_arm___none, _USDT_P_arm___none))
+	_USDT_E((long)(__builtin_expect(arm_none_semaphore != 0, 0) && _USDT_ENABLED(arm_none_semaphore, __dtraceenabled_arm___none, _USDT_P_arm___none)))
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
