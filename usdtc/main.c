@@ -20,7 +20,10 @@
  * and must work unchanged with DTRACE=usdtc.  Options of dtrace's tracing
  * modes are refused with a message; code generation options
  * (-32/-64/-fpic/-fPIC) are accepted and ignored, as are unknown -x options
- * (with a warning, as SystemTap's dtrace does).
+ * (with a warning, as SystemTap's dtrace does), and the options only
+ * SystemTap's dtrace has, which have no work to do here: -k (keep its
+ * temporary files), --types (obsolete there too), --no-pyparsing (its
+ * fallback parser).
  */
 #include <errno.h>
 #include <signal.h>
@@ -91,6 +94,8 @@ usage(FILE *f)
 	    "                (-G then merges drti_lite with `CMD -r`, not by itself);\n"
 	    "                others are ignored with a warning\n"
 	    "  -32, -64, -fpic, -fPIC   accepted and ignored\n"
+	    "  -k, --types, --no-pyparsing   SystemTap's dtrace's, accepted and ignored\n"
+	    "                (usdtc keeps no temporaries and has one parser)\n"
 	    "  -v            say what is written; -V print the version\n"
 	    "  --target=T    write for target T (%s; default: the host)\n"
 	    "  --list        list the providers, probes and notes of ELF or Mach-O files\n"
@@ -322,6 +327,8 @@ short_option(options_t *o, char c, char *arg)
 		break;
 	case 'e': case 'q': case 'w': case 'Z': case 'S':
 		break;	/* compile-only or tracing flags with no effect here */
+	case 'k':
+		break;	/* SystemTap's: keep its temporary .c and .h; usdtc writes none */
 	default:
 		error("option -%c is not supported: usdtc implements dtrace's "
 		    "build modes (-h, -G)", c);
@@ -351,6 +358,8 @@ long_option(options_t *o, char *arg)
 	} else if (strcmp(arg, "--version") == 0) {
 		printf(PROG " " USDTC_VERSION "\n");
 		exit(0);
+	} else if (strcmp(arg, "--types") == 0 || strcmp(arg, "--no-pyparsing") == 0) {
+		/* SystemTap's: an obsolete option; its fallback parser, which usdtc has no need of */
 	} else if (strcmp(arg, "--list") == 0) {
 		set_mode(o, MODE_LIST, "--list");
 	} else if (strcmp(arg, "--dump") == 0) {
