@@ -631,14 +631,36 @@ asm_generic_unit(asm_writer_t *w, const target_t *t)
 		sb_puts(w->out, "_USDT_SEM_(p, n)\n");
 	}
 	asm_stub(w, t->arch, UNIT_FUNC, UNIT_ENABLED);
-	if (t->stapsdt) {
-		asm_push_section(w, STAPSDT_NOTE_SECTION, "", "", "note", UNIT_FUNC);
-		if (t->arch->probe_offset != 0)
-			sb_printf(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
-			    t->arch->probe_offset);
-		else
-			sb_puts(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f, p, n, a)\n");
-	}
+	asm_plain(w, "\t.endif");
+}
+
+/*
+ * The stub's note, for the asm statements that call the stub (the call
+ * form), not for _ENABLED()'s, which calls the is-enabled function alone:
+ * an inline site has its own note, and a second one at a stub nothing
+ * calls made tracers see the probe twice.  It is in a COMDAT group of its
+ * own (STAPSDT_STUB_NOTE_GROUP), once per assembler file by an
+ * assembler-local symbol (.L, never in the object).
+ */
+static void
+asm_generic_unit_note(asm_writer_t *w, const target_t *t)
+{
+	const char *group = UNIT_FUNC STAPSDT_STUB_NOTE_GROUP;
+	strbuf_t *l;
+
+	l = asm_begin(w);
+	sb_puts(l, "\t.ifndef .L");
+	sb_puts(l, group);
+	asm_end(w);
+	l = asm_begin(w);
+	sb_printf(l, "\t.set .L%s,1", group);
+	asm_end(w);
+	asm_push_section(w, STAPSDT_NOTE_SECTION, "", "", "note", group);
+	if (t->arch->probe_offset != 0)
+		sb_printf(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
+		    t->arch->probe_offset);
+	else
+		sb_puts(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f, p, n, a)\n");
 	asm_plain(w, "\t.endif");
 }
 
@@ -848,8 +870,11 @@ put_site_helpers(strbuf_t *out)
  *	_USDT_NOTE_(c, p, n, a)	a stapsdt note's fields at pc c
  *	_USDT_SEM_(p, n)	.stapsdt.base and the probe's semaphore
  *	_USDT_UNIT_(f, p, n, a)	the unit's assembler text (asm_generic_unit)
+ *	_USDT_UNOTE_(f, p, n, a)	the stub's note, in a group of its own
+ *				(asm_generic_unit_note)
  *	_USDT_CALL(P)		an asm statement that emits the unit of the
- *				probe P names, beside a call of its function
+ *				probe P names and its stub's note, beside a
+ *				call of its function
  *	_USDT_SITE(P)		x86_64: an inline site, its note and semaphore
  *	_USDT_V, _USDT_VP, _USDT_R, _USDT_M, _USDT_O
  *				x86_64: an inline site's temporaries, register
@@ -892,7 +917,15 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	}
 	asm_generic_unit(&w, t);
 	put_macro_lines(out, "_USDT_UNIT_(f, p, n, a)", &text);
-	sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })\n");
+	if (t->stapsdt) {
+		text.len = 0;
+		asm_generic_unit_note(&w, t);
+		put_macro_lines(out, "_USDT_UNOTE_(f, p, n, a)", &text);
+		sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) "
+		    "_USDT_UNOTE_(P) : :); })\n");
+	} else {
+		sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })\n");
+	}
 	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
 		put_enabled_helpers(out);
 		put_site_helpers(out);
@@ -1171,6 +1204,12 @@ is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 			return false;
 	}
 	return true;
+}
+
+bool
+header_probe_calls_stub(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
+{
+	return !is_inline_site(m, t, pr);
 }
 
 /*

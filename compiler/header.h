@@ -29,4 +29,11 @@ void header_put_epilogue(strbuf_t *out, const char *guard_file);
 /* A probe macro's parameter list: "(arg0, arg1)" or "()". */
 void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr);
 
+/*
+ * Whether the header fires the probe by calling its stub (the call form),
+ * not at an inline site: the probes whose stubs -G gives a note.
+ */
+bool header_probe_calls_stub(const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr);
+
 #endif

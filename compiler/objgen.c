@@ -84,6 +84,7 @@
 #include "elfenc.h"
 #include "elfwrite.h"
 #include "fileio.h"
+#include "header.h"
 #include "idset.h"
 #include "magic.h"
 #include "objgen.h"
@@ -864,7 +865,7 @@ int
 objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	units_t b = { NULL, m, t, 0, o->lazyload };
+	units_t b = { NULL, m, t, 0, o->lazyload, header_probe_calls_stub };
 	gplan_t g;
 	int rc;
 

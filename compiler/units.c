@@ -125,26 +125,37 @@ note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	return pc - start;
 }
 
+/*
+ * The stub's note, in a COMDAT group of its own signed by a local symbol
+ * `FUNC.note`, as the assembler signs the header's (stapsdt.h,
+ * STAPSDT_STUB_NOTE_GROUP): the linker keeps one of them, and never drops
+ * one for a text group that lacks it.
+ */
 static int
 add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
-    int group, int func_sym, int sem_sym)
+    const char *func, int func_sym, int sem_sym)
 {
 	unsigned asz = address_size(u->t), abs = u->t->arch->reloc_abs64;
 	strbuf_t bytes;
 	size_t pc;
-	int sec;
+	int sec, group;
+	char *sig;
 
 	sb_init(&bytes);
 	pc = note_bytes(u, p, pr, u->t->arch->note_args, &bytes);
-	if (bytes.failed) {
+	if (bytes.failed || asprintf(&sig, "%s" STAPSDT_STUB_NOTE_GROUP, func) < 0) {
 		sb_free(&bytes);
 		return -1;
 	}
+	group = elfw_add_group(u->w);
 	elfw_section_desc_t sd = { STAPSDT_NOTE_SECTION, SHT_NOTE, 0,
 	    STAPSDT_NOTE_ALIGN, 0, bytes.data,
 	    bytes.len, group };
 	sec = elfw_add_section(u->w, &sd);
 	sb_free(&bytes);
+	elfw_symbol_desc_t gd = { sig, sec, 0, 0, STB_LOCAL, STT_NOTYPE, STV_DEFAULT };
+	elfw_set_group_signature(u->w, group, elfw_add_symbol(u->w, &gd));
+	free(sig);
 	elfw_add_reloc(u->w, sec, pc, abs, func_sym, u->t->arch->probe_offset);
 	elfw_add_reloc(u->w, sec, pc + STAPSDT_BASE * asz, abs, u->base_sym, 0);
 	return elfw_add_reloc(u->w, sec, pc + STAPSDT_SEMAPHORE * asz, abs, sem_sym, 0);
@@ -181,7 +192,9 @@ units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
 	elfw_symbol_desc_t ssd = { n->semaphore, sec, 0, sizeof(semaphore),
 	    STB_WEAK, STT_OBJECT, STV_HIDDEN };
 	sem_sym = elfw_add_symbol(u->w, &ssd);
-	return add_note(u, p, pr, g, func_sym, sem_sym);
+	if (u->stub_note != NULL && !u->stub_note(u->m, u->t, pr))
+		return 0;
+	return add_note(u, p, pr, n->func, func_sym, sem_sym);
 }
 
 /* The names -h and -G give a probe's group (model.h). */

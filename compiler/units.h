@@ -23,6 +23,8 @@ typedef struct units {
 	const target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
 	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
+	/* Whether a probe's stub gets its note; NULL: every one (units.c) */
+	bool (*stub_note)(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr);
 } units_t;
 
 /* The .stapsdt.base group; call it before the first probe group. */

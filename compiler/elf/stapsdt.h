@@ -32,6 +32,16 @@
 #define STAPSDT_NOTE_TYPE_STR	"3"			/* the same, for assembly text */
 #define STAPSDT_NOTE_ALIGN	4
 
+/*
+ * A stub's note is in a COMDAT group of its own, signed by the probe
+ * function's name and this suffix (`__dtrace_p___n.note`), apart from the
+ * stub's code: the header emits it only where a macro calls the stub, -G
+ * only for a probe the header fires by a call (header_probe_calls_stub),
+ * so an inline site is not seen twice, and a group with the note is never
+ * dropped for one without it, whatever the link order.
+ */
+#define STAPSDT_STUB_NOTE_GROUP	".note"
+
 /* The three addresses of the descriptor, in this order. */
 enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS };
 

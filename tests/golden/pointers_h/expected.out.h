@@ -81,10 +81,14 @@ _USDT_DEF_("__dtrace_" f "", "@function", "16") \
 _USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ",comdat\n" \
+"\t.endif\n"
+#define _USDT_UNOTE_(f, p, n, a) \
+"\t.ifndef .L__dtrace_" f ".note\n" \
+"\t.set .L__dtrace_" f ".note,1\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ".note,comdat\n" \
 _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
 "\t.endif\n"
-#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) _USDT_UNOTE_(P) : :); })
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
 #define _USDT_ENABLED_OUT "=@ccnz"
 #define _USDT_ENABLED_SET ""

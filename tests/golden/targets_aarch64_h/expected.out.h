@@ -80,10 +80,14 @@ _USDT_DEF_("__dtraceenabled_" f "", "%%function", "8") \
 "\t.inst 0xd503201f\n" \
 "\t.inst 0xd65f03c0\n" \
 "\t.popsection\n" \
-"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ",comdat\n" \
+"\t.endif\n"
+#define _USDT_UNOTE_(f, p, n, a) \
+"\t.ifndef .L__dtrace_" f ".note\n" \
+"\t.set .L__dtrace_" f ".note,1\n" \
+"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ".note,comdat\n" \
 _USDT_NOTE_("__dtrace_" f, p, n, a) \
 "\t.endif\n"
-#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) _USDT_UNOTE_(P) : :); })
 #define _USDT_ENABLED(s, e, P) __extension__ ({ uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); (*(volatile unsigned short *)&s & 0x3fff) != 0 || (e(&__usdt_e), __usdt_e != 0); })
 #define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
 #define _USDT_E(x) (x)
