@@ -1589,15 +1589,24 @@ put_tag_declarations(strbuf_t *out, const mdl_model_t *m)
  * write STAP_PROBE1() or DTRACE_PROBE1() beside its macros (SystemTap's
  * own sdt_misc does): so does ours on Linux, where that header is
  * installed, and compiles where it is not.  The two share no macro name
- * (ours are _USDT_*), and both guard `.stapsdt.base` the same way.
- * -D_USDT_NO_SYS_SDT_H leaves it out.
+ * (ours are _USDT_*), and both guard `.stapsdt.base` the same way.  As
+ * SystemTap's, it first defines _SDT_HAS_SEMAPHORES, so that such a probe
+ * of a provider of the .d names the probe's semaphore in its note: a tracer
+ * attached there makes the probe's _ENABLED() true, which is how sdt_misc's
+ * `if (..._ENABLED()) STAP_PROBE1(...)` fires (the semaphore then has to
+ * be defined: the -G object defines every one, a file of the program that
+ * fires or tests the probe through our macros its own).
+ * -D_USDT_NO_SYS_SDT_H leaves both out.
  */
 static void
 put_sys_sdt_include(strbuf_t *out)
 {
 	sb_puts(out, "#if defined(__linux__) && defined(__has_include) && "
 	    "!defined(_USDT_NO_SYS_SDT_H)\n");
-	sb_puts(out, "#if __has_include(<sys/sdt.h>)\n#include <sys/sdt.h>\n#endif\n#endif\n");
+	sb_puts(out, "#if __has_include(<sys/sdt.h>)\n");
+	sb_puts(out, "#if !defined(_SDT_HAS_SEMAPHORES) && !defined(_SYS_SDT_H)\n"
+	    "#define _SDT_HAS_SEMAPHORES 1\n#endif\n");
+	sb_puts(out, "#include <sys/sdt.h>\n#endif\n#endif\n");
 }
 
 static void

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #if defined(__linux__) && defined(__has_include) && !defined(_USDT_NO_SYS_SDT_H)
 #if __has_include(<sys/sdt.h>)
+#if !defined(_SDT_HAS_SEMAPHORES) && !defined(_SYS_SDT_H)
+#define _SDT_HAS_SEMAPHORES 1
+#endif
 #include <sys/sdt.h>
 #endif
 #endif
