@@ -35,15 +35,17 @@
  * Unlike dtrace's header, ours also carries each probe's code: the probe
  * unit of target.h, in a COMDAT group signed by the probe function's name:
  * the stub (a tracepoint and the is-enabled tracepoint, bytes taken from
- * the target's arch), and on Linux the .note.stapsdt note that describes
- * the stub to bpftrace, perf and gdb; and the probe's semaphore in
- * `.probes`, a weak definition of its own.  So a program built from the
- * header alone has working probes, and every translation unit, and the -G
- * object, carry identical groups of which the linker keeps one.  A
- * translation unit carries what the probes it fires or tests need and no
- * more, as with <sys/sdt.h>: an inline site its note and the semaphore; the
- * asm statements that call a stub (_ENABLED()'s slow path, an asm beside
- * the call form) the unit as well.  They emit them from generic macros the
+ * the target's arch); on Linux, in a COMDAT group of its own, the
+ * .note.stapsdt note that describes the stub to bpftrace, perf and gdb;
+ * and the probe's semaphore in `.probes`, a weak definition of its own.
+ * So a program built from the header alone has working probes, and every
+ * translation unit, and the -G object, carry identical groups of which the
+ * linker keeps one.  A translation unit carries what the probes it fires
+ * or tests need and no more, as with <sys/sdt.h>: an inline site its note
+ * and the semaphore; _ENABLED()'s slow path, which calls the is-enabled
+ * function, the unit as well; an asm beside the call form the unit and the
+ * stub's note (only a stub that can run has a note, so that no probe is
+ * seen twice: stapsdt.h).  They emit them from generic macros the
  * header writes once (put_unit_macros) and one line of names per probe
  * (put_probe_tuple).
  *
