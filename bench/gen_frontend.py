@@ -9,6 +9,8 @@ shapes:
   longstr   a clause with one string literal of N bytes
   probes    one provider with N probes
   typedefs  N typedefs, each used by a probe argument
+  providers N providers of one probe each
+  badnames  N providers whose names end in a digit (N errors)
   comment   one comment of N bytes
   ident     a provider name of N bytes (an error: too long)
   nesting   a clause with braces nested N deep
@@ -40,6 +42,12 @@ def main():
         for i in range(n):
             out.write("\tprobe p%d(int, char *, long);\n" % i)
         out.write("};\n")
+    elif shape == "providers":
+        for i in range(n):
+            out.write("provider p%dx { probe a(int); };\n" % i)
+    elif shape == "badnames":
+        for i in range(n):
+            out.write("provider p%d { probe a(int); };\n" % i)
     elif shape == "typedefs":
         for i in range(n):
             out.write("typedef unsigned long t%d_t;\n" % i)

@@ -238,6 +238,7 @@ add_dof_section(mw_t *w, const mdl_model_t *m, const site_table_t *sites,
 
 	one.providers = p;
 	one.nproviders = 1;
+	one.provider_index = NULL;	/* positions of m's array */
 	if (dof_generate_sites(&one, sites, t, &img, &where, e) != 0)
 		return -1;
 	dof_section_name(w, (*p)->name, name);

@@ -288,6 +288,7 @@ dof_bytes(const mdl_model_t *m, const site_table_t *sites, const target_t *t,
 			continue;	/* nothing to register */
 		one.providers = &m->providers[i];
 		one.nproviders = 1;
+		one.provider_index = NULL;	/* positions of m's array */
 		if (dof_generate_sites(&one, sites, t, &img, NULL, e) != 0)
 			goto fail;
 		grown = realloc(relocs, (nrelocs + img.nrelocs + 1) * sizeof(*relocs));

@@ -42,6 +42,7 @@ void
 diag_init(diag_t *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->max_errors = DIAG_MAX_ERRORS;
 }
 
 void
@@ -280,12 +281,32 @@ report(diag_t *d, src_loc_t loc, const char *kind, const char *tag,
 	sb_free(&sb);
 }
 
+/* One error past the limit: say so once, then stop where the caller asked. */
+static void
+too_many(diag_t *d)
+{
+	FILE *f = out_stream();
+
+	d->capped = true;
+	fprintf(f, "usdtc: error: too many errors, stopping after %d [D_TOO_MANY]\n",
+	    d->max_errors);
+	fflush(f);
+	if (d->stop != NULL)
+		longjmp(*d->stop, 1);
+}
+
 void
 diag_error(diag_t *d, src_loc_t loc, const char *tag, const char *fmt, ...)
 {
 	va_list ap;
 
 	d->nerrors++;
+	if (d->capped)
+		return;
+	if (d->max_errors > 0 && d->nerrors > d->max_errors) {
+		too_many(d);
+		return;
+	}
 	va_start(ap, fmt);
 	report(d, loc, "error", tag, fmt, ap);
 	va_end(ap);
@@ -297,6 +318,8 @@ diag_warning(diag_t *d, src_loc_t loc, const char *tag, const char *fmt, ...)
 	va_list ap;
 
 	d->nwarnings++;
+	if (d->capped)
+		return;
 	va_start(ap, fmt);
 	report(d, loc, "warning", tag, fmt, ap);
 	va_end(ap);
@@ -307,6 +330,8 @@ diag_note(diag_t *d, src_loc_t loc, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (d->capped)
+		return;
 	va_start(ap, fmt);
 	report(d, loc, "note", NULL, fmt, ap);
 	va_end(ap);

@@ -20,13 +20,20 @@
  * marked "...", and a message over 1 KB (a name of any length quoted in
  * it) keeps its start and its end around " ... ".
  *
- * A diag_t counts what it reported; the parser returns that count.  All
+ * A diag_t counts what it reported; the parser returns that count.  As
+ * compilers do (gcc's -fmax-errors, clang's -ferror-limit), it stops after
+ * DIAG_MAX_ERRORS errors: the next one is not shown, "too many errors" is
+ * said once ([D_TOO_MANY]) and, when the caller gave a stop point (the
+ * parser's), the run jumps there -- a file of 100,000 bad names reports
+ * 50, not 100,000.  All
  * diagnostics go to one stream per process, stderr unless diag_set_output
  * says otherwise (tests capture them; a fuzzer discards them).
  */
 #ifndef USDTC_DIAG_H
 #define USDTC_DIAG_H
 
+#include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -47,9 +54,14 @@ typedef struct diag_include {
 	int line;
 } diag_include_t;
 
+#define DIAG_MAX_ERRORS	50
+
 typedef struct diag {
 	int nerrors;
 	int nwarnings;
+	int max_errors;		/* DIAG_MAX_ERRORS from diag_init; 0: no limit */
+	bool capped;		/* "too many errors" said: nothing more is shown */
+	jmp_buf *stop;		/* where to go when capped, or NULL */
 	diag_text_t *texts;
 	size_t ntexts;
 	/*

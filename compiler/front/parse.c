@@ -33,6 +33,8 @@
  *   D_PROBE_BYVALUE                  a long double passed by value
  *   D_PRAGMA_MALFORM                 #line not understood
  *   D_CPP, D_IO, D_NOMEM             running cpp, reading the file, memory
+ *   D_TOO_MANY                       more than DIAG_MAX_ERRORS errors: the
+ *                                    parse stops (diag.h)
  *
  * Warnings (exit 0, output unchanged).  What real Linux files contain and
  * SystemTap's dtrace accepted, which DTrace rejects:
@@ -56,7 +58,8 @@
  *
  * Every string and value of one parse lives in an arena freed at the end;
  * running out of memory abandons the parse through ctx->fatal, after one
- * D_NOMEM diagnostic.
+ * D_NOMEM diagnostic, and so does an error past diag.h's limit
+ * (D_TOO_MANY).
  */
 #include <ctype.h>
 #include <stdalign.h>
@@ -382,6 +385,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 	ctx->cur_file = file;
 	ctx->line = 1;
 	ctx->col = 1;
+	d->stop = &ctx->fatal;	/* too many errors end the parse too */
 	if (setjmp(ctx->fatal) == 0) {
 		if (lexer_run(ctx) == 0) {
 			if (ctx->want_semicolon)
@@ -392,6 +396,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 			check_known_types(ctx);
 		}
 	}
+	d->stop = NULL;
 	d->nincl = 0;		/* the chain lives in ctx */
 	lexer_free(ctx);
 	parse_arena_free(ctx);

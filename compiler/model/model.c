@@ -88,8 +88,8 @@ probe_free(mdl_probe_t *pr)
 
 /*
  * Name indexes, so that lookups stay cheap in providers of many thousand
- * probes: a provider's probes by DTrace name, the model's typedefs by
- * name.  A set of positions in the indexed array (idset.h).  An index is
+ * probes: a provider's probes by DTrace name, the model's typedefs and
+ * providers by name (a file of 100,000 providers was quadratic).  A set of positions in the indexed array (idset.h).  An index is
  * only a cache: when it cannot be allocated, or a removal shifted the
  * positions, it is dropped, lookups scan the array, and the next addition
  * builds it again.
@@ -119,6 +119,12 @@ typedef_name_at(const void *owner, size_t pos)
 	return ((const mdl_model_t *)owner)->typedefs[pos].name;
 }
 
+static const char *
+provider_name_at(const void *owner, size_t pos)
+{
+	return ((const mdl_model_t *)owner)->providers[pos]->name;
+}
+
 static indexed_t
 probes_indexed(mdl_provider_t *p)
 {
@@ -129,6 +135,12 @@ static indexed_t
 typedefs_indexed(mdl_model_t *m)
 {
 	return (indexed_t){ &m->typedef_index, m, typedef_name_at, m->ntypedefs, true };
+}
+
+static indexed_t
+providers_indexed(mdl_model_t *m)
+{
+	return (indexed_t){ &m->provider_index, m, provider_name_at, m->nproviders, false };
 }
 
 static uint64_t
@@ -243,6 +255,7 @@ mdl_free(mdl_model_t *m)
 	}
 	free(m->typedefs);
 	index_drop(&m->typedef_index);
+	index_drop(&m->provider_index);
 	for (size_t i = 0; i < m->ntagged; i++)
 		free(m->tagged[i].tag);
 	free(m->tagged);
@@ -278,16 +291,17 @@ mdl_intern_file(mdl_model_t *m, const char *file)
 mdl_provider_t *
 mdl_find_provider(const mdl_model_t *m, const char *name)
 {
-	for (size_t i = 0; i < m->nproviders; i++)
-		if (strcmp(m->providers[i]->name, name) == 0)
-			return m->providers[i];
-	return NULL;
+	indexed_t a = providers_indexed((mdl_model_t *)m);	/* only read */
+	size_t i = index_find(&a, name);
+
+	return i != (size_t)-1 ? m->providers[i] : NULL;
 }
 
 mdl_provider_t *
 mdl_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
 {
 	mdl_provider_t *p = calloc(1, sizeof(*p)), **slot;
+	indexed_t a;
 
 	if (p == NULL || (p->name = strdup(name)) == NULL)
 		goto fail;
@@ -297,6 +311,8 @@ mdl_add_provider(mdl_model_t *m, const char *name, src_loc_t loc)
 	if ((slot = grow(&m->providers, &m->nproviders, sizeof(*slot))) == NULL)
 		goto fail;
 	*slot = p;
+	a = providers_indexed(m);
+	index_add_last(&a);
 	return p;
 fail:
 	provider_free(p);
@@ -318,6 +334,7 @@ mdl_remove_provider(mdl_model_t *m, mdl_provider_t *prov)
 		if (m->providers[i] == prov) {
 			remove_ptr((void **)m->providers, &m->nproviders, i);
 			provider_free(prov);
+			index_drop(&m->provider_index);	/* positions moved */
 			return;
 		}
 	}

@@ -170,6 +170,8 @@ typedef struct mdl_model {
 	char **files;			/* interned source file names */
 	size_t nfiles;
 	struct mdl_name_index *typedef_index;	/* typedefs by name; model.c's, may be NULL */
+	/* providers by name; model.c's, may be NULL (a copy of the model clears it) */
+	struct mdl_name_index *provider_index;
 } mdl_model_t;
 
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
