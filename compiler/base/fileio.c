@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "stale.h"
 
 /*
  * Read fd to its end, or to limit bytes, into a malloc'd buffer with a NUL
@@ -333,16 +334,19 @@ follow_links(const char *path)
 }
 
 /*
- * A new file beside dest named ".NAME~XXXXXX", NAME shortened so that the
- * name fits NAME_MAX and the path PATH_MAX: a name the user could give
- * always leaves room for its temporary.  Returns its fd, the name in *tmpp.
+ * A new file beside dest named ".NAME~PID.TAG~XXXXXX" (stale.h: a later run
+ * removes it if this one is killed), NAME shortened so that the name fits
+ * NAME_MAX and the path PATH_MAX: a name the user could give always leaves
+ * room for its temporary.  The directory's stale temporaries go first.
+ * Returns its fd, the name in *tmpp.
  */
 static int
 temp_beside(const char *dest, char **tmpp)
 {
 	const char *slash = strrchr(dest, '/'), *base = slash ? slash + 1 : dest;
 	size_t dirlen = (size_t)(base - dest), baselen = strlen(base);
-	size_t suffix = 8;	/* ".", "~XXXXXX" */
+	char stamp[STALE_STAMP_MAX + 1], *dir;
+	size_t suffix = 1 + STALE_STAMP_MAX + 6;	/* ".", "~PID.TAG~", "XXXXXX" */
 	size_t room = NAME_MAX - suffix;
 	int fd;
 
@@ -350,7 +354,13 @@ temp_beside(const char *dest, char **tmpp)
 		room = PATH_MAX - 1 - dirlen - suffix;
 	if (baselen > room)
 		baselen = room;
-	if (asprintf(tmpp, "%.*s.%.*s~XXXXXX", (int)dirlen, dest, (int)baselen, base) < 0)
+	if ((dir = strndup(dest, dirlen)) == NULL)
+		return *tmpp = NULL, errno = ENOMEM, -1;
+	stale_sweep(dir);
+	free(dir);
+	stale_stamp(stamp, sizeof(stamp));
+	if (asprintf(tmpp, "%.*s.%.*s%sXXXXXX", (int)dirlen, dest, (int)baselen, base,
+	    stamp) < 0)
 		return *tmpp = NULL, errno = ENOMEM, -1;
 	if ((fd = mkostemp(*tmpp, O_CLOEXEC)) < 0) {
 		int saved = errno;
