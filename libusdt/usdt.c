@@ -167,6 +167,41 @@ typedef struct provider_priv {
 /* Serializes enable and disable (never taken on the fire path). */
 static pthread_mutex_t usdt_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * fork() while another thread enables or disables: the child would
+ * inherit usdt_lock (and usdt_file.c's files_lock) held by a thread it
+ * does not have, and wait forever on its first enable.  So a fork waits
+ * for both locks, in the order enable takes them, and the child makes
+ * them anew.  (A signal handler must still not call libusdt: the thread
+ * it interrupts may hold them; usdt(3) says so.)
+ */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&usdt_lock);
+	usdt_file_fork_prepare();
+}
+
+static void
+fork_parent(void)
+{
+	usdt_file_fork_parent();
+	pthread_mutex_unlock(&usdt_lock);
+}
+
+static void
+fork_child(void)
+{
+	usdt_file_fork_child();
+	pthread_mutex_init(&usdt_lock, NULL);
+}
+
+__attribute__((constructor)) static void
+fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /* ---- errors --------------------------------------------------------------- */
 
 static const char *const usdt_errors[] = {

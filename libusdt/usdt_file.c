@@ -98,6 +98,24 @@ static usdt_file_t *live_files;
 static usdt_dir_t *dirs;
 static unsigned file_seq;
 
+void
+usdt_file_fork_prepare(void)
+{
+	pthread_mutex_lock(&files_lock);
+}
+
+void
+usdt_file_fork_parent(void)
+{
+	pthread_mutex_unlock(&files_lock);
+}
+
+void
+usdt_file_fork_child(void)
+{
+	pthread_mutex_init(&files_lock, NULL);
+}
+
 /* ---- who we are ---------------------------------------------------------- */
 
 /* Field 22 of /proc/PID/stat (start time in clock ticks), 0 if unknown. */

@@ -58,4 +58,14 @@ void usdt_file_loaded(usdt_file_t *f);
  */
 void usdt_file_remove(usdt_file_t *f);
 
+/*
+ * fork() while another thread holds the list of files (usdt.c's
+ * pthread_atfork handlers call these, after taking usdt.c's own lock):
+ * taken before the fork, released after it in the parent, made anew in
+ * the child (whose copy may be held by a thread it does not have).
+ */
+void usdt_file_fork_prepare(void);
+void usdt_file_fork_parent(void);
+void usdt_file_fork_child(void);
+
 #endif
