@@ -68,6 +68,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -647,12 +648,38 @@ unmap_object(loaded_t *l)
 	usdt_map_unmap(&l->map);
 }
 
+/*
+ * usdt_image_write with SIGXFSZ blocked: past RLIMIT_FSIZE (a limit the
+ * user sets, and a setuid program keeps) the write fails with EFBIG
+ * instead of killing the host and leaving its empty image behind.  The
+ * signal the write raised is taken back; one pending before is left.
+ */
+static int
+write_image(const char *provider, const usdt_image_probe_t *ip, size_t n, int fd,
+    usdt_image_layout_t *layout, err_t *e)
+{
+	struct timespec now = { 0, 0 };
+	sigset_t xfsz, old, before, after;
+	int rc;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	sigpending(&before);
+	rc = usdt_image_write(provider, ip, n, fd, layout, e);
+	sigpending(&after);
+	if (sigismember(&after, SIGXFSZ) && !sigismember(&before, SIGXFSZ))
+		sigtimedwait(&xfsz, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* Write the object into l's file, seal it, load it, check it. */
 static int
 write_and_load(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
     size_t n, usdt_image_layout_t *layout, err_t *e)
 {
-	if (usdt_image_write(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
+	if (write_image(provider->name, ip, n, l->file.fd, layout, e) != 0 ||
 	    usdt_file_seal(&l->file, e) != 0 || map_object(l, layout->dof, e) != 0)
 		return -1;
 	usdt_file_loaded(&l->file);
