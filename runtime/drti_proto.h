@@ -36,8 +36,9 @@
  * record with no other site is dropped), so every probe can be enabled
  * and fire; _ENABLED() then answers only for the Linux tracers
  * (semaphores), never for DTrace, which is all such a kernel allows.
- * Where that file cannot be read (securityfs not mounted) the kernel is
- * taken as not locked down.  DTRACE_DOF_INIT_LOCKDOWN=none|integrity|
+ * Where that file cannot be read (securityfs not mounted) or says no mode,
+ * the kernel is taken as locked down: what keeps every probe usable on
+ * any kernel (drti_lockdown).  DTRACE_DOF_INIT_LOCKDOWN=none|integrity|
  * confidentiality says it instead (tests use it to see both DOFs).
  *
  * This code runs inside other people's programs, setuid ones included, so
@@ -301,25 +302,36 @@ drti_open_device(const drti_reg_t *r)
 /*
  * Whether the kernel is locked down: DTRACE_DOF_INIT_LOCKDOWN if set,
  * else the bracketed mode of /sys/kernel/security/lockdown ("none
- * [integrity] confidentiality"); not locked down when neither says.
+ * [integrity] confidentiality").  When neither says (securityfs not
+ * mounted, as in a container's usual mount namespace; the file unreadable
+ * or not in that form), taken as locked down: without is-enabled offsets
+ * every probe can still be enabled and fire on any kernel, only DTrace's
+ * _ENABLED() answers false; with them a locked-down kernel's DTrace could
+ * enable no probe that has an is-enabled site.
  */
 DRTI_PROTO int
 drti_lockdown(const drti_reg_t *r)
 {
 	const char *forced = secure_getenv("DTRACE_DOF_INIT_LOCKDOWN");
 	char line[128];
-	const char *open_br;
+	const char *open_br = NULL;
+	int err = 0;
 
 	if (forced != NULL && forced[0] != '\0') {
 		drti_say(r, "lockdown %s (DTRACE_DOF_INIT_LOCKDOWN)", forced);
 		return strcmp(forced, "none") != 0;
 	}
-	if (drti_find_line("/sys/kernel/security/lockdown", "", line, sizeof(line)) != 0) {
-		drti_say(r, "cannot read /sys/kernel/security/lockdown: taken as none");
-		return 0;
+	errno = 0;
+	if (drti_find_line("/sys/kernel/security/lockdown", "", line, sizeof(line)) != 0)
+		err = errno != 0 ? errno : EIO;
+	else if ((open_br = strchr(line, '[')) == NULL || strchr(open_br, ']') == NULL)
+		err = EINVAL;
+	if (err != 0) {
+		drti_say(r, "cannot read /sys/kernel/security/lockdown (%s): taken as "
+		    "locked down, is-enabled offsets dropped so that every probe can be "
+		    "enabled", err == EINVAL ? "no [mode] in it" : strerror(err));
+		return 1;
 	}
-	if ((open_br = strchr(line, '[')) == NULL)
-		return 0;
 	drti_say(r, "kernel lockdown %.*s", (int)strcspn(open_br + 1, "]"), open_br + 1);
 	return strncmp(open_br + 1, "none]", 5) != 0;
 }
