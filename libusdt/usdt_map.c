@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "usdt_map.h"
@@ -110,17 +111,27 @@ check_dynamic(int fd, const ElfW(Phdr) *ph, err_t *e)
 
 /*
  * The span of the PT_LOAD segments, [*lo, *hi) in image addresses, page
- * aligned; refuses segments a loader would refuse or act on.
+ * aligned; refuses segments a loader would refuse or act on, and file
+ * bytes past the file's end (a mapping there would fault on first touch).
  */
 static int
 check_segments(int fd, const image_hdrs_t *h, uintptr_t *lo, uintptr_t *hi, err_t *e)
 {
 	bool any = false;
+	struct stat st;
 
 	*lo = UINTPTR_MAX;
 	*hi = 0;
+	if (fstat(fd, &st) != 0)
+		return err_errno(e, errno, "the image's size");
 	for (unsigned i = 0; i < h->eh.e_phnum; i++) {
 		const ElfW(Phdr) *ph = &h->ph[i];
+
+		if ((ph->p_type == PT_LOAD || ph->p_type == PT_DYNAMIC) &&
+		    (ph->p_offset > (uint64_t)st.st_size ||
+		    ph->p_filesz > (uint64_t)st.st_size - ph->p_offset))
+			return err_set(e, "the image's segment at %#lx goes past the end of "
+			    "its file", (unsigned long)ph->p_vaddr);
 
 		if (ph->p_type == PT_INTERP || ph->p_type == PT_TLS)
 			return err_set(e, "the image has a segment (type %u) that needs a "

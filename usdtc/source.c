@@ -50,6 +50,9 @@ read_error(diag_t *d, const char *file, int errnum)
 	if (errnum == EFBIG)
 		diag_error(d, at_file, "D_IO", "cannot read it: it goes on past %zu MiB, "
 		    "more than any provider definition holds", FILE_READ_MAX >> 20);
+	else if (errnum == ENXIO)
+		diag_error(d, at_file, "D_IO", "cannot read it: a FIFO with nothing "
+		    "written to it and no writer");
 	else
 		diag_error(d, at_file, "D_IO", "cannot read it: %s", strerror(errnum));
 }

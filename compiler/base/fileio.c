@@ -76,6 +76,10 @@ read_fd_all(int fd, size_t hint, size_t limit, bool strict, char **bufp, size_t 
 		    cap - len - 1 : limit + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN) {	/* a writer is there: wait for it */
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			continue;
+		}
 		if (n < 0) {
 			int saved = errno;
 
@@ -103,18 +107,34 @@ read_fd_all(int fd, size_t hint, size_t limit, bool strict, char **bufp, size_t 
 char *
 file_read_all(const char *path, size_t *lenp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), saved;
+	/*
+	 * O_NONBLOCK: opening a FIFO must not wait for a writer.  The first
+	 * read of a FIFO then says whether one is there (EAGAIN: read_fd_all
+	 * waits for its data) or not (end of file at once: ENXIO).
+	 */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), saved;
 	struct stat st;
 	char *buf = NULL;
 
 	*lenp = 0;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-		errno = EISDIR;
-	else if (read_fd_all(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0,
-	    FILE_READ_MAX, true, &buf, lenp) != 0)
+	if (fstat(fd, &st) != 0) {
 		buf = NULL;
+	} else if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+	} else {
+		if (!S_ISFIFO(st.st_mode))
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		if (read_fd_all(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0,
+		    FILE_READ_MAX, true, &buf, lenp) != 0)
+			buf = NULL;
+		else if (S_ISFIFO(st.st_mode) && *lenp == 0) {
+			free(buf);
+			buf = NULL;
+			errno = ENXIO;
+		}
+	}
 	saved = errno;
 	close(fd);
 	errno = saved;

@@ -24,7 +24,8 @@
  * The whole of path, malloc'd with a NUL after the last byte (*lenp does
  * not count it), or NULL with errno set: EISDIR for a directory, EFBIG past
  * FILE_READ_MAX bytes (/dev/zero, an endless pipe).  Pipes and FIFOs are
- * read (a provider given as <(cmd)).
+ * read (a provider given as <(cmd)); one with no writer (nothing to read
+ * at once, and none to wait for) is ENXIO, never a wait.
  */
 char *file_read_all(const char *path, size_t *lenp);
 
