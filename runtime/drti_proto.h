@@ -53,9 +53,11 @@
  *     device (fstat) before any ioctl: a regular file or a FIFO there is
  *     refused and said so under DTRACE_DOF_INIT_DEBUG.  One exception: a
  *     regular file of a FUSE file system that root mounted (mountinfo's
- *     user_id=0 for the file's own mount), which is how dtprobed serves
- *     its helper on a kernel without CUSE.  Only root can mount that, and
- *     a setuid program never reaches it (DEVNAME is not read there);
+ *     user_id=0 for the file's own mount) and that a root process serves,
+ *     which is how dtprobed serves its helper on a kernel without CUSE;
+ *     who serves is found before anything reaches the daemon
+ *     (drti_fuse.h).  A setuid program never reaches it (DEVNAME is not
+ *     read there);
  *   - DTRACE_DOF_INIT_LOCKDOWN only chooses which of our own DOFs the
  *     process registers for itself, and is not read in a setuid program
  *     either;
@@ -236,38 +238,7 @@ drti_has_option(const char *opts, const char *word)
 	}
 }
 
-#define DRTI_FUSE_MAGIC	0x65735546	/* statfs f_type of FUSE */
-
-/*
- * Whether fd is a file of a FUSE file system mounted by root: its mount
- * (fdinfo's mnt_id) has fstype fuse or fuse.* and the super option
- * user_id=0 in mountinfo.  A FUSE daemon can claim any owner for its
- * files, but not for its mount.
- */
-DRTI_PROTO int
-drti_root_fuse(int fd)
-{
-	char path[64], line[4096], id[32];
-	struct statfs sf;
-	const char *dash, *fstype, *opts;
-
-	if (fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (drti_find_line(path, "mnt_id:", line, sizeof(line)) != 0)
-		return 0;
-	snprintf(id, sizeof(id), "%ld ", strtol(line + strlen("mnt_id:"), NULL, 10));
-	if (drti_find_line("/proc/self/mountinfo", id, line, sizeof(line)) != 0 ||
-	    (dash = strstr(line, " - ")) == NULL)
-		return 0;
-	fstype = dash + 3;
-	if (strncmp(fstype, "fuse ", 5) != 0 && strncmp(fstype, "fuse.", 5) != 0)
-		return 0;
-	/* " - fstype source superopts" */
-	if ((opts = strchr(fstype, ' ')) == NULL || (opts = strchr(opts + 1, ' ')) == NULL)
-		return 0;
-	return drti_has_option(opts + 1, "user_id=0");
-}
+#include "drti_fuse.h"
 
 /*
  * The helper device, or -1 (errno set) when there is none or what is at
@@ -282,6 +253,10 @@ drti_open_device(const drti_reg_t *r)
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
+	if (!drti_fuse_helper_ok(r, dev)) {
+		errno = EPERM;
+		return -1;
+	}
 	fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno;
@@ -544,29 +519,42 @@ drti_register_dof(drti_reg_t *r, const void *dof)
 }
 
 /*
- * REMOVE the generation r holds, if any.  Returns 0, or -1 when the
- * device could not be reached or refused (errno set); r->gen is -1 after.
+ * REMOVE the generation r holds, if any: by value to a character device,
+ * through drti_fuse_remove_arg to a FUSE file.  Returns 0 (r->gen is then
+ * -1), or -1 when the device could not be reached or refused (errno set):
+ * r->gen is kept, since the helper may still hold the registration, and
+ * libusdt must not unmap what DTrace may still trace.
  */
 DRTI_PROTO int
 drti_unregister(drti_reg_t *r)
 {
+	unsigned long arg = (unsigned long)r->gen;
+	void *map = NULL;
+	size_t maplen = 0;
+	struct stat st;
 	int fd, rc = 0, err = 0;
 
 	if (r->gen < 0)
 		return 0;
-	if ((fd = drti_open_device(r)) < 0) {
-		r->gen = -1;
+	if ((fd = drti_open_device(r)) < 0)
 		return -1;
-	}
-	if (ioctl(fd, DTRACEHIOC_REMOVE_LINUX, (long)r->gen) < 0) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (arg = drti_fuse_remove_arg(r->gen, &map, &maplen)) == 0) {
+		err = errno;
+		rc = -1;
+		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %s",
+		    "a FUSE helper", strerror(err));
+	} else if (ioctl(fd, DTRACEHIOC_REMOVE_LINUX, arg) < 0) {
 		err = errno;
 		rc = -1;
 		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %s", r->gen,
 		    strerror(err));
 	} else {
 		drti_say(r, "DTRACEHIOC_REMOVE of generation %d done", r->gen);
+		r->gen = -1;
 	}
-	r->gen = -1;
+	if (map != NULL)
+		munmap(map, maplen);
 	close(fd);
 	errno = err;
 	return rc;

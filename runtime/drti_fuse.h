@@ -1,0 +1,280 @@
+/*
+ * drti_fuse.h - whether a DTrace helper served through FUSE may be used:
+ * included by drti_proto.h (its functions are static, as its are).
+ *
+ * Why: on a kernel without CUSE, dtprobed serves its helper as a regular
+ * file of a FUSE file system.  A root program hands the helper its load
+ * address and the address of its DOF, and waits in the ioctl until the
+ * daemon answers -- uninterruptibly once the daemon has read the request
+ * (the kernel's request_wait_answer: a fatal signal waits it out too), so
+ * a daemon that never answers leaves the program in D state before main,
+ * unkillable.  There is no timeout to put on that ioctl, nor on the open
+ * and lookups that reach the daemon first; a thread to do the
+ * registration would make every program built with -G multi-threaded
+ * before main (unshare(CLONE_NEWUSER) then fails, a fork in a
+ * constructor inherits it), and a hung ioctl would still hold the process
+ * at exit.  So the only sound defence is to talk to no daemon but a
+ * trusted one, and to find out who serves before anything reaches it:
+ *
+ *   - mountinfo's user_id=0 names who mounted the file system, not who
+ *     serves it (`-o drop_privileges` hands root's mount to a daemon that
+ *     runs as nobody), so it is necessary, not sufficient;
+ *   - the server is whoever holds a /dev/fuse descriptor of the mount's
+ *     connection: /proc/PID/fdinfo of such a descriptor says
+ *     "fuse_connection: N", N the mount's device number (mountinfo's
+ *     MAJOR:MINOR), and /proc/PID/status gives that process's uids;
+ *   - the mount is identified without touching it: the helper's directory
+ *     and then the helper are opened O_PATH (no FUSE request: the lookup of
+ *     each is done by the file system holding it, and a mount point is
+ *     crossed without one), and their mount found by fdinfo's mnt_id.
+ *
+ * A helper on FUSE is used only when every process seen holding its
+ * connection runs with every uid (real, effective, saved, file system)
+ * root or this process's own effective uid, and -- in a root program,
+ * which sees every process of its pid namespace -- at least one is seen.
+ * A program that is not root cannot see root's descriptors: it keeps the
+ * mountinfo check alone, and refuses a server it can see running as
+ * another user.  A daemon in another pid namespace is not seen: a root
+ * program then does not use it.  A root daemon that hangs still hangs
+ * its clients, as a hung CUSE dtprobed does: `echo 1 >
+ * /sys/fs/fuse/connections/N/abort` frees them.
+ */
+#ifndef USDTC_DRTI_FUSE_H
+#define USDTC_DRTI_FUSE_H
+
+#include <dirent.h>
+#include <sys/syscall.h>
+
+#define DRTI_FUSE_MAGIC	0x65735546	/* statfs f_type of FUSE */
+
+/* The /proc/self/mountinfo line of fd's mount (fdinfo's mnt_id); 0 or -1. */
+DRTI_PROTO int
+drti_mount_line(int fd, char *line, size_t size)
+{
+	char path[64], id[32];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (drti_find_line(path, "mnt_id:", line, size) != 0)
+		return -1;
+	snprintf(id, sizeof(id), "%ld ", strtol(line + strlen("mnt_id:"), NULL, 10));
+	return drti_find_line("/proc/self/mountinfo", id, line, size);
+}
+
+/*
+ * A mountinfo line's FUSE connection (its device, as the kernel numbers
+ * it: MAJOR << 20 | MINOR), or -1 when the file system is not FUSE;
+ * *root_mount says whether its super options hold user_id=0.
+ */
+DRTI_PROTO long
+drti_fuse_conn(const char *line, int *root_mount)
+{
+	const char *dash = strstr(line, " - "), *fstype, *opts, *p = line;
+	unsigned long major, minor;
+	char *end;
+
+	*root_mount = 0;
+	if (dash == NULL)
+		return -1;
+	fstype = dash + 3;
+	if (strncmp(fstype, "fuse ", 5) != 0 && strncmp(fstype, "fuse.", 5) != 0)
+		return -1;
+	/* "ID PARENT MAJOR:MINOR ..." */
+	for (int field = 0; field < 2 && p != NULL; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (p == NULL)
+		return -1;
+	major = strtoul(p, &end, 10);
+	if (*end != ':')
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	/* " - fstype source superopts" */
+	if ((opts = strchr(fstype, ' ')) != NULL && (opts = strchr(opts + 1, ' ')) != NULL)
+		*root_mount = drti_has_option(opts + 1, "user_id=0");
+	return (long)(major << 20 | minor);
+}
+
+/* Whether every uid in /proc/PID/status's "Uid:" line is want; -1 unreadable. */
+DRTI_PROTO int
+drti_uids_are(const char *pid, unsigned long want)
+{
+	char path[300], line[256];
+	unsigned long u[4];
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	if (drti_find_line(path, "Uid:", line, sizeof(line)) != 0 ||
+	    sscanf(line + 4, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4)
+		return -1;
+	return u[0] == want && u[1] == want && u[2] == want && u[3] == want;
+}
+
+/* How many /dev/fuse descriptors of process pid serve connection conn. */
+DRTI_PROTO int
+drti_pid_serves(const char *pid, long conn)
+{
+	char path[600], link[16], line[128], buf[2048];
+	int dfd, found = 0;
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
+
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' ||
+			    readlinkat(dfd, de->d_name, link, sizeof(link)) != 9 ||
+			    memcmp(link, "/dev/fuse", 9) != 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, de->d_name);
+			if (drti_find_line(path, "fuse_connection:", line, sizeof(line)) == 0 &&
+			    strtol(line + strlen("fuse_connection:"), NULL, 10) == conn)
+				found++;
+		}
+	}
+	close(dfd);
+	return found;
+}
+
+/*
+ * Whether FUSE connection conn is served only by processes of root or of
+ * this process's euid (at least one seen, for a root program).  Says why
+ * not under DTRACE_DOF_INIT_DEBUG.
+ */
+DRTI_PROTO int
+drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
+{
+	unsigned long me = (unsigned long)geteuid();
+	char buf[2048];
+	int pfd, seen = 0, bad = 0;
+	long n;
+
+	if ((pfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return me != 0;
+	while (!bad && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n && !bad;) {
+			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
+
+			off += de->d_reclen;
+			if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+			    drti_pid_serves(de->d_name, conn) == 0)
+				continue;
+			seen++;
+			if (drti_uids_are(de->d_name, 0) == 1 || drti_uids_are(de->d_name, me) == 1)
+				continue;
+			drti_say(r, "%s is served by process %s, which runs as another user: "
+			    "not using it", dev, de->d_name);
+			bad = 1;
+		}
+	}
+	close(pfd);
+	if (!bad && seen == 0 && me == 0)
+		drti_say(r, "%s: no process serving its FUSE connection is seen: not using it",
+		    dev);
+	return !bad && (seen > 0 || me != 0);
+}
+
+/*
+ * Before dev is opened: if it, or the directory holding it, is on FUSE,
+ * whether that file system is root's mount served by a trusted process
+ * (the top of this file says why; nothing here sends the daemon a
+ * request).  1 when dev may be opened.
+ */
+DRTI_PROTO int
+drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
+{
+	char dir[4096], line[4096];
+	const char *slash = strrchr(dev, '/');
+	const char *paths[2] = { dir, dev };
+	int root_mount;
+	long conn;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == dev ? 1 : (int)(slash - dev), dev);
+	for (int i = 0; i < 2; i++) {
+		int fd = open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
+
+		if (fd < 0)
+			return 1;	/* the open that follows says why */
+		conn = drti_mount_line(fd, line, sizeof(line)) == 0 ?
+		    drti_fuse_conn(line, &root_mount) : -1;
+		close(fd);
+		if (conn < 0)
+			continue;
+		if (!root_mount) {
+			drti_say(r, "%s is on a FUSE file system root did not mount: not using it",
+			    dev);
+			return 0;
+		}
+		return drti_fuse_server_trusted(r, dev, conn);
+	}
+	return 1;
+}
+
+/*
+ * After the open, for a regular file: whether fd is a file of a FUSE
+ * file system mounted by root (drti_fuse_helper_ok checked its server).
+ */
+DRTI_PROTO int
+drti_root_fuse(int fd)
+{
+	char line[4096];
+	struct statfs sf;
+	int root_mount;
+
+	if (fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
+		return 0;
+	return drti_mount_line(fd, line, sizeof(line)) == 0 &&
+	    drti_fuse_conn(line, &root_mount) >= 0 && root_mount;
+}
+
+/*
+ * DTRACEHIOC_REMOVE's argument for a helper on FUSE.  The ioctl number
+ * declares a 4-byte input (_IOW), so for a FUSE file the kernel copies 4
+ * bytes from the argument's address before the daemon sees anything:
+ * the generation passed by value, as a character device takes it, is an
+ * address like 7 and the ioctl fails with EFAULT.  A FUSE daemon may read
+ * either the 4 bytes (in_buf, what FUSE hands it) or the raw argument
+ * (dtprobed-fuse does, as its CUSE original; dof_stash_remove takes an
+ * int, so only its low 32 bits count).  So the argument is an address
+ * whose low 32 bits are the generation, on a page mapped here (4 GiB
+ * apart: one of them is free in any 64-bit process) that holds the
+ * generation there: both readings get it.  Returns the address (0 if no
+ * page could be mapped), the mapping in *map and *maplen for munmap.
+ */
+DRTI_PROTO unsigned long
+drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+
+	*map = NULL;
+	*maplen = 0;
+	if (sizeof(unsigned long) < 8 || gen < 0)
+		return 0;
+	for (unsigned long k = 1; k < 64; k++) {
+		unsigned long at = k << 32 | (unsigned long)gen;
+		unsigned long base = at / page * page;
+		size_t len = at + sizeof(int) > base + page ? 2 * page : page;
+		void *p = mmap((void *)base, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (p == MAP_FAILED)
+			continue;
+		if ((unsigned long)p != base) {	/* a kernel that took it as a hint */
+			munmap(p, len);
+			continue;
+		}
+		memcpy((void *)at, &gen, sizeof(gen));
+		*map = p;
+		*maplen = len;
+		return at;
+	}
+	return 0;
+}
+
+#endif
