@@ -18,7 +18,8 @@
  *   return test_summary();            from main
  *
  * Header-only: each driver is one translation unit (or includes this from
- * only one).  count_open_fds() is how leak tests see descriptors.
+ * only one).  count_open_fds() is how leak tests see descriptors, and
+ * maps_lines() how they see mappings.
  */
 #ifndef USDTC_TESTLIB_H
 #define USDTC_TESTLIB_H
@@ -142,6 +143,22 @@ count_open_fds(void)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	return n - 1;	/* the directory's own descriptor */
+}
+
+/* Lines of /proc/self/maps containing needle, or -1 if it cannot be read. */
+static int __attribute__((unused))
+maps_lines(const char *needle)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	int n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
 }
 
 #endif

@@ -15,21 +15,7 @@
 
 #include <usdt.h>
 
-/* Lines of /proc/self/maps that name the image of provider lsprov. */
-static int
-mapped(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	int n = 0;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		n += strstr(line, "lsprov") != NULL;
-	fclose(f);
-	return n;
-}
+#include "../testlib.h"
 
 int
 main(void)
@@ -49,7 +35,7 @@ main(void)
 		rc = usdt_provider_disable(p);
 		if (i == 1 && rc != 0)
 			snprintf(err, sizeof(err), "%s", usdt_errstr(p));
-		printf("disable%d=%d enabled=%d mapped=%d\n", i, rc, p->enabled, mapped() > 0);
+		printf("disable%d=%d enabled=%d mapped=%d\n", i, rc, p->enabled, maps_lines("lsprov") > 0);
 	}
 	printf("error=%s\n", err);
 	usdt_provider_free(p);

@@ -56,22 +56,6 @@ memfd_create(const char *name, unsigned int flags)
 
 /* ---- helpers --------------------------------------------------------------- */
 
-/* Lines of /proc/self/maps containing needle. */
-static int
-maps_matching(const char *needle)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	int n = 0;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		n += strstr(line, needle) != NULL;
-	fclose(f);
-	return n;
-}
-
 /* The descriptor whose /proc/self/fd link starts with prefix, or -1. */
 static int
 fd_linking_to(const char *prefix)
@@ -159,11 +143,11 @@ memfd_noexec(void)
 	memfd_calls = 0;
 	usdt_provider_add_probe(p, a);
 	rc = usdt_provider_enable(p);
-	check(rc == 0 && memfd_calls == 2 && maps_matching("/memfd:libusdt:noexec") >= 3,
+	check(rc == 0 && memfd_calls == 2 && maps_lines("/memfd:libusdt:noexec") >= 3,
 	    "memfd_create(MFD_EXEC) refused with EACCES (vm.memfd_noexec=2): retried "
 	    "without MFD_EXEC, the object is a memfd",
 	    "rc %d, %d memfd_create calls, %d memfd mappings; %s", rc, memfd_calls,
-	    maps_matching("/memfd:libusdt:noexec"), usdt_errstr(p));
+	    maps_lines("/memfd:libusdt:noexec"), usdt_errstr(p));
 	refuse_mfd_exec = 0;
 	usdt_provider_free(p);
 	usdt_probe_release(a);
@@ -318,10 +302,10 @@ sealed(const char *dir)
 	usdt_provider_enable(p);
 	snprintf(prefix, sizeof(prefix), "%s/libusdt-", dir);
 	fd = fd_linking_to(prefix);
-	check(fd == -1 && maps_matching(prefix) >= 3,
+	check(fd == -1 && maps_lines(prefix) >= 3,
 	    "a named image keeps no descriptor once loaded", "fd %d", fd);
-	check(p->enabled && usdt_provider_disable(p) == 0 && maps_matching(prefix) == 0,
-	    "disable unmaps it", "%d mappings", maps_matching(prefix));
+	check(p->enabled && usdt_provider_disable(p) == 0 && maps_lines(prefix) == 0,
+	    "disable unmaps it", "%d mappings", maps_lines(prefix));
 	usdt_provider_enable(p);
 	{
 		FILE *f = fopen("/proc/self/maps", "r");
