@@ -35,7 +35,10 @@
  * A program that is not root cannot see root's descriptors: it keeps the
  * mountinfo check alone, and refuses a server it can see running as
  * another user.  A daemon in another pid namespace is not seen: a root
- * program then does not use it.  A root daemon that hangs still hangs
+ * program then does not use it.  The walk over /proc costs a readlink
+ * per open descriptor on the machine, paid only by programs whose helper
+ * is on FUSE (a CUSE or kernel helper is a character device, and no DTrace
+ * costs one failed open, as before).  A root daemon that hangs still hangs
  * its clients, as a hung CUSE dtprobed does: `echo 1 >
  * /sys/fs/fuse/connections/N/abort` frees them.
  */
@@ -180,7 +183,9 @@ drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
  * Before dev is opened: if it, or the directory holding it, is on FUSE,
  * whether that file system is root's mount served by a trusted process
  * (the top of this file says why; nothing here sends the daemon a
- * request).  1 when dev may be opened.
+ * request).  1 when dev may be opened, 0 when not, -1 (errno set) when
+ * its directory cannot be opened: then dev cannot be either, and the
+ * usual case, no DTrace, still costs one failed open.
  */
 DRTI_PROTO int
 drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
@@ -199,7 +204,7 @@ drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
 		int fd = open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
 
 		if (fd < 0)
-			return 1;	/* the open that follows says why */
+			return i == 0 ? -1 : 1;	/* else the open that follows says why */
 		conn = drti_mount_line(fd, line, sizeof(line)) == 0 ?
 		    drti_fuse_conn(line, &root_mount) : -1;
 		close(fd);

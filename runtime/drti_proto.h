@@ -249,15 +249,16 @@ drti_open_device(const drti_reg_t *r)
 {
 	const char *dev = secure_getenv("DTRACE_DOF_INIT_DEVNAME");
 	struct stat st;
-	int fd, err;
+	int fd = -1, err, ok;
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
-	if (!drti_fuse_helper_ok(r, dev)) {
+	if ((ok = drti_fuse_helper_ok(r, dev)) == 0) {
 		errno = EPERM;
 		return -1;
 	}
-	fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (ok > 0)
+		fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno;
 		drti_say(r, "cannot open %s: %s", dev, strerror(err));
