@@ -246,9 +246,9 @@ drti_root_fuse(int fd)
  * either the 4 bytes (in_buf, what FUSE hands it) or the raw argument
  * (dtprobed-fuse does, as its CUSE original; dof_stash_remove takes an
  * int, so only its low 32 bits count).  So the argument is an address
- * whose low 32 bits are the generation, on a page mapped here (4 GiB
- * apart: one of them is free in any 64-bit process) that holds the
- * generation there: both readings get it.  Returns the address (0 if no
+ * whose low 32 bits are the generation, on a page mapped here (some
+ * multiple of 4 GiB below 128 TiB is free in any 64-bit process) that
+ * holds the generation there: both readings get it.  Returns the address (0 if no
  * page could be mapped), the mapping in *map and *maplen for munmap.
  */
 DRTI_PROTO unsigned long
@@ -261,7 +261,8 @@ drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 	*maplen = 0;
 	if (sizeof(unsigned long) < 8 || gen < 0)
 		return 0;
-	for (unsigned long k = 1; k < 64; k++) {
+	/* 4 GiB apart, then spread out (ASan's shadow takes 4 GiB to 16 TiB). */
+	for (unsigned long k = 1; k < 0x8000; k = k < 64 ? k + 1 : 2 * k) {
 		unsigned long at = k << 32 | (unsigned long)gen;
 		unsigned long base = at / page * page;
 		size_t len = at + sizeof(int) > base + page ? 2 * page : page;
