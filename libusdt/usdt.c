@@ -425,6 +425,17 @@ drop_provider_ref(usdt_probedef_t *pd)
 	drop_probedef(pd);
 }
 
+/* The code the libusdt of 2012 gave a type (usdt.h: argtypes). */
+static usdt_argtype_t
+argtype_code(const char *type)
+{
+	if (strncmp(type, "char *", 6) == 0)
+		return USDT_ARGTYPE_STRING;
+	if (strncmp(type, "int", 3) == 0)
+		return USDT_ARGTYPE_INTEGER;
+	return USDT_ARGTYPE_NONE;
+}
+
 usdt_probedef_t *
 usdt_create_probe(const char *func, const char *name, size_t argc, const char **types)
 {
@@ -458,8 +469,10 @@ usdt_create_probe(const char *func, const char *name, size_t argc, const char **
 	at = (char *)(pp->mtypes + argc);
 	pd->function = put_string(&at, func, flen);
 	pd->name = put_string(&at, name, nlen);
-	for (size_t i = 0; i < argc; i++)
+	for (size_t i = 0; i < argc; i++) {
 		pd->types[i] = put_string(&at, types[i], tlen[i]);
+		pd->argtypes[i] = argtype_code(types[i]);
+	}
 	pd->argc = argc;
 	return pd;
 }

@@ -92,15 +92,35 @@ typedef struct usdt_probe {
 USDT_API int usdt_is_enabled(usdt_probe_t *probe);
 USDT_API void usdt_fire_probe(usdt_probe_t *probe, size_t argc, void **argv);
 
-/* A probe definition; probe is NULL until its provider is enabled. */
+/*
+ * A probe definition; probe is NULL until its provider is enabled.
+ * types[] holds the type strings given to usdt_create_probe, as libusdt
+ * has since December 2012.  Code written for the libusdt before that
+ * (ruby-usdt's ext/usdt/real/usdt.c) reads types[i] as a code and
+ * compares it with USDT_ARGTYPE_STRING or USDT_ARGTYPE_INTEGER: built with
+ * -DLIBUSDT_ARGTYPE_CODES, it sees the strings as type_names[] and the
+ * codes as types[] (the same layout either way: one library serves both).
+ * argtypes[i] is USDT_ARGTYPE_STRING for a type beginning "char *",
+ * USDT_ARGTYPE_INTEGER for one beginning "int", else USDT_ARGTYPE_NONE,
+ * as that library set it.
+ */
 typedef struct usdt_probedef {
 	const char *name;
 	const char *function;
 	size_t argc;
+#ifdef LIBUSDT_ARGTYPE_CODES
+	char *type_names[USDT_ARG_MAX];
+#else
 	char *types[USDT_ARG_MAX];
+#endif
 	struct usdt_probe *probe;
 	struct usdt_probedef *next;
 	int refcnt;
+#ifdef LIBUSDT_ARGTYPE_CODES
+	usdt_argtype_t types[USDT_ARG_MAX];
+#else
+	usdt_argtype_t argtypes[USDT_ARG_MAX];
+#endif
 } usdt_probedef_t;
 
 USDT_API usdt_probedef_t *usdt_create_probe(const char *func, const char *name,

@@ -1,0 +1,49 @@
+# tests/langs/probes.rb - a Ruby program with run-time probes, through
+# ruby-usdt (built unchanged against usdtc's libusdt by tests/langs/run),
+# for the tracers to read.  The same modes as probes.pl:
+#
+#   ruby probes.rb trace STOP   provider rbprov: ints(int, int),
+#                               strs(char *, char *), mixed(char *, int);
+#                               "ready PID"; fires until STOP exists
+#                               (ruby-usdt's fire does nothing while the
+#                               probe is not enabled).
+#   ruby probes.rb loop N STOP  N providers created, enabled, fired and
+#                               disabled, then dropped to the collector;
+#                               "looped PID N"; waits for STOP.
+require 'usdt'
+
+$stdout.sync = true
+mode, *rest = ARGV
+
+case mode
+when 'trace'
+  stop = rest[0]
+  p = USDT::Provider.create(:rbprov, :rbmod)
+  ints = p.probe(:handler, :ints, :integer, :integer)
+  strs = p.probe(:handler, :strs, :string, :string)
+  mixed = p.probe(:handler, :mixed, :string, :integer)
+  p.enable
+  puts "ready #{Process.pid}"
+  until File.exist?(stop)
+    ints.fire(-42, 2147483647)
+    strs.fire('GET', '/index.html')
+    mixed.fire('ruby', 301)
+    sleep 0.02
+  end
+  p.disable
+when 'loop'
+  n = rest[0].to_i
+  stop = rest[1]
+  n.times do |i|
+    p = USDT::Provider.create(:rbloop, :rbmod)
+    probe = p.probe(:loop, :tick, :integer, :string)
+    p.enable
+    probe.fire(i, "round #{i}")
+    p.disable
+  end
+  GC.start
+  puts "looped #{Process.pid} #{n}"
+  sleep 0.02 until File.exist?(stop)
+else
+  abort 'usage: probes.rb trace STOP | loop N STOP'
+end
