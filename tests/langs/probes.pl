@@ -7,8 +7,10 @@
 #                               prints "ready PID", fires each probe while
 #                               it is enabled (always with ALWAYS=1) until
 #                               the file STOP exists.
-#   perl probes.pl loop N STOP  N times: a provider created, enabled, fired,
-#                               disabled and destroyed; then "looped PID N"
+#   perl probes.pl loop N STOP  N times: a provider created, enabled (its
+#                               image then in /proc/self/maps), fired,
+#                               disabled and destroyed; then "looped PID N
+#                               MAPPED" (how many enables mapped an image)
 #                               and waits for STOP (the suite looks at its
 #                               mappings and files meanwhile).
 use strict;
@@ -19,6 +21,12 @@ $| = 1;
 my ($mode, @rest) = @ARGV;
 
 sub nap { select(undef, undef, undef, 0.02); }
+
+# Whether an image of provider $_[0] is mapped in this process.
+sub mapped {
+	open(my $m, '<', '/proc/self/maps') or return 0;
+	return scalar grep { m{/libusdt-\S*-\Q$_[0]\E\.so$} } <$m>;
+}
 
 if ($mode eq 'trace') {
 	my ($stop) = @rest;
@@ -37,16 +45,18 @@ if ($mode eq 'trace') {
 	$p->disable;
 } elsif ($mode eq 'loop') {
 	my ($n, $stop) = @rest;
+	my $mapped = 0;
 	for my $i (1 .. $n) {
 		my $p = Devel::DTrace::Provider->new('plloop', 'plmod');
 		my $probe = $p->add_probe('tick', 'loop', ['integer', 'string']);
 		$p->enable;
+		$mapped++ if mapped('plloop');
 		$probe->fire($i, "round $i");
 		$p->disable;
 		undef $probe;
 		undef $p;
 	}
-	print "looped $$ $n\n";
+	print "looped $$ $n $mapped\n";
 	nap() until -e $stop;
 } else {
 	die "usage: probes.pl trace STOP | loop N STOP\n";

@@ -9,10 +9,16 @@
 #                               probe is not enabled).
 #   ruby probes.rb loop N STOP  N providers created, enabled, fired and
 #                               disabled, then dropped to the collector;
-#                               "looped PID N"; waits for STOP.
+#                               "looped PID N MAPPED" (MAPPED: how many
+#                               enables mapped an image); waits for STOP.
 require 'usdt'
 
 $stdout.sync = true
+
+# Whether an image of provider prov is mapped in this process.
+def mapped?(prov)
+  File.readlines('/proc/self/maps').any? { |l| l =~ %r{/libusdt-\S*-#{prov}\.so$} }
+end
 mode, *rest = ARGV
 
 case mode
@@ -34,15 +40,17 @@ when 'trace'
 when 'loop'
   n = rest[0].to_i
   stop = rest[1]
+  mapped = 0
   n.times do |i|
     p = USDT::Provider.create(:rbloop, :rbmod)
     probe = p.probe(:loop, :tick, :integer, :string)
     p.enable
+    mapped += 1 if mapped?('rbloop')
     probe.fire(i, "round #{i}")
     p.disable
   end
   GC.start
-  puts "looped #{Process.pid} #{n}"
+  puts "looped #{Process.pid} #{n} #{mapped}"
   sleep 0.02 until File.exist?(stop)
 else
   abort 'usage: probes.rb trace STOP | loop N STOP'
