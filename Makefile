@@ -302,7 +302,7 @@ $(B)/libusdt.a: $(LIBUSDT_OBJS) $(PIC_CORE_LIB)
 	rm -f $@ && ar rcs $@ $(B)/pic/libusdt-all.o
 
 $(B)/libusdt-uninstalled.pc: Makefile
-	printf '%s\n' 'includedir=$(abspath runtime)' 'libdir=$(abspath $(B))' \
+	printf '%s\n' 'includedir=$(abspath libusdt)' 'libdir=$(abspath $(B))' \
 		'Name: libusdt' 'Description: libusdt in the build tree' \
 		'Version: $(LIBUSDT_VERSION)' \
 		'Libs: -L$(abspath $(B)) -Wl,-rpath,$(abspath $(B)) -lusdt' \

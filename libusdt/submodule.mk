@@ -1,9 +1,10 @@
-# Makefile - usdtc's libusdt standing in for the classic libusdt submodule.
+# libusdt/submodule.mk - usdtc's libusdt standing in for the classic libusdt
+# submodule (copied into it as its Makefile).
 #
 # Why: the classic libusdt bindings (Perl's Devel::DTrace::Provider,
 # Ruby's ruby-usdt, Lua's lua-usdt) carry libusdt as a git submodule and
 # run `make` (or `make all`) in its directory, then take usdt.h and
-# libusdt.a from there.  Copied into that empty directory, this Makefile
+# libusdt.a from there.  Copied into that empty directory as `Makefile`, this
 # gives them usdtc's libusdt instead, unchanged: it copies the header and
 # the archive of the libusdt that pkg-config finds: an installed one, or a
 # build tree's with PKG_CONFIG_PATH=<build dir> (pkg-config prefers its
