@@ -1,0 +1,71 @@
+# tests/clients/tcl.sh - Tcl 8.6 (Debian source package tcl8.6).
+#
+# Why Tcl: its probes are the richest of the interpreters' (procs, commands,
+# bytecode), and its build runs both halves of dtrace: unix/Makefile.in
+# makes tclDTrace.h with `$(DTRACE) -h` and tclDTrace.o with `$(DTRACE) -G`
+# over all of libtcl's objects, linked into libtcl8.6.so.
+#
+# What makes its build use usdtc: configure runs
+# AC_PATH_PROG(DTRACE, dtrace,, $PATH:/usr/sbin), which keeps a DTRACE
+# given as an absolute path, so
+#     cd unix && ./configure --enable-dtrace DTRACE=/path/to/usdtc
+#
+# Checks: Tcl's own test suite, a bounded subset (TCL_TESTS, the files of
+# its interpreter core, procs and commands: `make test-tcl` runs all.tcl
+# over those files) must pass with no failure, as it does with SystemTap's
+# dtrace (the full suites of both builds were compared by hand:
+# doc/languages.md); then a script calling two procs, under bpftrace by
+# libtcl8.6.so's path: proc__entry, proc__return and cmd__entry name
+# them, with their argument counts and return codes.
+# shellcheck disable=SC2034 # read by run-clients
+SRCPKG=tcl8.6
+TCL_TESTS=${TCL_TESTS:-"basic.test proc.test proc-old.test cmdIL.test cmdMZ.test namespace.test upvar.test uplevel.test info.test apply.test"}
+
+client_build() {
+	cd unix &&
+		./configure --enable-dtrace DTRACE="$USDTC" &&
+		grep -q "^DTRACE[[:space:]]*= $USDTC\$" Makefile &&
+		make -j"$JOBS" &&
+		make -j"$JOBS" tcltest
+}
+
+client_tests() {
+	local u=$1/src/unix t0=$SECONDS
+	(cd "$u" && make test-tcl TESTFLAGS="-file '$TCL_TESTS'") > "$1/tests.log" 2>&1
+	local sum
+	sum=$(grep -E '^all\.tcl:[[:space:]]+Total' "$1/tests.log")
+	if [[ $sum =~ Failed[[:space:]]+0$ ]] && ! grep -q '^Test files exiting with errors' "$1/tests.log"; then
+		ok "tcl: its own tests ($TCL_TESTS): $sum, in $((SECONDS - t0)) s"
+	else
+		fail "tcl: its own tests" "${sum:-no summary}; see $1/tests.log"
+		SHOW_LINES=20 show "$1/tests.log"
+	fi
+}
+
+client_trace() {
+	local u=$1/src/unix d
+	client_tests "$1"
+	d=$(mktemp -d /tmp/usdtc-tcl.XXXXXX) || { fail "tcl: trace" "mktemp"; return; }
+	cat > "$d/target.tcl" <<'TCL'
+proc usdtc_outer {a b} { return [usdtc_inner $a] }
+proc usdtc_inner {x} { return [expr {$x + 1}] }
+usdtc_outer 1 2
+TCL
+	cat > "$d/trace.bt" <<BT
+usdt:$u/libtcl8.6.so:tcl:proc__entry /strncmp(str(arg0), "usdtc_", 6) == 0/ {
+	printf("proc__entry %s %d\n", str(arg0), arg1); }
+usdt:$u/libtcl8.6.so:tcl:proc__return /strncmp(str(arg0), "usdtc_", 6) == 0/ {
+	printf("proc__return %s %d\n", str(arg0), arg1); }
+usdt:$u/libtcl8.6.so:tcl:cmd__entry /strncmp(str(arg0), "usdtc_", 6) == 0/ {
+	printf("cmd__entry %s %d\n", str(arg0), arg1); }
+BT
+	LD_LIBRARY_PATH=$u TCL_LIBRARY=$1/src/library timeout -k 5 120 \
+	    bpftrace "$d/trace.bt" -c "$u/tclsh $d/target.tcl" > "$d/bpftrace.out" 2> "$d/bpftrace.err"
+	trace_lines "$d/bpftrace.out" > "$d/got"
+	printf '%s\n' "cmd__entry usdtc_outer 2" "proc__entry usdtc_outer 2" \
+	    "cmd__entry usdtc_inner 1" "proc__entry usdtc_inner 1" \
+	    "proc__return usdtc_inner 0" "proc__return usdtc_outer 0" > "$d/want"
+	expect "tcl: bpftrace prints proc__entry/return and cmd__entry with the procs' names, argument counts, codes" \
+	    "$d/want" "$d/got" "$d/bpftrace.err"
+	rm -rf "$d"
+}
