@@ -12,7 +12,7 @@
 #
 # Checks: Tcl's own test suite, a bounded subset (TCL_TESTS: 32 files, 7085
 # tests of the interpreter core, procs, namespaces, commands, coroutines
-# and TclOO, 77 s on a loaded 2-core machine; `make test-tcl` runs all.tcl
+# and TclOO, 44 s to 111 s on a loaded 2-core machine; `make test-tcl` runs all.tcl
 # over them) must pass with no failure.  The full suite (151 files, 245 s
 # alone) is left to hand runs: doc/languages.md compares it with the build
 # by SystemTap's dtrace; its timing tests (cmdMZ-6.6, interp-36.7) fail
