@@ -730,7 +730,7 @@ register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 		return 0;
 	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);
 	l->reg.helper.dofhp_addr = l->base;
-	if (drti_register_dof(&l->reg, (const void *)(l->base + dof)) < 0) {
+	if (drti_register_dof(&l->reg, (const void *)(l->base + dof), NULL) < 0) {
 		usdt_error(provider, USDT_ERROR_LOADDOF, strerror(errno));
 		return -1;
 	}

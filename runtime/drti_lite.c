@@ -65,10 +65,14 @@
 
 #include "dof.h"
 #include "drti_proto.h"
+#include "drti_sites.h"
 #include "stapsdt.h"
 
 /* The DOF of the -G object this file is linked into. */
 extern const char __SUNW_dof[] __attribute__((visibility("hidden")));
+/* Where the linker put its notes' base (drti_sites.h); weak: an older -G object has none. */
+extern const char drti_stapsdt_base[] __asm__(STAPSDT_BASE_SYMBOL)
+    __attribute__((weak, visibility("hidden")));
 /* Its semaphores, zero-ended (weak: an older -G object has none). */
 extern volatile unsigned short *const __usdt_semaphores[]
     __attribute__((weak, visibility("hidden")));
@@ -80,12 +84,15 @@ static const char *drti_dofs[DRTI_MAX_DOFS];	/* where each DOF lies */
 static int drti_gens[DRTI_MAX_DOFS];		/* its generation, -1 if none */
 static size_t drti_ndofs;
 static int drti_atfork_set;		/* the fork handler is registered */
+static drti_sites_t drti_sites;		/* the object, for its inline sites */
 
 /* What dl_iterate_phdr looks for and what it finds. */
 struct drti_search {
 	uintptr_t addr;		/* an address inside the object: __SUNW_dof */
 	uintptr_t base;		/* the object's load bias */
 	const char *path;	/* its name as the dynamic linker knows it */
+	const ElfW(Phdr) *phdr;	/* its program headers */
+	ElfW(Half) phnum;
 	int found;
 };
 
@@ -103,6 +110,8 @@ drti_match_object(struct dl_phdr_info *info, size_t size, void *arg)
 		    s->addr - start < ph->p_memsz) {
 			s->base = info->dlpi_addr;
 			s->path = info->dlpi_name;
+			s->phdr = info->dlpi_phdr;
+			s->phnum = info->dlpi_phnum;
 			s->found = 1;
 			return 1;
 		}
@@ -137,7 +146,7 @@ drti_set_module(const char *path)
 static int
 drti_describe(void)
 {
-	struct drti_search s = { (uintptr_t)__SUNW_dof, 0, NULL, 0 };
+	struct drti_search s = { (uintptr_t)__SUNW_dof, 0, NULL, NULL, 0, 0 };
 
 	dl_iterate_phdr(drti_match_object, &s);
 	drti_set_module(s.found ? s.path : NULL);
@@ -147,6 +156,12 @@ drti_describe(void)
 		return -1;
 	}
 	drti_reg.helper.dofhp_addr = s.base;
+	drti_sites.reg = &drti_reg;
+	drti_sites.bias = s.base;
+	drti_sites.phdr = s.phdr;
+	drti_sites.phnum = s.phnum;
+	drti_sites.path = s.path != NULL && s.path[0] != '\0' ? s.path : "/proc/self/exe";
+	drti_sites.base = (uintptr_t)drti_stapsdt_base;
 	return 0;
 }
 
@@ -173,19 +188,21 @@ drti_find_dofs(void)
 	}
 }
 
-/* ADDDOF for each DOF; whether any was registered. */
+/* ADDDOF for each DOF, with the inline sites of its probes; whether any was registered. */
 static int
 drti_register_all(void)
 {
+	drti_extend_t ext = { drti_sites_room, drti_sites_add, &drti_sites };
 	int any = 0;
 
 	for (size_t i = 0; i < drti_ndofs; i++) {
-		if (drti_register_dof(&drti_reg, drti_dofs[i]) == 0)
+		if (drti_register_dof(&drti_reg, drti_dofs[i], &ext) == 0)
 			break;		/* no device: no use trying the others */
 		drti_gens[i] = drti_reg.gen;
 		any |= drti_reg.gen >= 0;
 	}
 	drti_reg.gen = -1;
+	drti_sites_unload(&drti_sites);
 	return any;
 }
 

@@ -445,16 +445,32 @@ drti_adddof(drti_reg_t *r, int fd)
 #define DRTI_DOF_MAX	(256u << 20)
 
 /*
+ * What a caller adds to its copy of a DOF before the helper gets it
+ * (drti_lite.c: the header's inline sites).  room(arg, dof): the bytes the
+ * copy may need beyond the DOF; add(arg, copy, size, cap): extend the copy
+ * (size bytes of DOF, cap bytes mapped), returning its new size.  Both are
+ * asked only once a helper device is open, so a machine without DTrace
+ * never pays for them.
+ */
+typedef struct drti_extend {
+	size_t (*room)(void *arg, const void *dof);
+	size_t (*add)(void *arg, char *copy, size_t size, size_t cap);
+	void *arg;
+} drti_extend_t;
+
+/*
  * A private copy of the DOF at dof in a memfd mapping of its own (the
- * descriptor closed), without is-enabled offsets if strip; NULL (said so)
- * when it cannot be made or nothing of it is left.  *len: the mapping's
- * size, for munmap.
+ * descriptor closed), extended by ext if not NULL, without is-enabled
+ * offsets if strip; NULL (said so) when it cannot be made or nothing of
+ * it is left.  *len: the mapping's size, for munmap.
  */
 DRTI_PROTO char *
-drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, size_t *len)
+drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, const drti_extend_t *ext,
+    size_t *len)
 {
 	const dof_hdr_t *h = dof;
 	size_t size = (size_t)h->dofh_loadsz;	/* what the helper reads */
+	size_t cap = size;
 	char *copy;
 	int mfd;
 
@@ -462,19 +478,26 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, size_t *len)
 		drti_say(r, "DOF of %llu bytes: not registered", (unsigned long long)h->dofh_loadsz);
 		return NULL;
 	}
+	if (ext != NULL) {
+		size_t more = ext->room(ext->arg, dof);
+
+		cap = more <= DRTI_DOF_MAX ? size + more : size;
+	}
 	if ((mfd = (int)syscall(SYS_memfd_create, "dtrace-dof", 1u /* MFD_CLOEXEC */)) < 0) {
 		drti_say(r, "memfd_create: %s", strerror(errno));
 		return NULL;
 	}
-	copy = ftruncate(mfd, (off_t)size) == 0 ?
-	    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
+	copy = ftruncate(mfd, (off_t)cap) == 0 ?
+	    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
 	if (copy == MAP_FAILED)
 		drti_say(r, "cannot map a copy of the DOF: %s", strerror(errno));
 	close(mfd);
 	if (copy == MAP_FAILED)
 		return NULL;
 	memcpy(copy, dof, size);
-	*len = size;
+	*len = cap;
+	if (cap > size)
+		size = ext->add(ext->arg, copy, size, cap);
 	if (strip) {
 		long left = drti_strip_enabled(copy, size);
 
@@ -482,7 +505,7 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, size_t *len)
 			drti_say(r, left < 0 ? "cannot read the DOF to drop its is-enabled "
 			    "offsets" : "no probe site but is-enabled ones: not registered "
 			    "under lockdown");
-			munmap(copy, size);
+			munmap(copy, cap);
 			return NULL;
 		}
 	}
@@ -491,13 +514,14 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, size_t *len)
 
 /*
  * Register the DOF at dof (r->helper's name and load bias set) from a copy
- * of its own, without is-enabled offsets under lockdown (asked once a
- * device is there, and kept in r->strip).  Returns 1 when registered
- * (r->gen set), 0 when there is no device to talk to, -1 when no copy
- * could be made or the device refused it (errno set).
+ * of its own, extended by ext (NULL: as it is), without is-enabled offsets
+ * under lockdown (asked once a device is there, and kept in r->strip).
+ * Returns 1 when registered (r->gen set), 0 when there is no device to
+ * talk to, -1 when no copy could be made or the device refused it (errno
+ * set).
  */
 DRTI_PROTO int
-drti_register_dof(drti_reg_t *r, const void *dof)
+drti_register_dof(drti_reg_t *r, const void *dof, const drti_extend_t *ext)
 {
 	int fd = drti_open_device(r), rc = -1, err = EINVAL;
 	size_t len = 0;
@@ -508,7 +532,7 @@ drti_register_dof(drti_reg_t *r, const void *dof)
 		return 0;
 	if (r->strip < 0)
 		r->strip = drti_lockdown(r);
-	if ((copy = drti_copy_dof(r, dof, r->strip, &len)) != NULL) {
+	if ((copy = drti_copy_dof(r, dof, r->strip, ext, &len)) != NULL) {
 		r->helper.dofhp_dof = (uint64_t)(uintptr_t)copy;
 		rc = drti_adddof(r, fd);
 		err = errno;

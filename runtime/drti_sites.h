@@ -1,0 +1,531 @@
+/*
+ * drti_sites.h - the header's inline probe sites, added to the DOF that
+ * drti_lite.c hands DTrace.
+ *
+ * Why: `-G` run without the program's objects (build style b: glib,
+ * libvirt, meson builds) writes a DOF that records only the probe stubs,
+ * and on x86_64 the header makes most probes inline sites (a 1-byte nop
+ * with its arguments already in the call-convention registers, where
+ * DTrace reads them), which never call a stub: DTrace listed those probes
+ * and never saw them fire.  Every site, inline or not, has its stapsdt
+ * note, which bpftrace reads, so the notes are the list of sites DTrace
+ * must get too.  The notes are not loaded (`.note.stapsdt` is not
+ * SHF_ALLOC), so, as FreeBSD's drti re-reads its own file, this code maps
+ * the file of the object it is linked into (the dynamic loader's name for
+ * it; /proc/self/exe for the program), and trusts it only when its program
+ * headers are byte for byte the ones the loader mapped.  A note's address
+ * is moved by the object's `.stapsdt.base` as tracers move it (the -G
+ * object defines `_.stapsdt.base`; its run-time address says where the
+ * linker put it), and a site is taken only inside an executable segment
+ * of the object and, on x86_64, on a nop or a breakpoint.
+ *
+ * A note of provider P, probe N (`__` in N is `-` in DOF) becomes an offset
+ * of the first probe record of P named N, unless some record of that name
+ * already has that address (a stub, a -G-rewritten site): so style c's DOF
+ * and every stub stay as they were, and nothing is there twice (dtprobed
+ * refuses a probe whose offsets repeat).  Offsets are 32-bit and added to
+ * the record's function address, and a site may lie below its stub, so
+ * the record's address becomes its lowest tracepoint, and its offsets and
+ * is-enabled offsets are written again, after the DOF, as new arrays that
+ * the PROFFS and PRENOFFS section headers then point to.
+ *
+ * All of it runs only after a helper device was opened (drti_extend_t):
+ * without DTrace a program's start-up is what it was.  Nothing allocates:
+ * the file is mapped for the registration and unmapped after it.
+ */
+#ifndef USDTC_DRTI_SITES_H
+#define USDTC_DRTI_SITES_H
+
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "drti_proto.h"
+#include "stapsdt.h"
+
+/* The object drti_lite.c is in, and the notes of its file once mapped. */
+typedef struct drti_sites {
+	const drti_reg_t *reg;		/* for drti_say */
+	uintptr_t bias;			/* the object's load bias */
+	const ElfW(Phdr) *phdr;		/* its program headers, as mapped */
+	ElfW(Half) phnum;
+	const char *path;		/* its file */
+	uintptr_t base;			/* run-time _.stapsdt.base, 0 if none */
+	int tried;			/* the file was looked at */
+	void *map;			/* the file, mapped; NULL if unusable */
+	size_t maplen;
+	const char *notes;		/* its .note.stapsdt */
+	size_t notes_size;
+} drti_sites_t;
+
+/* One stapsdt note. */
+typedef struct drti_note {
+	const char *provider, *name;
+	uint64_t site;			/* link-time address, base-adjusted */
+} drti_note_t;
+
+/* The section of the mapped ELF file named name, into *sec; 0 or -1. */
+static int
+drti_elf_section(const drti_sites_t *s, const char *name, ElfW(Shdr) *sec)
+{
+	const ElfW(Ehdr) *eh = s->map;
+	const ElfW(Shdr) *sh, *strs;
+
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff > s->maplen || eh->e_shnum > (s->maplen - eh->e_shoff) / sizeof(*sh) ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return -1;
+	sh = (const ElfW(Shdr) *)(const void *)((const char *)s->map + eh->e_shoff);
+	strs = &sh[eh->e_shstrndx];
+	if (strs->sh_offset > s->maplen || strs->sh_size > s->maplen - strs->sh_offset)
+		return -1;
+	for (ElfW(Half) i = 0; i < eh->e_shnum; i++) {
+		const char *n = (const char *)s->map + strs->sh_offset + sh[i].sh_name;
+
+		if (sh[i].sh_name >= strs->sh_size ||
+		    strnlen(n, strs->sh_size - sh[i].sh_name) == strs->sh_size - sh[i].sh_name ||
+		    strcmp(n, name) != 0 || sh[i].sh_type != SHT_NOTE)
+			continue;
+		if (sh[i].sh_offset > s->maplen || sh[i].sh_size > s->maplen - sh[i].sh_offset)
+			return -1;
+		*sec = sh[i];
+		return 0;
+	}
+	return -1;
+}
+
+/* Whether the mapped file is the object the loader mapped: same program headers. */
+static int
+drti_same_object(const drti_sites_t *s)
+{
+	const ElfW(Ehdr) *eh = s->map;
+
+	if (s->maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum != s->phnum ||
+	    eh->e_phoff > s->maplen || s->maplen - eh->e_phoff < s->phnum * sizeof(ElfW(Phdr)))
+		return 0;
+	return memcmp((const char *)s->map + eh->e_phoff, s->phdr,
+	    s->phnum * sizeof(ElfW(Phdr))) == 0;
+}
+
+/* Map the object's file and find its notes, once; whether there are any. */
+static int
+drti_sites_load(drti_sites_t *s)
+{
+	struct stat st;
+	ElfW(Shdr) sec;
+	int fd;
+
+	if (s->tried)
+		return s->notes != NULL;
+	s->tried = 1;
+	if ((fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return drti_say(s->reg, "cannot open %s for its notes: %s", s->path,
+		    strerror(errno)), 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		s->maplen = (size_t)st.st_size;
+		s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (s->map == MAP_FAILED)
+			s->map = NULL;
+	}
+	close(fd);
+	if (s->map == NULL || !drti_same_object(s)) {
+		drti_say(s->reg, "%s is not the object loaded: no inline sites", s->path);
+		return 0;
+	}
+	if (drti_elf_section(s, STAPSDT_NOTE_SECTION, &sec) == 0) {
+		s->notes = (const char *)s->map + sec.sh_offset;
+		s->notes_size = sec.sh_size;
+	}
+	return s->notes != NULL;
+}
+
+static void
+drti_sites_unload(drti_sites_t *s)
+{
+	if (s->map != NULL)
+		munmap(s->map, s->maplen);
+	s->map = NULL;
+	s->notes = NULL;
+	s->tried = 0;
+}
+
+/*
+ * The stapsdt note at *off of the notes into *n, *off moved past it; 1,
+ * 0 at the end, -1 for a note that is not one (skipped).
+ */
+static int
+drti_note_at(const drti_sites_t *s, size_t *off, drti_note_t *n)
+{
+	const uint32_t *w = (const uint32_t *)(const void *)(s->notes + *off);
+	size_t namesz, descsz, desc, end;
+	const char *d;
+	uint64_t a[STAPSDT_NADDRS];
+
+	if (*off + 12 > s->notes_size)
+		return 0;
+	namesz = w[0];
+	descsz = w[1];
+	desc = *off + 12 + ((namesz + 3) & ~(size_t)3);
+	if (namesz > s->notes_size || descsz > s->notes_size || desc > s->notes_size ||
+	    descsz > s->notes_size - desc)
+		return 0;
+	end = desc + ((descsz + 3) & ~(size_t)3);
+	*off = end;
+	if (w[2] != STAPSDT_NOTE_TYPE || namesz != sizeof(STAPSDT_NOTE_NAME) ||
+	    memcmp(w + 3, STAPSDT_NOTE_NAME, namesz) != 0 || descsz < sizeof(a) + 2)
+		return -1;
+	d = s->notes + desc;
+	memcpy(a, d, sizeof(a));
+	n->provider = d + sizeof(a);
+	if (memchr(n->provider, '\0', descsz - sizeof(a)) == NULL)
+		return -1;
+	n->name = n->provider + strlen(n->provider) + 1;
+	if ((size_t)(n->name - d) >= descsz || memchr(n->name, '\0', descsz - (size_t)(n->name - d)) == NULL)
+		return -1;
+	n->site = a[STAPSDT_PC];
+	if (s->base != 0 && a[STAPSDT_BASE] != 0)
+		n->site += (uint64_t)(s->base - s->bias) - a[STAPSDT_BASE];
+	return 1;
+}
+
+/* Whether the link-time address site is a tracepoint this object can have. */
+static int
+drti_site_ok(const drti_sites_t *s, uint64_t site)
+{
+	for (ElfW(Half) i = 0; i < s->phnum; i++) {
+		const ElfW(Phdr) *ph = &s->phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || site < ph->p_vaddr ||
+		    site - ph->p_vaddr >= ph->p_filesz)
+			continue;
+#if defined(__x86_64__)
+		{
+			uint8_t b = *(const volatile uint8_t *)(s->bias + (uintptr_t)site);
+
+			return b == 0x90 || b == 0xcc;		/* nop, or a uprobe's int3 */
+		}
+#else
+		return 1;
+#endif
+	}
+	return 0;
+}
+
+/* Whether the DOF probe name dof is the note's probe name (`__` there is `-` here). */
+static int
+drti_name_is(const char *dof, const char *note)
+{
+	while (*dof != '\0' && *note != '\0') {
+		if (*dof == '-' && note[0] == '_' && note[1] == '_')
+			note += 2;
+		else if (*dof == *note)
+			note++;
+		else
+			return 0;
+		dof++;
+	}
+	return *dof == '\0' && *note == '\0';
+}
+
+/* One provider of a DOF copy, its sections found. */
+typedef struct drti_dofprov {
+	char *d;			/* the DOF */
+	size_t size;
+	const char *strtab;
+	size_t strsz;
+	dof_sec_t *probes, *offs, *enoffs;	/* enoffs NULL if none */
+	const char *name;
+} drti_dofprov_t;
+
+static dof_probe_t *
+drti_probe(const drti_dofprov_t *p, uint64_t j)
+{
+	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
+}
+
+static const char *
+drti_str(const drti_dofprov_t *p, uint32_t i)
+{
+	return i < p->strsz && memchr(p->strtab + i, '\0', p->strsz - i) != NULL ?
+	    p->strtab + i : "";
+}
+
+/* Whether every offset array of every record lies in its section. */
+static int
+drti_records_ok(const drti_dofprov_t *p)
+{
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+
+	for (uint64_t j = 0; j < nrec; j++) {
+		const dof_probe_t *pr = drti_probe(p, j);
+
+		if (((uint64_t)pr->dofpr_offidx + pr->dofpr_noffs) * 4 > p->offs->dofs_size ||
+		    (pr->dofpr_nenoffs != 0 && (p->enoffs == NULL ||
+		    ((uint64_t)pr->dofpr_enoffidx + pr->dofpr_nenoffs) * 4 > p->enoffs->dofs_size)))
+			return 0;
+	}
+	return 1;
+}
+
+/* The provider whose section header is pv, in *p; 0, or -1 if it cannot be read. */
+static int
+drti_dofprov(char *d, size_t size, dof_sec_t *pv, drti_dofprov_t *p)
+{
+	const dof_provider_t *prov;
+	dof_sec_t *st;
+
+	if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
+		return -1;
+	prov = (const dof_provider_t *)(const void *)(d + pv->dofs_offset);
+	p->d = d;
+	p->size = size;
+	p->probes = drti_dof_section(d, size, prov->dofpv_probes);
+	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
+	st = drti_dof_section(d, size, prov->dofpv_strtab);
+	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
+	    drti_dof_section(d, size, prov->dofpv_prenoffs);
+	if (p->probes == NULL || p->offs == NULL || st == NULL ||
+	    p->probes->dofs_entsize < sizeof(dof_probe_t) || p->probes->dofs_offset % 8 != 0 ||
+	    p->probes->dofs_entsize % 8 != 0 || p->offs->dofs_offset % 4 != 0 ||
+	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
+		return -1;
+	p->strtab = d + st->dofs_offset;
+	p->strsz = st->dofs_size;
+	p->name = drti_str(p, prov->dofpv_name);
+	return drti_records_ok(p) ? 0 : -1;
+}
+
+/*
+ * The link-time address site as record pr holds addresses: the dynamic
+ * loader has already relocated a -G object's DOF in a PIE or a shared
+ * library (.SUNW_dof is writable), and dtprobed, like this, takes an
+ * address above the load bias as relocated.
+ */
+static uint64_t
+drti_dof_form(const drti_sites_t *s, const dof_probe_t *pr, uint64_t site)
+{
+	return s->bias != 0 && pr->dofpr_addr > s->bias ? site + s->bias : site;
+}
+
+/* Whether record j has the tracepoint at the link-time address site. */
+static int
+drti_record_has(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, uint64_t site)
+{
+	const dof_probe_t *pr = drti_probe(p, j);
+	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+
+	for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+		if (pr->dofpr_addr + o[pr->dofpr_offidx + k] == drti_dof_form(s, pr, site))
+			return 1;
+	return 0;
+}
+
+/* The record note n adds a site to, or -1: none of its name, or one has it. */
+static int64_t
+drti_note_record(const drti_sites_t *s, const drti_dofprov_t *p, const drti_note_t *n)
+{
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+	int64_t first = -1;
+
+	if (strcmp(n->provider, p->name) != 0)
+		return -1;
+	for (uint64_t j = 0; j < nrec; j++) {
+		if (!drti_name_is(drti_str(p, drti_probe(p, j)->dofpr_name), n->name))
+			continue;
+		if (drti_record_has(s, p, j, n->site))
+			return -1;
+		if (first < 0)
+			first = (int64_t)j;
+	}
+	return first;
+}
+
+/*
+ * The tracepoints of record j, old and new, as it holds addresses: into
+ * out (if not NULL, *cnt of room) from the old offsets and the notes'
+ * sites for it; returns how many, and the lowest in *lo.
+ */
+static uint32_t
+drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
+    uint64_t *out, uint64_t *lo)
+{
+	const dof_probe_t *pr = drti_probe(p, j);
+	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	uint32_t cnt = 0;
+	drti_note_t n;
+	size_t off = 0;
+	int rc;
+
+	*lo = pr->dofpr_addr;
+	for (uint32_t k = 0; k < pr->dofpr_noffs; k++, cnt++)
+		if (out != NULL)
+			out[cnt] = pr->dofpr_addr + o[pr->dofpr_offidx + k];
+	while ((rc = drti_note_at(s, &off, &n)) != 0) {
+		uint64_t site = drti_dof_form(s, pr, n.site);
+
+		if (rc < 0 || cnt == UINT16_MAX || drti_note_record(s, p, &n) != (int64_t)j ||
+		    !drti_site_ok(s, n.site) || pr->dofpr_addr - site + 0x7fffffffu > 0xfffffffeu)
+			continue;
+		if (out != NULL) {
+			uint32_t k = 0;
+
+			while (k < cnt && out[k] != site)	/* a site noted twice */
+				k++;
+			if (k < cnt)
+				continue;
+			out[cnt] = site;
+		}
+		cnt++;
+		if (site < *lo)
+			*lo = site;
+	}
+	return cnt;
+}
+
+/* How many notes the file has: a bound on the sites any DOF can gain. */
+static size_t
+drti_note_count(const drti_sites_t *s)
+{
+	drti_note_t n;
+	size_t off = 0, cnt = 0;
+
+	while (drti_note_at(s, &off, &n) != 0)
+		cnt++;
+	return cnt;
+}
+
+/* drti_extend_t's room: new offset arrays of every provider, with every note. */
+static size_t
+drti_sites_room(void *arg, const void *dof)
+{
+	drti_sites_t *s = arg;
+	const dof_hdr_t *h = dof;
+
+	if (!drti_sites_load(s))
+		return 0;
+	/*
+	 * Per provider: its offset arrays, with a site per note at most (the
+	 * old ones fit in the DOF's size), then scratch: a drti_newrec_t per
+	 * record (48 bytes of DOF each) and 8 bytes per site of one record.
+	 */
+	return 64 + 4 * (size_t)h->dofh_loadsz + 16 * drti_note_count(s) * h->dofh_secnum;
+}
+
+/* Where record j's tracepoints go, worked out before any record changes. */
+typedef struct drti_newrec {
+	uint64_t lo;			/* its new function address */
+	uint32_t offidx, noffs, enoffidx;
+} drti_newrec_t;
+
+/*
+ * Record j's tracepoints written at *at (advanced) from its lowest one,
+ * its is-enabled offsets at *enat (advanced); the record itself is left
+ * as it is, for the other records' look-ups, and what it becomes is in
+ * *nr.  scratch: room for its sites.
+ */
+static void
+drti_rebase_record(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, size_t *at,
+    size_t *enat, uint64_t *scratch, drti_newrec_t *nr)
+{
+	const dof_probe_t *pr = drti_probe(p, j);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint32_t *no = (uint32_t *)(void *)(p->d + *at), *neo = (uint32_t *)(void *)(p->d + *enat);
+	uint64_t lo;
+	uint32_t cnt = drti_record_sites(s, p, j, scratch, &lo);
+
+	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+		if (pr->dofpr_addr + eo[pr->dofpr_enoffidx + k] < lo)
+			lo = pr->dofpr_addr + eo[pr->dofpr_enoffidx + k];
+	for (uint32_t k = 0; k < cnt; k++)
+		no[k] = (uint32_t)(scratch[k] - lo);
+	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+		neo[k] = (uint32_t)(pr->dofpr_addr + eo[pr->dofpr_enoffidx + k] - lo);
+	nr->lo = lo;
+	nr->noffs = cnt;
+	*at += 4 * (size_t)cnt;
+	*enat += 4 * (size_t)pr->dofpr_nenoffs;
+}
+
+/*
+ * Provider p's records with the notes' sites added, their arrays written
+ * from *end (advanced) within cap; 1 if any site was added.
+ */
+static int
+drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
+{
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize, lo, added = 0;
+	uint64_t total = 0, entotal = 0, most = 0;
+	size_t at, enat, offs0, recs, scratch;
+	drti_newrec_t *nr;
+
+	for (uint64_t j = 0; j < nrec; j++) {
+		uint32_t cnt = drti_record_sites(s, p, j, NULL, &lo);
+
+		added += cnt - drti_probe(p, j)->dofpr_noffs;
+		total += cnt;
+		entotal += drti_probe(p, j)->dofpr_nenoffs;
+		most = cnt > most ? cnt : most;
+	}
+	offs0 = at = (*end + 7) & ~(size_t)7;
+	enat = at + 4 * total;
+	recs = (enat + 4 * entotal + 7) & ~(size_t)7;
+	scratch = recs + nrec * sizeof(*nr);
+	if (added == 0 || scratch > cap || (cap - scratch) / 8 < most)
+		return 0;
+	nr = (drti_newrec_t *)(void *)(p->d + recs);
+	for (uint64_t j = 0; j < nrec; j++) {
+		nr[j].offidx = (uint32_t)((at - offs0) / 4);
+		nr[j].enoffidx = (uint32_t)((enat - offs0) / 4 - total);
+		drti_rebase_record(s, p, j, &at, &enat, (uint64_t *)(void *)(p->d + scratch), &nr[j]);
+	}
+	for (uint64_t j = 0; j < nrec; j++) {
+		dof_probe_t *pr = drti_probe(p, j);
+
+		pr->dofpr_addr = nr[j].lo;
+		pr->dofpr_offidx = nr[j].offidx;
+		pr->dofpr_noffs = (uint16_t)nr[j].noffs;
+		pr->dofpr_enoffidx = p->enoffs == NULL ? 0 : nr[j].enoffidx;
+	}
+	p->offs->dofs_offset = offs0;
+	p->offs->dofs_size = 4 * total;
+	if (p->enoffs != NULL) {
+		p->enoffs->dofs_offset = offs0 + 4 * total;
+		p->enoffs->dofs_size = 4 * entotal;
+	}
+	memset(p->d + recs, 0, cap - recs);	/* the scratch is not DOF */
+	*end = enat;
+	return 1;
+}
+
+/* drti_extend_t's add: the notes' sites in every provider of the copy. */
+static size_t
+drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
+{
+	drti_sites_t *s = arg;
+	dof_hdr_t *h = (dof_hdr_t *)(void *)copy;
+	size_t end = size, added = 0;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_sec_t *pv = drti_dof_section(copy, size, i);
+		drti_dofprov_t p;
+
+		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER ||
+		    drti_dofprov(copy, size, pv, &p) != 0)
+			continue;
+		added += (size_t)drti_extend_provider(s, &p, &end, cap);
+	}
+	if (added == 0)
+		return size;
+	end = (end + 7) & ~(size_t)7;
+	h->dofh_loadsz = h->dofh_filesz = end;
+	drti_say(s->reg, "inline sites from %s added (%zu bytes of DOF)", s->path, end);
+	return end;
+}
+
+#endif
