@@ -82,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dof.h"
 #include "header.h"
 #include "stapsdt.h"
 
@@ -596,15 +597,41 @@ asm_stapsdt_base(asm_writer_t *w)
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /*
+ * Provider p's link anchor (dof.h says why), once per assembler file: a
+ * section of its own in its own COMDAT group, retained, whose 4 bytes
+ * refer PC-relative to the symbol the -G object defines (or the linker,
+ * as the section's start): no dynamic relocation, nothing at run time.
+ */
+static void
+asm_link_anchor(asm_writer_t *w)
+{
+	strbuf_t *l;
+
+	asm_sym_directive(w, ".ifndef", ".L" DOF_LINK_SECTION_PREFIX PARAM("p"));
+	asm_push_section(w, DOF_LINK_SECTION_PREFIX, PARAM("p"), "aR", "progbits",
+	    DOF_LINK_SECTION_PREFIX PARAM("p"));
+	asm_plain(w, ".L" DOF_LINK_SECTION_PREFIX PARAM("p") ":");
+	asm_sym_directive(w, ".hidden", DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	l = asm_begin(w);
+	sb_puts(l, "\t.4byte ");
+	put_asm_symbol(l, DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	sb_puts(l, "-.");
+	asm_end(w);
+	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
+}
+
+/*
  * What every use of probe p:n needs in its assembler file, whether it
- * brings the probe's unit or not: `.stapsdt.base` and the probe's
- * semaphore, each once (`.ifndef`).  _USDT_SEM_(p, n).
+ * brings the probe's unit or not: `.stapsdt.base`, the probe's semaphore
+ * and its provider's link anchor, each once (`.ifndef`).  _USDT_SEM_(p, n).
  */
 static void
 asm_generic_semaphore(asm_writer_t *w)
 {
 	asm_stapsdt_base(w);
 	asm_semaphore(w, UNIT_SEMAPHORE);
+	asm_link_anchor(w);
 }
 
 /*

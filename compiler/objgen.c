@@ -576,6 +576,32 @@ add_anchors(units_t *b, int dofsec, const rewrite_sites_t *s)
 	}
 }
 
+/*
+ * Each provider's link anchor (dof.h says why) at the start of the DOF:
+ * weak, since two -G outputs of one provider may meet in a link, and
+ * hidden, as the header's references are.
+ */
+static int
+add_link_anchors(units_t *b, int dofsec)
+{
+	for (size_t i = 0; i < b->m->nproviders; i++) {
+		strbuf_t name;
+		int rc;
+
+		sb_init(&name);
+		sb_puts(&name, DOF_LINK_SYMBOL_PREFIX);
+		sb_puts(&name, b->m->providers[i]->name);
+		elfw_symbol_desc_t sym = { name.data, dofsec, 0, 0, STB_WEAK,
+		    STT_NOTYPE, STV_HIDDEN };
+
+		rc = name.failed ? -1 : elfw_add_symbol(b->w, &sym);
+		sb_free(&name);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
 static int
 build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
@@ -604,6 +630,8 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), &g->sites, e)) < 0)
 			return -1;
 		add_anchors(b, dofsec, &g->rewritten);
+		if (add_link_anchors(b, dofsec) != 0 && !elfw_failed(b->w, e))
+			return err_errno(e, ENOMEM, "the link anchors");
 		if (!o->lazyload && units_add_semaphore_table(b) != 0 && !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the semaphore table");
 	}

@@ -140,6 +140,24 @@ typedef struct dof_relodesc {
 #define DOF_ELF_SYMBOL		"__SUNW_dof"
 #define DOF_ELF_SYMBOL_LAZY	"___SUNW_dof"
 
+/*
+ * The link anchor of provider P, which takes a -G object out of a static
+ * library.  A project may archive its -G output (made without objects)
+ * with its own objects; nothing refers to the -G object's weak and hidden
+ * symbols, so a linker would never take it, and the program would have no
+ * DOF and no drti_lite.  So every object file whose code holds a probe of
+ * P (the header's _USDT_SEM_) keeps a 4-byte section named
+ * DOF_LINK_SECTION_PREFIX P, in one COMDAT group, retained, holding a
+ * PC-relative reference to DOF_LINK_SYMBOL_PREFIX P: `__start_` and the
+ * section's name.  The -G object defines that symbol (weak: two -G outputs
+ * of P may meet; hidden), so the linker takes it out of the archive as it
+ * takes any member that defines an undefined symbol; with no -G object
+ * (header only) the linker defines it itself, as the start of the
+ * section, and the program links as before.  Nothing runs or reads it.
+ */
+#define DOF_LINK_SECTION_PREFIX	"__usdtc_link_"
+#define DOF_LINK_SYMBOL_PREFIX	"__start___usdtc_link_"
+
 /* DTrace's limits (sys/dtrace.h): lengths include the terminating NUL. */
 #define DTRACE_PROVNAMELEN	64
 #define DTRACE_FUNCNAMELEN	128
