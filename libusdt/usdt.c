@@ -90,12 +90,18 @@
 /* Fire a unit with argc arguments from argv (stubs_<host arch>.S). */
 extern void usdt_probe_call(const void *unit, int argc, void *const *argv);
 
-/* Whether the tracepoint at site holds the kernel's uprobe breakpoint. */
+/*
+ * Whether the kernel has put a uprobe on the tracepoint at site.  On
+ * x86_64 the tracepoint is a 5-byte nop (0f 1f 44 00 00) that a uprobe
+ * first turns into int3 (0xcc) and, from Linux 6.18 on, after its first
+ * hit into a call of the [uprobes] trampoline (e8 ...): any first byte but
+ * the nop's is a uprobe, whichever form the kernel chose.
+ */
 static int
 uprobe_at(const void *site)
 {
 #if defined(__x86_64__)
-	return *(const volatile uint8_t *)site == 0xcc;		/* int3 */
+	return *(const volatile uint8_t *)site != 0x0f;		/* int3, or call */
 #elif defined(__aarch64__)
 	return *(const volatile uint32_t *)site == 0xd42000a0u;	/* brk #5 */
 #else
