@@ -601,12 +601,22 @@ asm_stapsdt_base(asm_writer_t *w)
  * section of its own in its own COMDAT group, retained, whose 4 bytes
  * refer PC-relative to the symbol the -G object defines (or the linker,
  * as the section's start): no dynamic relocation, nothing at run time.
+ * A linker defines `__start_` only for a section named as a C identifier:
+ * a provider named otherwise (`my.prov`, which no .d can declare, but a
+ * generated header may) gets none, as `.irpc` over its name finds.
  */
 static void
 asm_link_anchor(asm_writer_t *w)
 {
+	static const char *const check[] = {
+		"\t.set .Lusdtc_ident,1", "\t.irpc c," PARAM("p"), "\t.ifc \\c,.",
+		"\t.set .Lusdtc_ident,0", "\t.endif", "\t.ifc \\c,-", "\t.set .Lusdtc_ident,0",
+		"\t.endif", "\t.endr", "\t.if .Lusdtc_ident",
+	};
 	strbuf_t *l;
 
+	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
+		asm_plain(w, check[i]);
 	asm_sym_directive(w, ".ifndef", ".L" DOF_LINK_SECTION_PREFIX PARAM("p"));
 	asm_push_section(w, DOF_LINK_SECTION_PREFIX, PARAM("p"), "aR", "progbits",
 	    DOF_LINK_SECTION_PREFIX PARAM("p"));
@@ -618,6 +628,7 @@ asm_link_anchor(asm_writer_t *w)
 	sb_puts(l, "-.");
 	asm_end(w);
 	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
 	asm_plain(w, "\t.endif");
 }
 

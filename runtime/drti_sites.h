@@ -59,6 +59,9 @@ typedef struct drti_sites {
 	size_t maplen;
 	const char *notes;		/* its .note.stapsdt */
 	size_t notes_size;
+	const char *dofs;		/* its .SUNW_dof as loaded: every -G object's DOFs */
+	size_t dofs_size;
+	const void *dof;		/* the DOF being registered, in .SUNW_dof */
 } drti_sites_t;
 
 /* One stapsdt note. */
@@ -67,9 +70,9 @@ typedef struct drti_note {
 	uint64_t site;			/* link-time address, base-adjusted */
 } drti_note_t;
 
-/* The section of the mapped ELF file named name, into *sec; 0 or -1. */
+/* The section of the mapped ELF file named name, of type type, into *sec; 0 or -1. */
 static int
-drti_elf_section(const drti_sites_t *s, const char *name, ElfW(Shdr) *sec)
+drti_elf_section(const drti_sites_t *s, const char *name, uint32_t type, ElfW(Shdr) *sec)
 {
 	const ElfW(Ehdr) *eh = s->map;
 	const ElfW(Shdr) *sh, *strs;
@@ -87,7 +90,7 @@ drti_elf_section(const drti_sites_t *s, const char *name, ElfW(Shdr) *sec)
 
 		if (sh[i].sh_name >= strs->sh_size ||
 		    strnlen(n, strs->sh_size - sh[i].sh_name) == strs->sh_size - sh[i].sh_name ||
-		    strcmp(n, name) != 0 || sh[i].sh_type != SHT_NOTE)
+		    strcmp(n, name) != 0 || sh[i].sh_type != type)
 			continue;
 		if (sh[i].sh_offset > s->maplen || sh[i].sh_size > s->maplen - sh[i].sh_offset)
 			return -1;
@@ -110,6 +113,20 @@ drti_same_object(const drti_sites_t *s)
 		return 0;
 	return memcmp((const char *)s->map + eh->e_phoff, s->phdr,
 	    s->phnum * sizeof(ElfW(Phdr))) == 0;
+}
+
+/* Whether [addr, addr + size) lies in one PT_LOAD segment of the object. */
+static int
+drti_site_in_load(const drti_sites_t *s, uint64_t addr, uint64_t size)
+{
+	for (ElfW(Half) i = 0; i < s->phnum; i++) {
+		const ElfW(Phdr) *ph = &s->phdr[i];
+
+		if (ph->p_type == PT_LOAD && addr >= ph->p_vaddr &&
+		    addr - ph->p_vaddr <= ph->p_memsz && size <= ph->p_memsz - (addr - ph->p_vaddr))
+			return 1;
+	}
+	return 0;
 }
 
 /* Map the object's file and find its notes, once; whether there are any. */
@@ -137,10 +154,19 @@ drti_sites_load(drti_sites_t *s)
 		drti_say(s->reg, "%s is not the object loaded: no inline sites", s->path);
 		return 0;
 	}
-	if (drti_elf_section(s, STAPSDT_NOTE_SECTION, &sec) == 0) {
+	if (drti_elf_section(s, STAPSDT_NOTE_SECTION, SHT_NOTE, &sec) == 0) {
 		s->notes = (const char *)s->map + sec.sh_offset;
 		s->notes_size = sec.sh_size;
 	}
+	if (drti_elf_section(s, DOF_ELF_SECTION, SHT_SUNW_dof, &sec) != 0 ||
+	    !(sec.sh_flags & SHF_ALLOC) || !drti_site_in_load(s, sec.sh_addr, sec.sh_size)) {
+		drti_say(s->reg, "%s has no %s where it is loaded: no inline sites", s->path,
+		    DOF_ELF_SECTION);
+		s->notes = NULL;
+		return 0;
+	}
+	s->dofs = (const char *)(s->bias + (uintptr_t)sec.sh_addr);
+	s->dofs_size = sec.sh_size;
 	return s->notes != NULL;
 }
 
@@ -325,24 +351,83 @@ drti_record_has(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, uint
 	return 0;
 }
 
+/*
+ * The DOF after the one at *at in the object's .SUNW_dof, or NULL: each
+ * -G object's list of DOFs (8-aligned, zero-ended) where the linker put it.
+ */
+static const char *
+drti_next_dof(const drti_sites_t *s, size_t *at)
+{
+	while (*at + sizeof(dof_hdr_t) <= s->dofs_size) {
+		const char *d = s->dofs + *at;
+		const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+		if (!drti_dof_magic_ok(d)) {
+			*at += 8;
+			continue;
+		}
+		if (h->dofh_loadsz < sizeof(*h) || h->dofh_loadsz > s->dofs_size - *at)
+			return NULL;
+		*at += (h->dofh_loadsz + 7) & ~(uint64_t)7;
+		return d;
+	}
+	return NULL;
+}
+
+/* Provider prov of the DOF d (loaded, read only here) into *p; 0 or -1. */
+static int
+drti_find_provider(const char *d, const char *prov, drti_dofprov_t *p)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_sec_t *pv = drti_dof_section((char *)d, h->dofh_loadsz, i);
+
+		if (pv != NULL && pv->dofs_type == DOF_SECT_PROVIDER &&
+		    drti_dofprov((char *)d, h->dofh_loadsz, pv, p) == 0 && strcmp(p->name, prov) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Whether note n is a site this DOF should add: no DOF of the object
+ * (several -G objects may be linked together) has a record of its probe
+ * at its address, and this DOF is the first of them with its provider.
+ */
+static int
+drti_note_unrecorded(const drti_sites_t *s, const drti_note_t *n)
+{
+	const char *d;
+	size_t at = 0;
+	int first = -1;
+	drti_dofprov_t p;
+
+	while ((d = drti_next_dof(s, &at)) != NULL) {
+		if (drti_find_provider(d, n->provider, &p) != 0)
+			continue;
+		if (first < 0)
+			first = d == s->dof;
+		for (uint64_t j = 0; j < p.probes->dofs_size / p.probes->dofs_entsize; j++)
+			if (drti_name_is(drti_str(&p, drti_probe(&p, j)->dofpr_name), n->name) &&
+			    drti_record_has(s, &p, j, n->site))
+				return 0;
+	}
+	return first == 1;
+}
+
 /* The record note n adds a site to, or -1: none of its name, or one has it. */
 static int64_t
 drti_note_record(const drti_sites_t *s, const drti_dofprov_t *p, const drti_note_t *n)
 {
 	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
-	int64_t first = -1;
 
 	if (strcmp(n->provider, p->name) != 0)
 		return -1;
-	for (uint64_t j = 0; j < nrec; j++) {
-		if (!drti_name_is(drti_str(p, drti_probe(p, j)->dofpr_name), n->name))
-			continue;
-		if (drti_record_has(s, p, j, n->site))
-			return -1;
-		if (first < 0)
-			first = (int64_t)j;
-	}
-	return first;
+	for (uint64_t j = 0; j < nrec; j++)
+		if (drti_name_is(drti_str(p, drti_probe(p, j)->dofpr_name), n->name))
+			return drti_note_unrecorded(s, n) ? (int64_t)j : -1;
+	return -1;
 }
 
 /*
@@ -368,7 +453,8 @@ drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
 	while ((rc = drti_note_at(s, &off, &n)) != 0) {
 		uint64_t site = drti_dof_form(s, pr, n.site);
 
-		if (rc < 0 || cnt == UINT16_MAX || drti_note_record(s, p, &n) != (int64_t)j ||
+		if (rc < 0 || cnt == UINT16_MAX || !drti_name_is(drti_str(p, pr->dofpr_name), n.name) ||
+		    drti_note_record(s, p, &n) != (int64_t)j ||
 		    !drti_site_ok(s, n.site) || pr->dofpr_addr - site + 0x7fffffffu > 0xfffffffeu)
 			continue;
 		if (out != NULL) {
@@ -406,6 +492,7 @@ drti_sites_room(void *arg, const void *dof)
 	drti_sites_t *s = arg;
 	const dof_hdr_t *h = dof;
 
+	s->dof = dof;
 	if (!drti_sites_load(s))
 		return 0;
 	/*

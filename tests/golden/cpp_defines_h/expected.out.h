@@ -65,12 +65,23 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.zero 2\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
+"\t.set .Lusdtc_ident,1\n" \
+"\t.irpc c," p "\n" \
+"\t.ifc \\c,.\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.ifc \\c,-\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.endr\n" \
+"\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "\n" \
 "\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
 ".L__usdtc_link_" p ":\n" \
 "\t.hidden __start___usdtc_link_" p "\n" \
 "\t.4byte __start___usdtc_link_" p "-.\n" \
 "\t.popsection\n" \
+"\t.endif\n" \
 "\t.endif\n"
 #define _USDT_UNIT_(f, p, n, a) \
 "\t.ifndef __dtrace_" f "\n" \
