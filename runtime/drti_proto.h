@@ -369,14 +369,35 @@ drti_move_relocations(char *d, size_t size, const dof_sec_t *tgt, uint32_t tgtid
 }
 
 /*
- * The DOF d (size bytes, a writable copy) without is-enabled offsets: each
- * probe record's are cleared, and a record left with no probe site is
- * dropped (dtprobed refuses a probe without tracepoints, and a refusal
- * halfway through a DOF leaves the rest of it in its parser's pipe).
- * Returns the probe records left, or -1 if the DOF is not one it can read.
+ * Section i of the DOF d if it is a provider: *prov and its probe records'
+ * section *ps; 1, 0 when it is no provider, -1 when it cannot be read.
+ */
+DRTI_PROTO int
+drti_provider_at(char *d, size_t size, uint32_t i, dof_provider_t **prov, dof_sec_t **ps)
+{
+	dof_sec_t *pv = drti_dof_section(d, size, i);
+
+	if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER)
+		return 0;
+	if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
+		return -1;
+	*prov = (dof_provider_t *)(void *)(d + pv->dofs_offset);
+	if ((*ps = drti_dof_section(d, size, (*prov)->dofpv_probes)) == NULL ||
+	    (*ps)->dofs_entsize < sizeof(dof_probe_t) || (*ps)->dofs_offset % 8 != 0 ||
+	    (*ps)->dofs_entsize % 8 != 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * The DOF d (size bytes, a writable copy) without the probe records that
+ * have no tracepoint (dtprobed refuses a probe without tracepoints, and a
+ * refusal halfway through a DOF leaves the rest of it in its parser's
+ * pipe), the relocations of the others moved with them.  Returns the
+ * probe records left, or -1 if the DOF is not one it can read.
  */
 DRTI_PROTO long
-drti_strip_enabled(char *d, size_t size)
+drti_drop_empty(char *d, size_t size)
 {
 	dof_hdr_t *h = (dof_hdr_t *)(void *)d;
 	long left = 0;
@@ -384,25 +405,23 @@ drti_strip_enabled(char *d, size_t size)
 	if (size < sizeof(*h) || h->dofh_secoff > size)
 		return -1;
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *pv = drti_dof_section(d, size, i), *ps;
 		dof_provider_t *prov;
+		dof_sec_t *ps;
 		uint64_t nrec, kept = 0;
+		int rc = drti_provider_at(d, size, i, &prov, &ps);
 
-		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER)
+		if (rc <= 0) {
+			if (rc < 0)
+				return -1;
 			continue;
-		if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
-			return -1;
-		prov = (dof_provider_t *)(void *)(d + pv->dofs_offset);
-		if ((ps = drti_dof_section(d, size, prov->dofpv_probes)) == NULL ||
-		    ps->dofs_entsize < sizeof(dof_probe_t) || ps->dofs_offset % 8 != 0 ||
-		    ps->dofs_entsize % 8 != 0)
-			return -1;
+		}
 		nrec = ps->dofs_size / ps->dofs_entsize;
 		for (uint64_t j = 0; j < nrec; j++) {	/* where each record goes */
 			dof_probe_t *pr = (dof_probe_t *)(void *)(d + ps->dofs_offset +
 			    j * ps->dofs_entsize);
 
-			pr->dofpr_pad2 = pr->dofpr_noffs == 0 ? 0 : (uint32_t)++kept;
+			pr->dofpr_pad2 = pr->dofpr_noffs + pr->dofpr_nenoffs == 0 ? 0 :
+			    (uint32_t)++kept;
 		}
 		if (kept != nrec)
 			drti_move_relocations(d, size, ps, prov->dofpv_probes);
@@ -411,19 +430,49 @@ drti_strip_enabled(char *d, size_t size)
 			    j * ps->dofs_entsize);
 			uint32_t to = pr->dofpr_pad2;
 
-			pr->dofpr_enoffidx = 0;
-			pr->dofpr_nenoffs = 0;
 			pr->dofpr_pad2 = 0;
 			if (to != 0 && to - 1 != j)
 				memmove(d + ps->dofs_offset + (to - 1) * ps->dofs_entsize, pr,
 				    ps->dofs_entsize);
 		}
 		ps->dofs_size = kept * ps->dofs_entsize;
-		prov->dofpv_prenoffs = DOF_SECT_NONE;
 		left += (long)kept;
 	}
-	h->dofh_ident[DOF_ID_VERSION] = DOF_VERSION_1;	/* none left, as dtrace writes it */
 	return left;
+}
+
+/*
+ * The DOF d (size bytes, a writable copy) without is-enabled offsets: each
+ * probe record's are cleared, and a record left with no probe site is
+ * dropped (drti_drop_empty).  Returns the probe records left, or -1 if the
+ * DOF is not one it can read.
+ */
+DRTI_PROTO long
+drti_strip_enabled(char *d, size_t size)
+{
+	dof_hdr_t *h = (dof_hdr_t *)(void *)d;
+
+	if (size < sizeof(*h) || h->dofh_secoff > size)
+		return -1;
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_provider_t *prov;
+		dof_sec_t *ps;
+		int rc = drti_provider_at(d, size, i, &prov, &ps);
+
+		if (rc < 0)
+			return -1;
+		for (uint64_t j = 0; rc > 0 && j < ps->dofs_size / ps->dofs_entsize; j++) {
+			dof_probe_t *pr = (dof_probe_t *)(void *)(d + ps->dofs_offset +
+			    j * ps->dofs_entsize);
+
+			pr->dofpr_enoffidx = 0;
+			pr->dofpr_nenoffs = 0;
+		}
+		if (rc > 0)
+			prov->dofpv_prenoffs = DOF_SECT_NONE;
+	}
+	h->dofh_ident[DOF_ID_VERSION] = DOF_VERSION_1;	/* none left, as dtrace writes it */
+	return drti_drop_empty(d, size);
 }
 
 /* ADDDOF of r->helper on fd; 1 when registered (r->gen set), -1 if refused. */

@@ -431,9 +431,53 @@ drti_note_record(const drti_sites_t *s, const drti_dofprov_t *p, const drti_note
 }
 
 /*
+ * Whether records j and k are one probe of one function name: two static
+ * functions of one name in two files (-G records each under its name).
+ * dtprobed refuses a DOF with two such records (it files each probe under
+ * provider, module, function and name), so they become one, with the
+ * tracepoints of both, under the first: its leader.
+ */
+static int
+drti_same_probe(const drti_dofprov_t *p, uint64_t j, uint64_t k)
+{
+	const dof_probe_t *a = drti_probe(p, j), *b = drti_probe(p, k);
+
+	return strcmp(drti_str(p, a->dofpr_name), drti_str(p, b->dofpr_name)) == 0 &&
+	    strcmp(drti_str(p, a->dofpr_func), drti_str(p, b->dofpr_func)) == 0;
+}
+
+static int
+drti_is_leader(const drti_dofprov_t *p, uint64_t j)
+{
+	for (uint64_t k = 0; k < j; k++)
+		if (drti_same_probe(p, k, j))
+			return 0;
+	return 1;
+}
+
+/* site into out[*cnt] (if out is not NULL and it is not there yet), *lo lowered. */
+static void
+drti_put_site(uint64_t *out, uint32_t *cnt, uint64_t site, uint64_t *lo)
+{
+	if (out != NULL) {
+		uint32_t k = 0;
+
+		while (k < *cnt && out[k] != site)	/* a site noted twice */
+			k++;
+		if (k < *cnt)
+			return;
+		out[*cnt] = site;
+	}
+	++*cnt;
+	if (site < *lo)
+		*lo = site;
+}
+
+/*
  * The tracepoints of record j, old and new, as it holds addresses: into
- * out (if not NULL, *cnt of room) from the old offsets and the notes'
- * sites for it; returns how many, and the lowest in *lo.
+ * out (if not NULL) the old offsets of j and of the records it leads and
+ * the notes' sites for it; returns how many (none if j is led by
+ * another), and the lowest address in *lo.
  */
 static uint32_t
 drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
@@ -441,15 +485,24 @@ drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
 {
 	const dof_probe_t *pr = drti_probe(p, j);
 	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
 	uint32_t cnt = 0;
 	drti_note_t n;
 	size_t off = 0;
 	int rc;
 
 	*lo = pr->dofpr_addr;
-	for (uint32_t k = 0; k < pr->dofpr_noffs; k++, cnt++)
-		if (out != NULL)
-			out[cnt] = pr->dofpr_addr + o[pr->dofpr_offidx + k];
+	if (!drti_is_leader(p, j))
+		return 0;
+	for (uint64_t m = j; m < nrec; m++) {
+		const dof_probe_t *pm = drti_probe(p, m);
+
+		if (m != j && (!drti_same_probe(p, j, m) || pm->dofpr_addr - pr->dofpr_addr +
+		    0x7fffffffu > 0xfffffffeu))
+			continue;
+		for (uint32_t k = 0; k < pm->dofpr_noffs && cnt < UINT16_MAX; k++)
+			drti_put_site(out, &cnt, pm->dofpr_addr + o[pm->dofpr_offidx + k], lo);
+	}
 	while ((rc = drti_note_at(s, &off, &n)) != 0) {
 		uint64_t site = drti_dof_form(s, pr, n.site);
 
@@ -457,18 +510,7 @@ drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
 		    drti_note_record(s, p, &n) != (int64_t)j ||
 		    !drti_site_ok(s, n.site) || pr->dofpr_addr - site + 0x7fffffffu > 0xfffffffeu)
 			continue;
-		if (out != NULL) {
-			uint32_t k = 0;
-
-			while (k < cnt && out[k] != site)	/* a site noted twice */
-				k++;
-			if (k < cnt)
-				continue;
-			out[cnt] = site;
-		}
-		cnt++;
-		if (site < *lo)
-			*lo = site;
+		drti_put_site(out, &cnt, site, lo);
 	}
 	return cnt;
 }
@@ -493,8 +535,7 @@ drti_sites_room(void *arg, const void *dof)
 	const dof_hdr_t *h = dof;
 
 	s->dof = dof;
-	if (!drti_sites_load(s))
-		return 0;
+	drti_sites_load(s);	/* without notes, records of one name still merge */
 	/*
 	 * Per provider: its offset arrays, with a site per note at most (the
 	 * old ones fit in the DOF's size), then scratch: a drti_newrec_t per
@@ -506,8 +547,40 @@ drti_sites_room(void *arg, const void *dof)
 /* Where record j's tracepoints go, worked out before any record changes. */
 typedef struct drti_newrec {
 	uint64_t lo;			/* its new function address */
-	uint32_t offidx, noffs, enoffidx;
+	uint32_t offidx, noffs, enoffidx, nenoffs;
 } drti_newrec_t;
+
+/* The is-enabled offsets of record j and those it leads, each as f(..., address). */
+static uint32_t
+drti_record_enabled(const drti_dofprov_t *p, uint64_t j, uint32_t *out, uint64_t *lo)
+{
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+	uint32_t cnt = 0;
+
+	if (eo == NULL || !drti_is_leader(p, j))
+		return 0;
+	for (int pass = 0; pass < 2; pass++, cnt = 0) {
+		for (uint64_t m = j; m < nrec; m++) {
+			const dof_probe_t *pm = drti_probe(p, m);
+
+			if (m != j && !drti_same_probe(p, j, m))
+				continue;
+			for (uint32_t k = 0; k < pm->dofpr_nenoffs && cnt < UINT16_MAX; k++, cnt++) {
+				uint64_t at = pm->dofpr_addr + eo[pm->dofpr_enoffidx + k];
+
+				if (pass == 0 && at < *lo)
+					*lo = at;
+				else if (pass == 1 && out != NULL)
+					out[cnt] = (uint32_t)(at - *lo);
+			}
+		}
+		if (pass == 1 || out == NULL)
+			break;
+	}
+	return cnt;
+}
 
 /*
  * Record j's tracepoints written at *at (advanced) from its lowest one,
@@ -519,24 +592,19 @@ static void
 drti_rebase_record(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, size_t *at,
     size_t *enat, uint64_t *scratch, drti_newrec_t *nr)
 {
-	const dof_probe_t *pr = drti_probe(p, j);
-	const uint32_t *eo = p->enoffs == NULL ? NULL :
-	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
 	uint32_t *no = (uint32_t *)(void *)(p->d + *at), *neo = (uint32_t *)(void *)(p->d + *enat);
 	uint64_t lo;
-	uint32_t cnt = drti_record_sites(s, p, j, scratch, &lo);
+	uint32_t cnt = drti_record_sites(s, p, j, scratch, &lo), ecnt;
 
-	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
-		if (pr->dofpr_addr + eo[pr->dofpr_enoffidx + k] < lo)
-			lo = pr->dofpr_addr + eo[pr->dofpr_enoffidx + k];
+	drti_record_enabled(p, j, NULL, &lo);		/* the lowest of both */
+	ecnt = drti_record_enabled(p, j, neo, &lo);
 	for (uint32_t k = 0; k < cnt; k++)
 		no[k] = (uint32_t)(scratch[k] - lo);
-	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
-		neo[k] = (uint32_t)(pr->dofpr_addr + eo[pr->dofpr_enoffidx + k] - lo);
 	nr->lo = lo;
 	nr->noffs = cnt;
+	nr->nenoffs = ecnt;
 	*at += 4 * (size_t)cnt;
-	*enat += 4 * (size_t)pr->dofpr_nenoffs;
+	*enat += 4 * (size_t)ecnt;
 }
 
 /*
@@ -546,7 +614,7 @@ drti_rebase_record(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, s
 static int
 drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
 {
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize, lo, added = 0;
+	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize, lo, added = 0, led = 0;
 	uint64_t total = 0, entotal = 0, most = 0;
 	size_t at, enat, offs0, recs, scratch;
 	drti_newrec_t *nr;
@@ -554,7 +622,10 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 	for (uint64_t j = 0; j < nrec; j++) {
 		uint32_t cnt = drti_record_sites(s, p, j, NULL, &lo);
 
-		added += cnt - drti_probe(p, j)->dofpr_noffs;
+		if (!drti_is_leader(p, j))
+			led++;
+		else
+			added += cnt - drti_probe(p, j)->dofpr_noffs;
 		total += cnt;
 		entotal += drti_probe(p, j)->dofpr_nenoffs;
 		most = cnt > most ? cnt : most;
@@ -563,7 +634,7 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 	enat = at + 4 * total;
 	recs = (enat + 4 * entotal + 7) & ~(size_t)7;
 	scratch = recs + nrec * sizeof(*nr);
-	if (added == 0 || scratch > cap || (cap - scratch) / 8 < most)
+	if ((added == 0 && led == 0) || scratch > cap || (cap - scratch) / 8 < most)
 		return 0;
 	nr = (drti_newrec_t *)(void *)(p->d + recs);
 	for (uint64_t j = 0; j < nrec; j++) {
@@ -577,7 +648,8 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 		pr->dofpr_addr = nr[j].lo;
 		pr->dofpr_offidx = nr[j].offidx;
 		pr->dofpr_noffs = (uint16_t)nr[j].noffs;
-		pr->dofpr_enoffidx = p->enoffs == NULL ? 0 : nr[j].enoffidx;
+		pr->dofpr_enoffidx = p->enoffs == NULL || nr[j].nenoffs == 0 ? 0 : nr[j].enoffidx;
+		pr->dofpr_nenoffs = (uint16_t)nr[j].nenoffs;
 	}
 	p->offs->dofs_offset = offs0;
 	p->offs->dofs_size = 4 * total;
@@ -587,7 +659,7 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 	}
 	memset(p->d + recs, 0, cap - recs);	/* the scratch is not DOF */
 	*end = enat;
-	return 1;
+	return led > 0 ? 2 : 1;
 }
 
 /* drti_extend_t's add: the notes' sites in every provider of the copy. */
@@ -597,6 +669,7 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	drti_sites_t *s = arg;
 	dof_hdr_t *h = (dof_hdr_t *)(void *)copy;
 	size_t end = size, added = 0;
+	int rc, merged = 0;
 
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
 		dof_sec_t *pv = drti_dof_section(copy, size, i);
@@ -605,12 +678,16 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER ||
 		    drti_dofprov(copy, size, pv, &p) != 0)
 			continue;
-		added += (size_t)drti_extend_provider(s, &p, &end, cap);
+		rc = drti_extend_provider(s, &p, &end, cap);
+		added += rc > 0;
+		merged |= rc == 2;
 	}
 	if (added == 0)
 		return size;
 	end = (end + 7) & ~(size_t)7;
 	h->dofh_loadsz = h->dofh_filesz = end;
+	if (merged && drti_drop_empty(copy, end) < 0)
+		drti_say(s->reg, "cannot drop the records merged into others");
 	drti_say(s->reg, "inline sites from %s added (%zu bytes of DOF)", s->path, end);
 	return end;
 }
