@@ -72,6 +72,7 @@ typedef struct probe_ref {
 	bool is_enabled;
 	char *name;		/* __dtrace_P___N or __dtraceenabled_P___N */
 	bool *kept;		/* a call of this function keeps reaching the unit */
+	bool stack_args;	/* some argument is on the stack: a tail call moves it */
 } probe_ref_t;
 
 /* A function symbol, for finding the function around a site. */

@@ -157,11 +157,35 @@ probe_index_free(probe_index_t *x)
 	rewrite_map_free(&x->map);
 }
 
+/*
+ * Whether a tail call moves some argument of pr: its note at a rewritten
+ * tail call differs from the one at a call (stack arguments, one slot
+ * further at a tail call, where the caller's return address still is).
+ * -1 on allocation failure.
+ */
+static int
+moves_args(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
+{
+	strbuf_t call, tail;
+	int rc;
+
+	sb_init(&call);
+	sb_init(&tail);
+	t->arch->note_args_call(m, pr, &call);
+	t->arch->note_args_tail(m, pr, &tail);
+	rc = call.failed || tail.failed ? -1 : call.len != tail.len ||
+	    (call.len > 0 && memcmp(call.data, tail.data, call.len) != 0);
+	sb_free(&call);
+	sb_free(&tail);
+	return rc;
+}
+
 /* Both function names of every probe of m; -1 on allocation failure. */
 static int
-probe_index_init(probe_index_t *x, const mdl_model_t *m)
+probe_index_init(probe_index_t *x, const mdl_model_t *m, const target_t *t)
 {
 	size_t total = 0;
+	int moved;
 
 	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < m->nproviders; i++)
@@ -183,8 +207,11 @@ probe_index_init(probe_index_t *x, const mdl_model_t *m)
 				r->kept = &x->kept[x->n];
 				r->name = en ? mdl_enabled_func(p->name, r->probe->dof_name)
 				    : mdl_probe_func(p->name, r->probe->dof_name);
-				if (r->name == NULL)
+				moved = en || t->arch->note_args_call == NULL ? 0 :
+				    moves_args(m, t, r->probe);
+				if (r->name == NULL || moved < 0)
 					goto fail;
+				r->stack_args = moved > 0;
 				rewrite_map_put(&x->map, r->name, x->n++);
 			}
 		}
@@ -488,6 +515,12 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 		return false;
 	}
 	c->tail = op == ob->isa->jump_op;
+	if (c->tail && c->ref->stack_args) {
+		rewrite_note(ob, "%s+0x%llx: tail call of %s with arguments on the stack: it keeps the "
+		    "stub, where DTrace reads them as at a call", where,
+		    (unsigned long long)c->at, probe_desc(c->ref));
+		return false;
+	}
 	if (ob->grouped[c->textsec]) {
 		rewrite_note(ob, "%s+0x%llx: %s in a COMDAT section (the linker may keep another "
 		    "object's copy of the function): it keeps the stub", where,
@@ -994,7 +1027,7 @@ rewrite_plan(const mdl_model_t *m, const target_t *t, const objin_t *ins,
 			    "architecture; they keep calling the stubs");
 		return 0;
 	}
-	if (probe_index_init(&rp->probes, m) != 0)
+	if (probe_index_init(&rp->probes, m, t) != 0)
 		return err_errno(e, ENOMEM, "rewriting probe calls");
 	/* The same file twice: its sites once (objin.c). */
 	for (size_t i = 0; i < nins && rc == 0; i++)

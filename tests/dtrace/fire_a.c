@@ -8,6 +8,18 @@
 #include "a.h"
 
 int fire_a(int *enabled_seen);
+void tail_many(int a, int b, int c, int d, int e, int f, int g, long long h);
+
+/*
+ * beta:many as a tail call (its stack arguments fit in this function's
+ * own): -G keeps such a jump to the stub, where DTrace reads arguments 7
+ * and 8 as at a call.
+ */
+__attribute__((noinline)) void
+tail_many(int a, int b, int c, int d, int e, int f, int g, long long h)
+{
+	BETA_MANY(a, b, c, d, e, f, g, h);
+}
 
 int
 fire_a(int *enabled_seen)
@@ -21,5 +33,6 @@ fire_a(int *enabled_seen)
 		ALPHA_GUARDED(5);
 	}
 	BETA_MANY(1, -2, 3, 4, 5, 6, 77, -8000000000LL);
+	tail_many(11, -12, 13, 14, 15, 16, 177, -9000000000LL);
 	return 0;
 }
