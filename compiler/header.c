@@ -28,9 +28,9 @@
  * and the compiler keeps every other value in its register across it.
  * Other probes (floating or by-value arguments, more than six; aarch64,
  * FreeBSD, illumos) keep the call, which -G turns into a tracepoint where
- * it is given the objects; so does every probe under -D_USDT_PROBE_CALLS,
- * for builds that run -G without the objects and still want DTrace to see
- * each probe (it sees an inline site only when -G is given its object).
+ * it is given the objects; so does every probe under -D_USDT_PROBE_CALLS.
+ * DTrace sees inline sites either way: -G given the object records them,
+ * and otherwise drti_lite adds them from the notes (runtime/drti_sites.h).
  *
  * Unlike dtrace's header, ours also carries each probe's code: the probe
  * unit of target.h, in a COMDAT group signed by the probe function's name:
