@@ -17,7 +17,7 @@
  * is moved by the object's `.stapsdt.base` as tracers move it (the -G
  * object defines `_.stapsdt.base`; its run-time address says where the
  * linker put it), and a site is taken only inside an executable segment
- * of the object and, on x86_64, on a nop or a breakpoint.
+ * of the object, on a 1-byte nop or a breakpoint (drti_site_ok).
  *
  * A note of provider P, probe N (`__` in N is `-` in DOF) becomes an offset
  * of the first probe record of P named N, unless some record of that name
@@ -219,26 +219,38 @@ drti_note_at(const drti_sites_t *s, size_t *off, drti_note_t *n)
 	return 1;
 }
 
-/* Whether the link-time address site is a tracepoint this object can have. */
+/*
+ * Whether the link-time address site is one of the header's inline sites:
+ * inside an executable segment of the object, a 1-byte nop (or a uprobe's
+ * int3 on one) that is not the start of a stub's 5-byte nop (0f 1f 44 00
+ * 00; a unit's note points there, and -G leaves out the stubs nothing
+ * calls).  Only x86_64 has inline sites (header.c): elsewhere every note is
+ * a stub's or a site -G recorded.
+ */
 static int
 drti_site_ok(const drti_sites_t *s, uint64_t site)
 {
+#if defined(__x86_64__)
+	static const uint8_t nop5_tail[] = { 0x1f, 0x44, 0x00, 0x00 };
+
 	for (ElfW(Half) i = 0; i < s->phnum; i++) {
 		const ElfW(Phdr) *ph = &s->phdr[i];
+		const volatile uint8_t *at = (const volatile uint8_t *)(s->bias + (uintptr_t)site);
+		int stub = 1;
 
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || site < ph->p_vaddr ||
 		    site - ph->p_vaddr >= ph->p_filesz)
 			continue;
-#if defined(__x86_64__)
-		{
-			uint8_t b = *(const volatile uint8_t *)(s->bias + (uintptr_t)site);
-
-			return b == 0x90 || b == 0xcc;		/* nop, or a uprobe's int3 */
-		}
-#else
-		return 1;
-#endif
+		if (at[0] != 0x90 && at[0] != 0xcc)
+			return 0;
+		for (size_t k = 0; k < sizeof(nop5_tail) && stub; k++)
+			stub = site - ph->p_vaddr + 1 + k < ph->p_filesz && at[1 + k] == nop5_tail[k];
+		return !stub;
 	}
+#else
+	(void)s;
+	(void)site;
+#endif
 	return 0;
 }
 
