@@ -1,6 +1,6 @@
 /*
  * drti_sites.h - the header's inline probe sites, added to the DOF that
- * drti_lite.c hands DTrace.
+ * drti_lite.c hands DTrace (and records of one function name merged).
  *
  * Why: `-G` run without the program's objects (build style b: glib,
  * libvirt, meson builds) writes a DOF that records only the probe stubs,
@@ -28,6 +28,13 @@
  * the record's address becomes its lowest tracepoint, and its offsets and
  * is-enabled offsets are written again, after the DOF, as new arrays that
  * the PROFFS and PRENOFFS section headers then point to.
+ *
+ * The same rewrite makes one record of two that share a probe name and a
+ * function name (two `static` functions of one name in two files, which
+ * -G records apart): dtprobed files each probe under provider, module,
+ * function and name, and refused the whole DOF.  The first record takes
+ * the tracepoints of both; the other, left empty, is dropped
+ * (drti_drop_empty).
  *
  * All of it runs only after a helper device was opened (drti_extend_t):
  * without DTrace a program's start-up is what it was.  Nothing allocates:
