@@ -52,9 +52,12 @@
  * drti_proto.h says) reached without a symlink.  The
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
+ * What each registered copy adds to the DOF (the header's inline sites,
+ * from this object's own notes) is drti_sites.h's, asked only once a
+ * device is open.
  * This code lives inside other people's programs: it never aborts, never
- * writes to stdout, and every symbol but the reference to __SUNW_dof is
- * static.
+ * writes to stdout, and every symbol but the references to __SUNW_dof and
+ * the -G object's own weak hidden symbols is static.
  */
 #include <link.h>
 #include <pthread.h>
