@@ -198,8 +198,7 @@ DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) 
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
 $(DRTI): runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector \
-		$(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(DRTI_FLAGS) $(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target
@@ -215,7 +214,13 @@ endif
 endif
 DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC),aarch64-linux)
 DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
-DRTI_FLAGS = -std=gnu11 $(WARN) -O2 -fPIC -fvisibility=hidden -fno-stack-protector
+# Every -G object carries a copy, which runs once at start-up, so it is
+# built for size (doc/usage.md has the -G object sizes): -Os; no unwind
+# tables (C that calls nothing back and is never unwound through: gdb
+# still backtraces it from the code); no .comment; strings in plain
+# .rodata, so its relocations name the section, not a local label each.
+DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-ident -fno-merge-constants
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
 $(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c $(B)/.flags

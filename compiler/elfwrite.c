@@ -870,6 +870,44 @@ elfw_update(const elfw_t *w, Elf *elf, err_t *e)
 	return err_libelf(e, "ELF writer", "elf_update");
 }
 
+/*
+ * The file offsets, set here rather than by libelf, which aligns every
+ * section's offset to its sh_addralign even when the section is empty: the
+ * empty page-aligned .probes of the __usdt_probes_page group (objgen.c)
+ * would pad a -G object by up to a page of zeros.  A section with bytes is
+ * aligned as libelf would; an empty one, or SHT_NOBITS, takes the next
+ * offset; the section headers follow, aligned to a word.
+ */
+static int
+lay_out(Elf *elf, err_t *e)
+{
+	size_t word = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4;
+	uint64_t off = gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT);
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			return err_libelf(e, "ELF writer", "gelf_getshdr");
+		if (sh.sh_type != SHT_NOBITS && sh.sh_size != 0 &&
+		    sh.sh_addralign > 1)
+			off = (off + sh.sh_addralign - 1) & ~(sh.sh_addralign - 1);
+		sh.sh_offset = off;
+		if (sh.sh_type != SHT_NOBITS)
+			off += sh.sh_size;
+		if (gelf_update_shdr(scn, &sh) == 0)
+			return err_libelf(e, "ELF writer", "gelf_update_shdr");
+	}
+	if (gelf_getehdr(elf, &eh) == NULL)
+		return err_libelf(e, "ELF writer", "gelf_getehdr");
+	eh.e_shoff = (off + word - 1) & ~(uint64_t)(word - 1);
+	if (gelf_update_ehdr(elf, &eh) == 0)
+		return err_libelf(e, "ELF writer", "gelf_update_ehdr");
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	return 0;
+}
+
 /* Everything after the layout decisions: libelf builds and writes the file. */
 static int
 emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
@@ -890,7 +928,7 @@ emit_file(elfw_t *w, layout_t *l, int fd, Elf_Cmd cmd, err_t *e)
 	/* Name .shstrtab before handing its bytes over: they must be final. */
 	elfw_strtab_add(&l->shstrs, ".shstrtab");
 	if (emit_strtab(l, elf, &l->shstrs, ".shstrtab", e) != 0 ||
-	    set_shstrndx(l, elf, e) != 0)
+	    set_shstrndx(l, elf, e) != 0 || lay_out(elf, e) != 0)
 		goto out;
 	if (elfw_update(w, elf, e) != 0)
 		goto out;

@@ -4,16 +4,18 @@
  * What goes in, for each probe P:N of the model (target.h describes the
  * probe unit, doc/design.md sections 1-3 the reasons):
  *
- *   COMDAT group signed by __dtrace_P___N, the same group the -h header
- *   emits as top-level asm, so the linker keeps one copy whichever comes
- *   first:
- *	.text.__dtrace_P___N	the probe unit; __dtrace_P___N at 0 and
- *				__dtraceenabled_P___N at the is-enabled slot,
- *				both weak hidden functions
- *	.note.stapsdt		one stapsdt note: pc = the probe tracepoint,
- *				base = _.stapsdt.base, semaphore, "P", "N",
- *				the argument description (Linux targets)
- *	.probes			the semaphore P_N_semaphore, 2 bytes
+ *   its unit at its slot of .text.__dtrace_units, the one section of
+ *	every probe's unit (units_pool): __dtrace_P___N at the slot and
+ *	__dtraceenabled_P___N at its is-enabled offset, both weak hidden
+ *	functions, as in the group the -h header emits for a file that calls
+ *	the stub, so every call binds to one of them
+ *   its semaphore P_N_semaphore, 2 bytes at its slot of the one .probes of
+ *	every semaphore, weak hidden as each file of the header defines it
+ *   (units_pool says why no group is needed) and, for a probe the header
+ *   fires by calling the stub, the stub's stapsdt note in a COMDAT group of
+ *   its own, as the header's: pc = the probe tracepoint, base =
+ *   _.stapsdt.base, semaphore, "P", "N", the argument description (Linux
+ *   targets);
  *   COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and the
  *   hidden symbol _.stapsdt.base every note points at (global: units.c).
  *   COMDAT group __usdt_probes_page: an empty .probes section aligned to a
@@ -47,7 +49,8 @@
  * objgen_opts_t.temps) that the caller puts in place with the output, only
  * when everything has succeeded.  __SUNW_dof is local so that several -G outputs can share a
  * program, each drti_lite copy still reaching its own DOF.  The unit, note
- * and semaphore symbols stay weak hidden, which COMDAT deduplication needs.
+ * and semaphore symbols stay weak hidden, which binding every reference to
+ * one copy (the header's groups or this object's pool) needs.
  *
  * No linker runs unless one is named (-x ldpath=, $USDTC_LD): then the
  * object is written to an anonymous file and `LD -r` combines it with
@@ -610,10 +613,16 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 	    NULL, 0, 0 };
 	int dofsec;
 
+	size_t nprobes = 0;
+
 	if (b->t->stapsdt && mdl_has_probes(b->m)) {
 		units_add_stapsdt_base(b);
 		units_add_semaphore_page(b);
 	}
+	for (size_t i = 0; i < b->m->nproviders; i++)
+		nprobes += b->m->providers[i]->nprobes;
+	if (units_pool(b, nprobes) != 0)
+		return elfw_failed(b->w, e) ? -1 : err_errno(e, ENOMEM, "the probe units");
 	for (size_t i = 0; i < b->m->nproviders; i++) {
 		const mdl_provider_t *p = b->m->providers[i];
 
@@ -893,7 +902,7 @@ int
 objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	units_t b = { NULL, m, t, 0, o->lazyload, header_probe_calls_stub };
+	units_t b = { NULL, m, t, 0, o->lazyload, header_probe_calls_stub, 0, 0, 0, 0 };
 	gplan_t g;
 	int rc;
 

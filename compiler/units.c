@@ -14,6 +14,9 @@
  *				the argument description (Linux targets)
  *	.probes			the semaphore P_N_semaphore, 2 bytes
  *
+ * or, in the -G object (units_pool), the unit and the semaphore at their
+ * slots of one unit section and one .probes shared by every probe, in no
+ * group, with the note still in a group of its own;
  * the COMDAT group .stapsdt.base (as <sys/sdt.h> makes it): one byte and
  * the hidden symbol _.stapsdt.base every note points at (global here, see
  * units_add_stapsdt_base); the COMDAT group __usdt_probes_page, an empty
@@ -43,6 +46,9 @@
 #include "stapsdt.h"
 #include "strbuf.h"
 #include "units.h"
+
+/* The -G object's one section of units (units_pool). */
+#define UNITS_POOL_SECTION	".text.__dtrace_units"
 
 #ifndef SHF_GNU_RETAIN
 #define SHF_GNU_RETAIN		(1u << 21)
@@ -161,35 +167,118 @@ add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	return elfw_add_reloc(u->w, sec, pc + STAPSDT_SEMAPHORE * asz, abs, sem_sym, 0);
 }
 
+/* Bytes from one pooled unit to the next: the unit, padded to its alignment. */
+static size_t
+pool_stride(const arch_t *a)
+{
+	size_t align = a->unit_align ? a->unit_align : 1;
+
+	return (a->unit_size + align - 1) / align * align;
+}
+
+/*
+ * The -G object's pool.  Each probe's unit in a group of its own costs
+ * three section headers (the group, the unit, the semaphore's .probes:
+ * 192 bytes, more than the unit, its semaphore and their symbols), so the
+ * -G object puts every unit in one section and every semaphore in one
+ * .probes, in no group: the weak hidden definitions of every object that
+ * holds them, as each file of the header already defines its semaphores
+ * (doc/design.md section 2).  Sound because nothing names a unit or a
+ * semaphore but by its symbol: calls, the stub notes (in groups of their
+ * own still), the DOF and the semaphore table are relocations against
+ * __dtrace_P___N and P_N_semaphore, and the linker binds each to one
+ * definition, this object's or a file's group (which stays, unused, when
+ * this object comes first: 16 dead bytes a probe).  The units are
+ * identical whichever is bound.
+ */
+int
+units_pool(units_t *u, size_t n)
+{
+	const arch_t *a = u->t->arch;
+	size_t stride = pool_stride(a);
+	unsigned char *text;
+
+	if (n == 0)
+		return 0;
+	if ((text = calloc(n, stride)) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		memcpy(text + i * stride, a->unit, a->unit_size);
+	elfw_section_desc_t td = { UNITS_POOL_SECTION, SHT_PROGBITS,
+	    SHF_ALLOC | SHF_EXECINSTR, a->unit_align, 0, NULL, n * stride, 0 };
+	u->pool_text = elfw_adopt_section(u->w, &td, text);
+	if (u->t->stapsdt) {
+		elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
+		    SHF_ALLOC | SHF_WRITE, STAPSDT_SEMAPHORE_SIZE, 0, NULL,
+		    n * STAPSDT_SEMAPHORE_SIZE, 0 };
+		u->pool_sems = elfw_add_section(u->w, &sd);
+	}
+	u->pool_slots = n;
+	u->pool_next = 0;
+	return u->pool_text > 0 && (!u->t->stapsdt || u->pool_sems > 0) ? 0 : -1;
+}
+
+/* The probe's unit section and the unit's offset in it: its own group's, or the pool's. */
+static int
+unit_section(units_t *u, const char *func, int *group, uint64_t *at)
+{
+	const arch_t *a = u->t->arch;
+	char *text;
+	int sec;
+
+	*group = 0;
+	*at = 0;
+	if (u->pool_text > 0) {
+		if (u->pool_next >= u->pool_slots)
+			return -1;
+		*at = u->pool_next * pool_stride(a);
+		return u->pool_text;
+	}
+	if (asprintf(&text, ".text.%s", func) < 0)
+		return -1;
+	*group = elfw_add_group(u->w);
+	elfw_section_desc_t td = { text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	    a->unit_align, 0, a->unit, a->unit_size, *group };
+	sec = elfw_add_section(u->w, &td);
+	free(text);
+	return sec;
+}
+
 int
 units_add_probe_group_named(units_t *u, const mdl_provider_t *p,
     const mdl_probe_t *pr, const units_names_t *n)
 {
 	static const unsigned char semaphore[2];
 	const arch_t *a = u->t->arch;
-	char *text;
+	uint64_t at;
 	int g, sec, func_sym, sem_sym;
+	size_t slot = u->pool_next;
 
-	if (asprintf(&text, ".text.%s", n->func) < 0)
+	if ((sec = unit_section(u, n->func, &g, &at)) < 0)
 		return -1;
-	g = elfw_add_group(u->w);
-	elfw_section_desc_t td = { text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	    a->unit_align, 0, a->unit, a->unit_size, g };
-	sec = elfw_add_section(u->w, &td);
-	free(text);
-	elfw_symbol_desc_t fd = { n->func, sec, 0, a->unit_size, STB_WEAK, STT_FUNC,
+	elfw_symbol_desc_t fd = { n->func, sec, at, a->unit_size, STB_WEAK, STT_FUNC,
 	    STV_HIDDEN };
-	elfw_symbol_desc_t ed = { n->enabled, sec, a->enabled_offset,
+	elfw_symbol_desc_t ed = { n->enabled, sec, at + a->enabled_offset,
 	    a->unit_size - a->enabled_offset, STB_WEAK, STT_FUNC, STV_HIDDEN };
 	func_sym = elfw_add_symbol(u->w, &fd);
 	elfw_add_symbol(u->w, &ed);
-	elfw_set_group_signature(u->w, g, func_sym);
+	if (g != 0)
+		elfw_set_group_signature(u->w, g, func_sym);
+	else
+		u->pool_next++;
 	if (!u->t->stapsdt)
 		return 0;
-	elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
-	    SHF_ALLOC | SHF_WRITE, STAPSDT_SEMAPHORE_SIZE, 0, semaphore, sizeof(semaphore), g };
-	sec = elfw_add_section(u->w, &sd);
-	elfw_symbol_desc_t ssd = { n->semaphore, sec, 0, sizeof(semaphore),
+	if (g != 0) {
+		elfw_section_desc_t sd = { STAPSDT_SEMAPHORE_SECTION, SHT_PROGBITS,
+		    SHF_ALLOC | SHF_WRITE, STAPSDT_SEMAPHORE_SIZE, 0, semaphore,
+		    sizeof(semaphore), g };
+		sec = elfw_add_section(u->w, &sd);
+		at = 0;
+	} else {
+		sec = u->pool_sems;
+		at = slot * STAPSDT_SEMAPHORE_SIZE;
+	}
+	elfw_symbol_desc_t ssd = { n->semaphore, sec, at, sizeof(semaphore),
 	    STB_WEAK, STT_OBJECT, STV_HIDDEN };
 	sem_sym = elfw_add_symbol(u->w, &ssd);
 	if (u->stub_note != NULL && !u->stub_note(u->m, u->t, pr))

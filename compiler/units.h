@@ -4,7 +4,9 @@
  * Shared by the -G stage (objgen.c, an ET_REL object) and the run-time
  * library (libusdt/usdt_image.c, an ET_DYN object): for each probe, its
  * unit of stub code, its stapsdt note and its semaphore, in one COMDAT
- * group; the .stapsdt.base group the notes point at; and .SUNW_dof, the
+ * group or (the -G object, units_pool) at their slots of one unit section
+ * and one .probes, the note in a group of its own; the .stapsdt.base
+ * group the notes point at; and .SUNW_dof, the
  * DOF of the whole model.  units.c describes what each holds.
  */
 #ifndef USDTC_UNITS_H
@@ -25,12 +27,25 @@ typedef struct units {
 	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
 	/* Whether a probe's stub gets its note; NULL: every one (units.c) */
 	bool (*stub_note)(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr);
+	/* units_pool: the one unit section and the one .probes section every
+	 * probe's unit and semaphore then go in (0: a group per probe), the
+	 * slots they hold and the next free one */
+	int pool_text, pool_sems;
+	size_t pool_slots, pool_next;
 } units_t;
 
 /* The .stapsdt.base group; call it before the first probe group. */
 void units_add_stapsdt_base(units_t *u);
 /* The semaphore page group (stapsdt.h); call it before the first probe group. */
 void units_add_semaphore_page(units_t *u);
+
+/*
+ * The -G object's units and semaphores, for n probes, each in one section
+ * in no group (units.c says why that is sound); the probe groups added
+ * after it put their unit and semaphore there.  Returns 0, or -1 as
+ * units_add_probe_group.
+ */
+int units_pool(units_t *u, size_t n);
 
 /*
  * One probe's group: the unit with __dtrace_P___N and
