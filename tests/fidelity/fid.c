@@ -245,13 +245,13 @@ t_byval(int k)
 	memset(&e, 0, sizeof(e));
 	e.a = k;
 	e.b = -k;
-	e.c = 0x0123456789abcdefL;
+	e.c = (long)0x0123456789abcdefLL;	/* truncated where long is 32 bits */
 	out("byval ");
 	out_hex(&e, sizeof(e));
 	out(" 5\n");
 	b.a = k;
 	b.b = -k;
-	b.c = 0x0123456789abcdefL;
+	b.c = (long)0x0123456789abcdefLL;
 	FID_BYVAL(&b, 5);
 }
 
@@ -282,9 +282,9 @@ t_widths(void)
 	out("w64 %lld %lld %llu %llu\n", (long long)INT64_MIN, (long long)INT64_MAX, 0ull,
 	    (unsigned long long)UINT64_MAX);
 	FID_W64(INT64_MIN, INT64_MAX, 0, UINT64_MAX);
-	out("wlong %ld %lu %lld %llu %d %d\n", -1L, 0xfedcba9876543210ul, -1234567890123LL,
+	out("wlong %ld %lu %lld %llu %d %d\n", -1L, (unsigned long)0xfedcba9876543210ull, -1234567890123LL,
 	    1ull << 63, -32768, 65535);
-	FID_WLONG(-1L, 0xfedcba9876543210ul, -1234567890123LL, 1ull << 63, -32768, 65535);
+	FID_WLONG(-1L, (unsigned long)0xfedcba9876543210ull, -1234567890123LL, 1ull << 63, -32768, 65535);
 }
 
 static void NOINLINE
