@@ -778,7 +778,7 @@ put_form_macros(strbuf_t *out, const target_t *t)
 	/* Which of a probe's two note descriptions is this arch's (put_probe_tuple). */
 	sb_printf(out, "#define _USDT_NA(x, a) %s\n",
 	    t->arch->elf_machine == EM_X86_64 ? "x" : "a");
-	sb_puts(out, "#define _USDT_L(T, k, v, c) _USDT_C(T, c)\n");
+	sb_puts(out, "#define _USDT_L(T, k, v, o, c) _USDT_C(T, c)\n");
 	if (t->arch->elf_machine != EM_X86_64) {
 		/* An inline site of x86_64 is a call here, as under _USDT_PROBE_CALLS. */
 		sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
@@ -810,7 +810,7 @@ put_disabled_forms(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_E(x) (0)\n");
 	if (t->stapsdt) {
 		sb_puts(out, "#define _USDT_S(T, k, v, r, o) ((void)0)\n");
-		sb_puts(out, "#define _USDT_L(T, k, v, c) ((void)0)\n");
+		sb_puts(out, "#define _USDT_L(T, k, v, o, c) ((void)0)\n");
 		sb_puts(out, "#define _USDT_ON(T, s) (0)\n");
 	}
 	sb_puts(out, "#endif\n\n");
@@ -917,7 +917,6 @@ put_arch_macros(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })\n");
 	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
 		put_enabled_helpers(out);
-		put_site_helpers(out);
 		text.len = 0;
 		asm_generic_site(&w);
 		sb_puts(out, "#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i "
@@ -980,12 +979,16 @@ put_generic_asm(strbuf_t *out)
  * A probe is an inline site, a nop (s390: `nop 0`) and its stapsdt note,
  * whose argument locations are the compiler's choice, each the asm operand
  * of the argument's temporary (constraint _USDT_GC: "nor", and sdt.h's
- * "nZr" on POWER, "g" on 32-bit Arm) as the assembler prints it
- * (_USDT_GA: %k on i386, which names a register by its 32-bit name, %I
- * before it on POWER, which marks a constant), after its size, negative
- * when signed, as `%n` prints the "n" operand _USDT_GSZ computes from the
- * temporary's type (`-4@`, `8@`): so `-4@4(%esp)`, `-4@%r2`, `-4@r0`,
- * `8@a0`.  Operand 0 is an "i" the text never names; argument i has the
+ * "nZr" on POWER) as the assembler prints it (_USDT_GA: %I before it on
+ * POWER, which marks a constant), after its size, negative when signed,
+ * as `%n` prints the "n" operand _USDT_GSZ computes from the temporary's
+ * type (`-4@`, `8@`): so `-4@%r2`, `8@a0`, `-4@3`.  Where pointers are 4
+ * bytes (i386, armel, armhf, mipsel) every argument is in memory ("m":
+ * `-4@4(%esp)`, `-8@[sp, #8]`): sdt.h's "nor" there puts a 64-bit value
+ * in a register pair, of which the note names one register, or in an
+ * immediate that gdb reads as 32 bits (INT64_MIN read 0).  s390x takes
+ * no immediate ("ro"): gdb reads `-9223372036854775808` there as
+ * INT64_MIN + 1; RISC-V no "o", which clang cannot match ("nr").  Operand 0 is an "i" the text never names; argument i has the
  * operands 2i+1 (size) and 2i+2 (location).  _ENABLED() is <sys/sdt.h>'s
  * test of the semaphore, beside the asm that defines it.  A probe with an
  * argument no temporary can hold (a struct by value, more than 12
@@ -999,12 +1002,14 @@ put_generic_macros(strbuf_t *out)
 	    "#else\n#define _USDT_ADDR \".4byte\"\n#endif\n"
 	    "#if defined(__s390__) || defined(__s390x__)\n#define _USDT_NOP \"nop 0\"\n"
 	    "#else\n#define _USDT_NOP \"nop\"\n#endif\n"
-	    "#if defined(__powerpc__) || defined(__powerpc64__)\n"
+	    "#if __SIZEOF_POINTER__ == 4\n"
+	    "#define _USDT_GC \"m\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#elif defined(__powerpc__) || defined(__powerpc64__)\n"
 	    "#define _USDT_GC \"nZr\"\n#define _USDT_GA(i) \"%I\" #i \"%\" #i\n"
-	    "#elif defined(__i386__)\n"
-	    "#define _USDT_GC \"nor\"\n#define _USDT_GA(i) \"%k\" #i\n"
-	    "#elif defined(__arm__)\n"
-	    "#define _USDT_GC \"g\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#elif defined(__s390__) || defined(__s390x__)\n"
+	    "#define _USDT_GC \"ro\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#elif defined(__riscv)\n"
+	    "#define _USDT_GC \"nr\"\n#define _USDT_GA(i) \"%\" #i\n"
 	    "#else\n"
 	    "#define _USDT_GC \"nor\"\n#define _USDT_GA(i) \"%\" #i\n"
 	    "#endif\n";
@@ -1038,9 +1043,12 @@ put_generic_macros(strbuf_t *out)
 	sb_puts(out, "#define _USDT_GSITE(P, t) _USDT_GSITE_(P, t, _USDT_NOP)\n");
 	sb_puts(out, "#define _USDT_GSEM(P) _USDT_GSEM_(P)\n");
 	sb_puts(out, "#define _USDT_GSEM_(f, p, n, a) _USDT_SEM_(p, n)\n");
+	sb_puts(out, "#define _USDT_M(r, i) _USDT_READS(__usdt_v##i)\n");
+	sb_puts(out, "#define _USDT_O(i)\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
-	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k); }))\n");
-	sb_puts(out, "#define _USDT_L(T, k, v, c) _USDT_S(T, k, v, _USDT_0, _USDT_0)\n");
+	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
+	sb_puts(out, "#define _USDT_L(T, k, v, o, c) (__extension__ ({ v "
+	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
 	sb_puts(out, "#define _USDT_C(T, c) ((void)0)\n");
 	sb_puts(out, "#define _USDT_E(x) (x)\n");
 	sb_puts(out, "#define _USDT_ON(T, s) (__extension__ ({ "
@@ -1089,6 +1097,7 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 		put_generic_macros(out);
 		sb_puts(out, "#endif\n");
 		put_temp_macros(out);
+		put_site_helpers(out);
 	} else {
 		put_arch_macros(out, t);
 	}
@@ -1380,9 +1389,17 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		put_inline_site(out, m, pr, n);
 	} else if (t->stapsdt && fits_temporaries(m, pr)) {
 		/* The call on x86_64 and aarch64, an inline site elsewhere. */
+		bool reads = false;
+
 		sb_printf(out, " \\\n\t_USDT_L(%s, %zu,", probe_tag(n), pr->nargc);
 		put_temporaries(out, pr);
-		sb_printf(out, ", %s", n->c_func);
+		sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
+		for (size_t i = 0; i < pr->nargc; i++)
+			if (arg_may_point(m, pr, i)) {
+				sb_printf(out, " _USDT_READS(__usdt_v%zu)", i);
+				reads = true;
+			}
+		sb_printf(out, "%s, %s", reads ? "" : " _USDT_0", n->c_func);
 		put_call_args(out, pr);
 		sb_puts(out, ")\n");
 	} else {

@@ -10,18 +10,20 @@
 # gdb 13 cannot parse a floating operand of a stapsdt note (`4f@%xmm0`,
 # which <sys/sdt.h> writes too): $_probe_argN of such a probe is an error
 # for every argument.  So a probe with a floating argument is read from the
-# registers its note names, in the order of the x86_64 calling convention.
+# registers its note names, in the order of the x86_64 calling convention;
+# on other architectures (tests/cross) such a probe is not read.  A struct
+# node is read with the target's pointer size and byte order.
 import os
 import struct
 
 import gdb
 
 # Per probe, what each argument is: i integer, f4/f8 float/double, s string,
-# bN N bytes at a pointer, n a struct node *.
+# bN N bytes at a pointer, n a struct node *, big a struct big * (3 longs).
 KINDS = {
     "str_copy": "s", "str_loop": "s i", "str_init": "s", "str_wrap": "s",
     "pt": "b8", "arr": "b16 i", "deep": "n", "globals": "s s", "tls": "s b4",
-    "lit": "s s", "vol": "i s", "tdef": "s", "byval": "b24 i", "six": "s s s s s s",
+    "lit": "s s", "vol": "i s", "tdef": "s", "byval": "big i", "six": "s s s s s s",
     "w8": "i i i i", "w16": "i i i i", "w32": "i i i i", "w64": "i i i i",
     "wlong": "i i i i i i", "misc": "i i i i i i", "flt": "f4 f8 i f4",
     "a7": "i i s i i s i", "a8": "i i i i i i s i", "a9": "i i i i i i i i s",
@@ -56,9 +58,13 @@ def show(kind, v):
     if kind == "s":
         return cstring(address(v))
     if kind == "n":
-        raw = mem(address(v), 12)
-        name, val = struct.unpack("<Qi", raw)
+        psize = gdb.lookup_type("void").pointer().sizeof
+        order = ">" if "big" in gdb.execute("show endian", to_string=True) else "<"
+        raw = mem(address(v), psize + 4)
+        name, val = struct.unpack(order + ("Q" if psize == 8 else "I") + "i", raw)
         return "%s/%d" % (cstring(name), val)
+    if kind == "big":
+        return mem(address(v), 3 * gdb.lookup_type("long").sizeof).hex()
     return mem(address(v), int(kind[1:])).hex()
 
 
@@ -77,6 +83,10 @@ def by_registers(kinds):
     return vals
 
 
+def is_x86_64():
+    return "x86-64" in gdb.execute("show architecture", to_string=True)
+
+
 class ProbeArgs(gdb.Breakpoint):
     def __init__(self, name):
         super().__init__("-probe-stap fid:" + name, internal=True)
@@ -85,6 +95,11 @@ class ProbeArgs(gdb.Breakpoint):
     def stop(self):
         try:
             kinds = KINDS[self.probe].split()
+            if ("f4" in kinds or "f8" in kinds) and not is_x86_64():
+                line = self.probe + " (floating arguments: read on x86_64 only)"
+                out.write(line + "\n")
+                out.flush()
+                return False
             if "f4" in kinds or "f8" in kinds:
                 argc = len(kinds)
                 vals = by_registers(kinds)
