@@ -300,12 +300,6 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 	return rc;
 }
 
-static const char *
-class_bits(unsigned elf_class)
-{
-	return elf_class == ELFCLASS32 ? "32-bit" : elf_class == ELFCLASS64 ? "64-bit" : "unknown-class";
-}
-
 /* Whether an object holds GCC LTO bytecode only (no machine code yet). */
 static bool
 is_gcc_slim_lto(Elf *elf)
@@ -340,16 +334,10 @@ check_elf_object(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
-	int elf_class = gelf_getclass(elf);
 
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL)
-		return err_set(e, "%s: not a valid ELF object: %s", path, elf_errmsg(-1));
-	if ((unsigned)elf_class != t->arch->elf_class)
-		return err_set(e, "%s: is a %s object, but target %s is %s", path,
-		    class_bits((unsigned)elf_class), t->name, class_bits(t->arch->elf_class));
-	if (eh.e_machine != t->arch->elf_machine)
-		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u)",
-		    path, eh.e_machine, t->name, t->arch->elf_machine);
+	if (objin_check_target(elf, path, t, e) != 0)
+		return -1;
+	gelf_getehdr(elf, &eh);
 	if (eh.e_type != ET_REL)
 		return err_set(e, "%s: not a relocatable object (ELF type %u); "
 		    "-G takes the program's .o files", path, eh.e_type);
