@@ -1143,8 +1143,6 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		return;
 	}
 	sb_init(&args);
-	if (!t->stapsdt)
-		t->arch->note_args(m, pr, &args);
 	sb_printf(out, "#define _USDT_P_%s ", probe_tag(n));
 	put_c_string(out, n->func + plen, false);
 	sb_puts(out, ", ");
