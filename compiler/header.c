@@ -18,6 +18,12 @@
  * and, where a macro calls it, the prototype in the native types as
  * written (`extern void __dtrace_prov___probe(int, uintptr_t);`).
  *
+ * A Linux header is one for every architecture: what differs is chosen
+ * when it is compiled, by an `#if` ladder on the architecture in the
+ * generic macros (put_unit_macros): x86_64 and aarch64 keep their DTrace
+ * forms below, every other architecture gets <sys/sdt.h>'s
+ * (put_generic_macros), and a probe's own lines are the same for all.
+ *
  * On x86_64 Linux a probe whose arguments are at most six integers or
  * pointers is not a call but an inline site, as <sys/sdt.h>'s is: each
  * argument is evaluated, then moved into the register a call would pass it
