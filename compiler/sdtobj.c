@@ -70,53 +70,41 @@ write_source(const mdl_model_t *m, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Split s at blanks onto argv from *n (argv has room); s is modified. */
-static void
-push_words(char *s, char **argv, size_t *n)
-{
-	for (char *w = strtok(s, " \t\n"); w != NULL; w = strtok(NULL, " \t\n"))
-		argv[(*n)++] = w;
-}
-
 /* Run `$CC $CFLAGS -x c -c -o out src`; 0, or -1 with e. */
 static int
 compile(const char *src, const char *out, err_t *e)
 {
 	const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
-	char *ccw = strdup(cc != NULL && *cc != '\0' ? cc : "cc");
-	char *flw = strdup(cflags != NULL ? cflags : "");
-	size_t n = 0, cap = (ccw ? strlen(ccw) : 0) + (flw ? strlen(flw) : 0) + 8;
-	char **argv = calloc(cap, sizeof(*argv));
+	char *line = NULL, **argv = NULL;
 	const int fds[3] = { -1, -1, -1 };
 	int rc = -1, status, err;
+	size_t n;
 	pid_t pid;
 
-	if (ccw == NULL || flw == NULL || argv == NULL) {
-		err_set(e, "out of memory");
-		goto done;
+	if (asprintf(&line, "%s %s", cc != NULL && *cc != '\0' ? cc : "cc",
+	    cflags != NULL ? cflags : "") < 0 || (argv = spawn_words(line, 6, &n)) == NULL) {
+		free(line);
+		return err_set(e, "out of memory");
 	}
-	push_words(ccw, argv, &n);
-	push_words(flw, argv, &n);
+	if (n == 0)	/* CC and CFLAGS blank */
+		argv[n++] = "cc";
 	argv[n++] = "-x";
 	argv[n++] = "c";
 	argv[n++] = "-c";
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
 	argv[n++] = (char *)src;
-	if ((err = spawn_argv(argv, fds, &pid)) != 0) {
+	argv[n] = NULL;
+	if ((err = spawn_argv(argv, fds, &pid)) != 0)
 		err_errno(e, err, "cannot run the compiler '%s' ($CC) for the semaphores", argv[0]);
-		goto done;
-	}
-	if ((err = spawn_wait(pid, &status)) != 0)
+	else if ((err = spawn_wait(pid, &status)) != 0)
 		err_errno(e, err, "waiting for '%s'", argv[0]);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		err_set(e, "'%s' ($CC) failed to compile the semaphores", argv[0]);
 	else
 		rc = 0;
-done:
 	free(argv);
-	free(ccw);
-	free(flw);
+	free(line);
 	return rc;
 }
 

@@ -434,34 +434,32 @@ static bool
 cc_machine(char *buf, size_t size)
 {
 	const char *cc = getenv("CC");
-	char *words, *argv[64];
-	size_t n = 0;
+	char **argv;
+	size_t n;
 	int fds[3] = { -1, -1, -1 }, p[2], status;
 	ssize_t got = 0, r;
 	pid_t pid;
 
-	if (cc == NULL || *cc == '\0' || (words = strdup(cc)) == NULL)
+	if (cc == NULL || *cc == '\0' || (argv = spawn_words(cc, 1, &n)) == NULL)
 		return false;
-	for (char *w = strtok(words, " \t"); w != NULL && n < 62; w = strtok(NULL, " \t"))
-		argv[n++] = w;
 	argv[n++] = "-dumpmachine";
 	argv[n] = NULL;
 	if (pipe(p) != 0) {
-		free(words);
+		free(argv);
 		return false;
 	}
 	fds[1] = p[1];
 	if (spawn_argv(argv, fds, &pid) != 0) {
 		close(p[0]);
 		close(p[1]);
-		free(words);
+		free(argv);
 		return false;
 	}
 	close(p[1]);
 	while ((size_t)got + 1 < size && (r = read(p[0], buf + got, size - 1 - (size_t)got)) > 0)
 		got += r;
 	close(p[0]);
-	free(words);
+	free(argv);
 	buf[got] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return spawn_wait(pid, &status) == 0 && WIFEXITED(status) &&
