@@ -29,20 +29,23 @@
 #include "sdtobj.h"
 #include "subproc.h"
 
-/* 0 if the ELF file at path is of t's class and machine, else -1 with e. */
+/*
+ * 0 if the ELF file at path is of t's class and machine, else -1 with e
+ * naming it name (the output's, not its temporary's).
+ */
 static int
-check_identity(const target_t *t, const char *path, err_t *e)
+check_identity(const target_t *t, const char *path, const char *name, err_t *e)
 {
 	int fd = open(path, O_RDONLY);
 	Elf *elf;
 	int rc;
 
 	if (fd < 0)
-		return err_errno(e, errno, "%s", path);
+		return err_errno(e, errno, "%s", name);
 	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		rc = err_set(e, "%s: not an ELF object [G_NOT_ELF]", path);
+		rc = err_set(e, "%s: not an ELF object [G_NOT_ELF]", name);
 	else
-		rc = objin_check_target(elf, path, t, e);
+		rc = objin_check_target(elf, name, t, e);
 	if (elf != NULL)
 		elf_end(elf);
 	close(fd);
@@ -70,9 +73,9 @@ write_source(const mdl_model_t *m, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Run `$CC $CFLAGS -x c -c -o out src`; 0, or -1 with e. */
+/* Run `$CC $CFLAGS [flag] -x c -c -o out src`; 0, or -1 with e. */
 static int
-compile(const char *src, const char *out, err_t *e)
+compile(const char *src, const char *out, const char *flag, err_t *e)
 {
 	const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
 	char *line = NULL, **argv = NULL;
@@ -81,13 +84,13 @@ compile(const char *src, const char *out, err_t *e)
 	size_t n;
 	pid_t pid;
 
-	if (asprintf(&line, "%s %s", cc != NULL && *cc != '\0' ? cc : "cc",
-	    cflags != NULL ? cflags : "") < 0 || (argv = spawn_words(line, 6, &n)) == NULL) {
+	if (cc == NULL || cc[strspn(cc, " \t\n")] == '\0')	/* unset or blank */
+		cc = "cc";
+	if (asprintf(&line, "%s %s %s", cc, cflags != NULL ? cflags : "",
+	    flag != NULL ? flag : "") < 0 || (argv = spawn_words(line, 6, &n)) == NULL) {
 		free(line);
 		return err_set(e, "out of memory");
 	}
-	if (n == 0)	/* CC and CFLAGS blank */
-		argv[n++] = "cc";
 	argv[n++] = "-x";
 	argv[n++] = "c";
 	argv[n++] = "-c";
@@ -120,7 +123,7 @@ sdtobj_write(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return err_libelf(e, "libelf", "elf_version");
 	for (size_t i = 0; i < o->nobjects; i++)
-		if (check_identity(t, o->objects[i], e) != 0)
+		if (check_identity(t, o->objects[i], o->objects[i], e) != 0)
 			return -1;
 	snprintf(src, sizeof(src), "%s/usdtc-sem.XXXXXX",
 	    tmpdir != NULL && *tmpdir != '\0' ? tmpdir : "/tmp");
@@ -136,9 +139,10 @@ sdtobj_write(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
 		unlink(src);
 		return err_set(e, "%s: cannot write the semaphores' source", src);
 	}
-	rc = compile(src, out_path, e);
+	rc = compile(src, out_path, o->cc_flag, e);
 	unlink(src);
-	if (rc == 0 && check_identity(t, out_path, e) != 0) {
+	if (rc == 0 && check_identity(t, out_path, o->out_name != NULL ? o->out_name : out_path,
+	    e) != 0) {
 		char why[ERR_MSG_MAX];
 
 		snprintf(why, sizeof(why), "%s", e->msg);

@@ -503,6 +503,28 @@ build_target(const options_t *o)
 	return t != NULL ? t : target_host();
 }
 
+/*
+ * The flag $CC needs to compile -G's semaphores for t (sdtobj.c), when t is
+ * the other half of the compiler's own CPU and neither $CC nor $CFLAGS
+ * says -m32/-m64: `-G -32` (or --target=i386-linux) with an x86_64 cc is
+ * -m32, which needs no 32-bit C library, since the semaphores' source
+ * includes nothing.  NULL otherwise (then a compiler of another machine is
+ * an error naming both, sdtobj_write).
+ */
+static const char *
+cc_half_flag(const target_t *t)
+{
+	char triple[256];
+	const target_t *own;
+
+	if (!t->sdt_only || cc_bits() != 0)
+		return NULL;
+	own = cc_machine(triple, sizeof(triple)) ? target_for_triple(triple, 0) : target_host();
+	if (own != NULL && own->arch == &arch_x86_64 && strcmp(t->arch->name, "i386") == 0)
+		return "-m32";
+	return NULL;
+}
+
 static void
 apply_environment(options_t *o)
 {
@@ -662,6 +684,7 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.drti_ld = drti_linker(o->target),
 		.temps = &temps,
 		.out_name = out,
+		.cc_flag = cc_half_flag(o->target),
 	};
 	const char *tmp;
 	err_t e;
