@@ -82,6 +82,7 @@ CORE_SRCS = \
 	compiler/elf/objin.c \
 	compiler/units.c \
 	compiler/objgen.c \
+	compiler/sdtobj.c \
 	compiler/rewrite/rewrite_insn.c \
 	compiler/rewrite/rewrite_obj.c \
 	compiler/rewrite/rewrite_plan.c \

@@ -18,6 +18,12 @@
  * and, where a macro calls it, the prototype in the native types as
  * written (`extern void __dtrace_prov___probe(int, uintptr_t);`).
  *
+ * A Linux header is one for every architecture: what differs is chosen
+ * when it is compiled, by an `#if` ladder on the architecture in the
+ * generic macros (put_unit_macros): x86_64 and aarch64 keep their DTrace
+ * forms below, every other architecture gets <sys/sdt.h>'s
+ * (put_generic_macros), and a probe's own lines are the same for all.
+ *
  * On x86_64 Linux a probe whose arguments are at most six integers or
  * pointers is not a call but an inline site, as <sys/sdt.h>'s is: each
  * argument is evaluated, then moved into the register a call would pass it
@@ -105,6 +111,9 @@ typedef struct probe_names {
  */
 #define PARAM_MARK	'\001'
 #define PARAM(letter)	"\001" letter
+
+/* The most arguments of a probe that is an inline site on the generic arch. */
+#define GENERIC_MAX_ARGS	12
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -300,6 +309,7 @@ typedef struct asm_writer {
 	char type_mark;		/* before a type in .type and .section: @ or % */
 	bool words;		/* code as 4-byte .inst words (AArch64) */
 	bool percent;		/* `%` doubled: for an asm statement with operands */
+	const char *addr;	/* an address's directive: .8byte, or a parameter */
 } asm_writer_t;
 
 /*
@@ -316,6 +326,24 @@ asm_writer_init(asm_writer_t *w, strbuf_t *out, const target_t *t)
 	w->type_mark = t->arch->elf_machine == EM_X86_64 ? '@' : '%';
 	w->words = t->arch->elf_machine == EM_AARCH64;
 	w->percent = false;
+	w->addr = ".8byte";
+}
+
+/*
+ * The writer of the generic architecture's text (put_generic_macros):
+ * types as `%progbits`, which every gas and LLVM read, and addresses with
+ * the directive of the macro parameter w (_USDT_ADDR: .4byte or .8byte,
+ * by the pointer size the header is compiled for).
+ */
+static void
+asm_writer_init_generic(asm_writer_t *w, strbuf_t *out)
+{
+	w->out = out;
+	sb_init(&w->line);
+	w->type_mark = '%';
+	w->words = false;
+	w->percent = true;
+	w->addr = PARAM("w");
 }
 
 static strbuf_t *
@@ -493,13 +521,13 @@ asm_asciz(asm_writer_t *w, const char *s)
 	asm_end(w);
 }
 
-/* One `.8byte SYM[+OFF]` line. */
+/* One `.8byte SYM[+OFF]` line (w->addr for .8byte). */
 static void
 asm_address(asm_writer_t *w, const char *label, const char *sym, uint32_t off)
 {
 	strbuf_t *l = asm_begin(w);
 
-	sb_printf(l, "%s\t.8byte ", label);
+	sb_printf(l, "%s\t%s ", label, w->addr);
 	put_asm_symbol(l, sym);
 	if (off != 0)
 		sb_printf(l, "+%u", off);
@@ -815,15 +843,22 @@ put_form_macros(strbuf_t *out, const target_t *t)
 {
 	sb_puts(out, "#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)\n");
 	sb_puts(out, "#define _USDT_E(x) (x)\n");
-	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64)
+	if (!t->stapsdt)
 		return;
-	sb_puts(out, "#define _USDT_0\n");
-	sb_puts(out, "#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);\n");
+	/* Which of a probe's two note descriptions is this arch's (put_probe_tuple). */
+	sb_printf(out, "#define _USDT_NA(x, a) %s\n",
+	    t->arch->elf_machine == EM_X86_64 ? "x" : "a");
+	sb_puts(out, "#define _USDT_L(T, k, v, o, c) _USDT_C(T, c)\n");
+	if (t->arch->elf_machine != EM_X86_64) {
+		/* An inline site of x86_64 is a call here, as under _USDT_PROBE_CALLS. */
+		sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
+		    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n");
+		sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
+		    "_USDT_ENABLED(s, " MDL_ENABLED_PREFIX "##T, _USDT_P_##T)))\n");
+		return;
+	}
 	sb_puts(out, "#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)\n");
 	sb_puts(out, "#define _USDT_O(i) , \"r\"(__usdt_r##i)\n");
-	sb_puts(out, "#define _USDT_A0\n#define _USDT_A1 __usdt_v0\n");
-	for (int i = 2; i <= 6; i++)
-		sb_printf(out, "#define _USDT_A%d _USDT_A%d, __usdt_v%d\n", i, i - 1, i - 1);
 	sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
 	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(0) o); } }))\n");
@@ -843,8 +878,9 @@ put_disabled_forms(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)\n");
 	sb_puts(out, "#define _USDT_C(T, c) ((void)0)\n");
 	sb_puts(out, "#define _USDT_E(x) (0)\n");
-	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
+	if (t->stapsdt) {
 		sb_puts(out, "#define _USDT_S(T, k, v, r, o) ((void)0)\n");
+		sb_puts(out, "#define _USDT_L(T, k, v, o, c) ((void)0)\n");
 		sb_puts(out, "#define _USDT_ON(T, s) (0L)\n");
 	}
 	sb_puts(out, "#endif\n\n");
@@ -902,8 +938,22 @@ put_site_helpers(strbuf_t *out)
 }
 
 /*
- * The macros every probe's unit is written with, once per translation
- * unit however many headers it includes (a header holds, per probe, only
+ * A float or double argument as its bits (float_bits): _USDT_FT(T, U) is
+ * the type it travels as, U, the unsigned integer of its size, and
+ * _USDT_FB(T, U, x) its value, x's bits.  Every Linux architecture's,
+ * once (put_unit_macros).
+ */
+static void
+put_float_bits_macros(strbuf_t *out)
+{
+	sb_puts(out, "#define _USDT_FT(T, U) U\n");
+	sb_puts(out, "#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; "
+	    "__builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })\n");
+}
+
+/*
+ * The macros every probe's unit is written with, for one architecture,
+ * once per translation unit however many headers it includes (a header holds, per probe, only
  * its names and note arguments: _USDT_P<func>, put_probe_tuple):
  *
  *	_USDT_DEF_(s, t, z)	a weak hidden symbol's definition
@@ -933,20 +983,14 @@ put_site_helpers(strbuf_t *out)
  * inliner must not count it.
  */
 static void
-put_unit_macros(strbuf_t *out, const target_t *t)
+put_arch_macros(strbuf_t *out, const target_t *t)
 {
 	strbuf_t text;
 	asm_writer_t w;
 
-	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)\n");
-	sb_puts(out, "#if __GNUC__ >= 9 || __clang_major__ >= 11\n");
-	sb_puts(out, "#define _USDT_ASM __asm__ __volatile__ __inline__\n");
-	sb_puts(out, "#else\n#define _USDT_ASM __asm__ __volatile__\n#endif\n");
 	sb_init(&text);
 	asm_writer_init(&w, &text, t);
 	w.percent = true;
-	sb_puts(out, "#define _USDT_DEF_(s, t, z) \"\\t.weak \" s \"\\n\\t.hidden \" s "
-	    "\"\\n\\t.type \" s \",\" t \"\\n\\t.size \" s \",\" z \"\\n\" s \":\\n\"\n");
 	if (t->stapsdt) {
 		asm_generic_note(&w);
 		put_macro_lines(out, "_USDT_NOTE_(c, p, n, a)", &text);
@@ -968,12 +1012,8 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	}
 	if (t->stapsdt && t->arch->elf_machine == EM_X86_64) {
 		put_enabled_helpers(out);
-		put_site_helpers(out);
 		text.len = 0;
 		asm_generic_site(&w);
-		sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
-		sb_puts(out, "#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; "
-		    "__builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })\n");
 		sb_puts(out, "#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i "
 		    "__asm__(#r) = __usdt_v##i;\n");
 		sb_puts(out, "#define _USDT_SITE(P) _USDT_SITE_(P)\n");
@@ -993,11 +1033,171 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 		    "(e(&__usdt_e), __usdt_e != 0); })\n", STAPSDT_SEMAPHORE_COUNT);
 	}
 	put_form_macros(out, t);
-	sb_puts(out, "#endif\n\n");
 	if (text.failed)
 		out->failed = true;
 	sb_free(&text);
 	sb_free(&w.line);
+}
+
+/*
+ * The generic architecture's note fields (_USDT_GNOTE_, with the address
+ * directive as parameter w) and semaphore (_USDT_SEM_), in the writer's
+ * text, which is left empty.
+ */
+static void
+put_generic_asm(strbuf_t *out)
+{
+	strbuf_t text;
+	asm_writer_t w;
+
+	sb_init(&text);
+	asm_writer_init_generic(&w, &text);
+	asm_generic_note(&w);
+	put_macro_lines(out, "_USDT_GNOTE_(c, p, n, a, w)", &text);
+	text.len = 0;
+	asm_generic_semaphore(&w);
+	put_macro_lines(out, "_USDT_SEM_(p, n)", &text);
+	text.len = 0;
+	sb_puts(&text, "_USDT_SEM_(p, n)\n");
+	asm_plain(&w, "990:\t" PARAM("o"));
+	asm_plain(&w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",%note");
+	sb_puts(&text, "_USDT_NOTE_(\"990b\", p, n, t)\n");
+	put_macro_lines(out, "_USDT_GSITE_(f, p, n, a, t, o)", &text);
+	if (text.failed)
+		out->failed = true;
+	sb_free(&text);
+	sb_free(&w.line);
+}
+
+/*
+ * Every other architecture: what <sys/sdt.h> gives there, and no DTrace.
+ * A probe is an inline site, a nop (s390: `nop 0`) and its stapsdt note,
+ * whose argument locations are the compiler's choice, each the asm operand
+ * of the argument's temporary (constraint _USDT_GC: "nor", and sdt.h's
+ * "nZr" on POWER) as the assembler prints it (_USDT_GA: %I before it on
+ * POWER, which marks a constant), after its size, negative when signed,
+ * as `%n` prints the "n" operand _USDT_GSZ computes from the temporary's
+ * type (`-4@`, `8@`): so `-4@%r2`, `8@a0`, `-4@3`.  Where pointers are 4
+ * bytes (i386, armel, armhf, mipsel) every argument is in memory ("m":
+ * `-4@4(%esp)`, `-8@[sp, #8]`): sdt.h's "nor" there puts a 64-bit value
+ * in a register pair, of which the note names one register, or in an
+ * immediate that gdb reads as 32 bits (INT64_MIN read 0).  s390x takes
+ * no immediate ("ro"): gdb reads `-9223372036854775808` there as
+ * INT64_MIN + 1; RISC-V no "o", which clang cannot match ("nr").  Operand 0 is an "i" the text never names; argument i has the
+ * operands 2i+1 (size) and 2i+2 (location).  _ENABLED() is <sys/sdt.h>'s
+ * test of the semaphore, beside the asm that defines it.  A probe with an
+ * argument no temporary can hold (a struct by value, more than 12
+ * arguments: _USDT_C) does nothing here.
+ */
+static void
+put_generic_macros(strbuf_t *out)
+{
+	static const char *const ladder =
+	    "#if __SIZEOF_POINTER__ == 8\n#define _USDT_ADDR \".8byte\"\n"
+	    "#else\n#define _USDT_ADDR \".4byte\"\n#endif\n"
+	    "#if defined(__s390__) || defined(__s390x__)\n#define _USDT_NOP \"nop 0\"\n"
+	    "#else\n#define _USDT_NOP \"nop\"\n#endif\n"
+	    "#if __SIZEOF_POINTER__ == 4\n"
+	    "#define _USDT_GC \"m\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#elif defined(__powerpc__) || defined(__powerpc64__)\n"
+	    "#define _USDT_GC \"nZr\"\n#define _USDT_GA(i) \"%I\" #i \"%\" #i\n"
+	    "#elif defined(__s390__) || defined(__s390x__)\n"
+	    "#define _USDT_GC \"ro\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#elif defined(__riscv)\n"
+	    "#define _USDT_GC \"nr\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#else\n"
+	    "#define _USDT_GC \"nor\"\n#define _USDT_GA(i) \"%\" #i\n"
+	    "#endif\n";
+	/* Whether x is signed; a pointer (a typedef of one) is not. */
+	static const char *const signedness =
+	    "#ifdef __cplusplus\n"
+	    "extern \"C++\" {\n"
+	    "template <typename _usdt_T> struct _usdt_sg { enum { v = (_usdt_T)-1 < (_usdt_T)1 }; };\n"
+	    "template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };\n"
+	    "}\n"
+	    "#define _USDT_GSG(x) (_usdt_sg<__typeof__(x)>::v)\n"
+	    "#else\n"
+	    "#define _USDT_GSG(x) ((__typeof__(__builtin_choose_expr(__builtin_classify_type(x) == 5, "
+	    "0U, (x))))-1 < (__typeof__(__builtin_choose_expr(__builtin_classify_type(x) == 5, "
+	    "0U, (x))))1)\n"
+	    "#endif\n";
+
+	sb_puts(out, ladder);
+	put_generic_asm(out);
+	sb_puts(out, "#define _USDT_NOTE_(c, p, n, a) _USDT_GNOTE_(c, p, n, a, _USDT_ADDR)\n");
+	sb_puts(out, "#define _USDT_NA(x, a) \"\"\n");
+	sb_puts(out, signedness);
+	sb_puts(out, "#define _USDT_GSZ(x) ((_USDT_GSG(x) ? 1 : -1) * (int)sizeof(x))\n");
+	sb_puts(out, "#define _USDT_GO(i) , \"n\"(_USDT_GSZ(__usdt_v##i)), "
+	    "_USDT_GC(__usdt_v##i)\n");
+	sb_puts(out, "#define _USDT_GT0 \"\"\n#define _USDT_GO0\n");
+	for (int i = 1; i <= GENERIC_MAX_ARGS; i++)
+		sb_printf(out, "#define _USDT_GT%d _USDT_GT%d \"%s%%n%d@\" _USDT_GA(%d)\n"
+		    "#define _USDT_GO%d _USDT_GO%d _USDT_GO(%d)\n", i, i - 1, i > 1 ? " " : "",
+		    2 * i - 1, 2 * i, i, i - 1, i - 1);
+	sb_puts(out, "#define _USDT_GSITE(P, t) _USDT_GSITE_(P, t, _USDT_NOP)\n");
+	sb_puts(out, "#define _USDT_GSEM(P) _USDT_GSEM_(P)\n");
+	sb_puts(out, "#define _USDT_GSEM_(f, p, n, a) _USDT_SEM_(p, n)\n");
+	sb_puts(out, "#define _USDT_M(r, i) _USDT_READS(__usdt_v##i)\n");
+	sb_puts(out, "#define _USDT_O(i)\n");
+	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
+	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
+	sb_puts(out, "#define _USDT_L(T, k, v, o, c) (__extension__ ({ v "
+	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
+	sb_puts(out, "#define _USDT_C(T, c) ((void)0)\n");
+	sb_puts(out, "#define _USDT_E(x) (x)\n");
+	sb_puts(out, "#define _USDT_ON(T, s) ((long)__extension__ ({ "
+	    "_USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))\n");
+}
+
+/*
+ * An inline site's temporaries, every architecture's: _USDT_V and _USDT_VP
+ * declare them, _USDT_A<k> lists them as the arguments of a call.
+ */
+static void
+put_temp_macros(strbuf_t *out)
+{
+	sb_puts(out, "#define _USDT_0\n");
+	sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
+	sb_puts(out, "#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);\n");
+	sb_puts(out, "#define _USDT_A0\n#define _USDT_A1 __usdt_v0\n");
+	for (int i = 2; i <= 6; i++)
+		sb_printf(out, "#define _USDT_A%d _USDT_A%d, __usdt_v%d\n", i, i - 1, i - 1);
+}
+
+/*
+ * The macros of every probe's code, once per translation unit (see
+ * put_arch_macros).  A Linux target's header is one for every
+ * architecture: the choice is the compiler's, an `#if` on the
+ * architecture it compiles for, x86_64 and aarch64 with their DTrace
+ * forms, every other with <sys/sdt.h>'s (put_generic_macros); the probes'
+ * own lines are the same for all (put_probe_macros).  FreeBSD and illumos
+ * headers are their target's alone.
+ */
+static void
+put_unit_macros(strbuf_t *out, const target_t *t)
+{
+	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)\n");
+	sb_puts(out, "#if __GNUC__ >= 9 || __clang_major__ >= 11\n");
+	sb_puts(out, "#define _USDT_ASM __asm__ __volatile__ __inline__\n");
+	sb_puts(out, "#else\n#define _USDT_ASM __asm__ __volatile__\n#endif\n");
+	sb_puts(out, "#define _USDT_DEF_(s, t, z) \"\\t.weak \" s \"\\n\\t.hidden \" s "
+	    "\"\\n\\t.type \" s \",\" t \"\\n\\t.size \" s \",\" z \"\\n\" s \":\\n\"\n");
+	if (t->stapsdt) {
+		sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
+		put_arch_macros(out, target_find("x86_64-linux"));
+		sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");
+		put_arch_macros(out, target_find("aarch64-linux"));
+		sb_puts(out, "#else\n");
+		put_generic_macros(out);
+		sb_puts(out, "#endif\n");
+		put_temp_macros(out);
+		put_float_bits_macros(out);
+		put_site_helpers(out);
+	} else {
+		put_arch_macros(out, t);
+	}
+	sb_puts(out, "#endif\n\n");
 	put_disabled_forms(out, t);
 }
 
@@ -1039,8 +1239,6 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		return;
 	}
 	sb_init(&args);
-	if (t->stapsdt)
-		t->arch->note_args(m, pr, &args);
 	sb_printf(out, "#define _USDT_P_%s ", probe_tag(n));
 	put_c_string(out, n->func + plen, false);
 	sb_puts(out, ", ");
@@ -1048,7 +1246,21 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	sb_puts(out, ", ");
 	put_c_string(out, pr->name, false);
 	sb_puts(out, ", ");
-	put_c_string(out, args.data != NULL ? args.data : "", true);
+	if (t->stapsdt) {
+		/* Linux: x86_64's and aarch64's, of which _USDT_NA takes one. */
+		arch_x86_64.note_args(m, pr, &args);
+		sb_puts(out, "_USDT_NA(");
+		put_c_string(out, args.data != NULL ? args.data : "", true);
+		sb_puts(out, ", ");
+		args.len = 0;
+		if (args.data != NULL)
+			args.data[0] = '\0';
+		arch_aarch64.note_args(m, pr, &args);
+		put_c_string(out, args.data != NULL ? args.data : "", true);
+		sb_putc(out, ')');
+	} else {
+		put_c_string(out, args.data != NULL ? args.data : "", true);
+	}
 	sb_putc(out, '\n');
 	if (args.failed)
 		out->failed = true;
@@ -1123,20 +1335,22 @@ is_pointer_type(const char *type)
 }
 
 /*
- * On x86_64 Linux a float or double argument travels as its bits, in an
+ * On Linux a float or double argument travels as its bits, in an
  * unsigned integer of its size (uint32_t, uint64_t), as a pointer travels
  * as uintptr_t: so it is in a general register or a stack slot, which the
- * note then names as an integer of that size (arch_x86_64.c), and bpftrace
- * 0.17, gdb 13 and libbpf read its bits, where none of them reads a note's
- * `%xmm` operand nor any `8f@` one.  The size of such an argument, or 0.
+ * note then names as an integer of that size (arch_x86_64.c; the operand
+ * of <sys/sdt.h>'s form), and bpftrace 0.17, gdb 13 and libbpf read its
+ * bits, where none of them reads a note's `%xmm` operand nor any `8f@`
+ * one (aarch64's `8f@d0` neither).  The type is written _USDT_FT(T, U),
+ * the value _USDT_FB (put_float_bits_macros).  The size of such an
+ * argument, or 0.
  */
 static unsigned
 float_bits(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr, size_t i)
 {
 	mdl_typeinfo_t ti;
 
-	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt ||
-	    is_pointer_type(pr->nargs[i].type))
+	if (!t->stapsdt || is_pointer_type(pr->nargs[i].type))
 		return 0;
 	ti = mdl_type_info(m, pr->nargs[i].type);
 	return ti.tclass == MDL_TC_FLOAT && (ti.size == 4 || ti.size == 8) ? ti.size : 0;
@@ -1180,10 +1394,13 @@ put_arg_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 
 	if (is_pointer_type(pr->nargs[i].type))
 		sb_puts(out, "uintptr_t");
-	else if (bits != 0)
-		sb_printf(out, "uint%u_t", bits * 8);
-	else
+	else if (bits != 0) {
+		sb_puts(out, "_USDT_FT(");
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+		sb_printf(out, ", uint%u_t)", bits * 8);
+	} else {
+		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+	}
 }
 
 /*
@@ -1232,7 +1449,7 @@ put_call_args(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 static bool
 is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 {
-	if (t->arch->elf_machine != EM_X86_64 || !t->stapsdt || pr->nargc > 6)
+	if (!t->stapsdt || pr->nargc > 6)
 		return false;
 	for (size_t i = 0; i < pr->nargc; i++) {
 		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
@@ -1246,10 +1463,38 @@ is_inline_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 	return true;
 }
 
+/*
+ * Whether the header's macros call the probe's stub for target t: every
+ * probe does but x86_64's inline sites (on aarch64 _USDT_S is a call).
+ */
 bool
 header_probe_calls_stub(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
 {
-	return !is_inline_site(m, t, pr);
+	return t->arch->elf_machine != EM_X86_64 || !is_inline_site(m, t, pr);
+}
+
+/*
+ * Whether every argument of the probe fits a temporary (_USDT_V,
+ * _USDT_VP): a pointer, or an integer or floating type of at most 8 bytes
+ * spelled as a type a declarator can follow; and there are at most
+ * GENERIC_MAX_ARGS.  Such a probe that is not an x86_64 inline site
+ * is one on the generic arch (_USDT_L, put_generic_macros).
+ */
+static bool
+fits_temporaries(const mdl_model_t *m, const mdl_probe_t *pr)
+{
+	if (pr->nargc > GENERIC_MAX_ARGS)
+		return false;
+	for (size_t i = 0; i < pr->nargc; i++) {
+		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
+
+		if (is_pointer_type(pr->nargs[i].type))
+			continue;
+		if ((ti.tclass != MDL_TC_INTEGER && ti.tclass != MDL_TC_FLOAT) ||
+		    ti.size > 8 || strpbrk(mdl_c_type(pr->nargs[i].type), "([") != NULL)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -1267,6 +1512,27 @@ arg_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 		return true;
 	ti = mdl_type_info(m, pr->nargs[i].type);
 	return ti.is_pointer;
+}
+
+/*
+ * The declarations of a probe's temporaries: `_USDT_V(int, 0, arg0) ...`,
+ * a pointer as a uintptr_t (_USDT_VP), a float as its bits (put_arg_type,
+ * put_arg_value).
+ */
+static void
+put_temporaries(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr)
+{
+	for (size_t i = 0; i < pr->nargc; i++)
+		if (is_pointer_type(pr->nargs[i].type))
+			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
+		else {
+			sb_puts(out, " _USDT_V(");
+			put_arg_type(out, m, t, pr, i);
+			sb_printf(out, ", %zu, ", i);
+			put_arg_value(out, m, t, pr, i);
+			sb_puts(out, ")");
+		}
 }
 
 /*
@@ -1302,16 +1568,7 @@ put_inline_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	for (size_t i = 0; i < pr->nargc; i++)
 		reads[i] = arg_may_point(m, pr, i);
 	sb_printf(out, " \\\n\t_USDT_S(%s, %zu,", probe_tag(n), pr->nargc);
-	for (size_t i = 0; i < pr->nargc; i++)
-		if (is_pointer_type(pr->nargs[i].type))
-			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
-		else {
-			sb_puts(out, " _USDT_V(");
-			put_arg_type(out, m, t, pr, i);
-			sb_printf(out, ", %zu, ", i);
-			put_arg_value(out, m, t, pr, i);
-			sb_puts(out, ")");
-		}
+	put_temporaries(out, m, t, pr);
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (!reads[i] || i >= 4) {
@@ -1343,6 +1600,21 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	header_put_macro_params(out, pr);
 	if (is_inline_site(m, t, pr)) {
 		put_inline_site(out, m, t, pr, n);
+	} else if (t->stapsdt && fits_temporaries(m, pr)) {
+		/* The call on x86_64 and aarch64, an inline site elsewhere. */
+		bool reads = false;
+
+		sb_printf(out, " \\\n\t_USDT_L(%s, %zu,", probe_tag(n), pr->nargc);
+		put_temporaries(out, m, t, pr);
+		sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
+		for (size_t i = 0; i < pr->nargc; i++)
+			if (arg_may_point(m, pr, i)) {
+				sb_printf(out, " _USDT_READS(__usdt_v%zu)", i);
+				reads = true;
+			}
+		sb_printf(out, "%s, %s", reads ? "" : " _USDT_0", n->c_func);
+		put_call_args(out, m, t, pr);
+		sb_puts(out, ")\n");
 	} else {
 		/* The call, beside the asm that gives this file the probe's unit. */
 		sb_printf(out, " \\\n\t_USDT_C(%s, %s", probe_tag(n), n->c_func);
@@ -1367,15 +1639,15 @@ put_probe_macros(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	 * is one compare with memory and one branch (cmpw $0,sem; jne); the
 	 * slow path (_USDT_ENABLED, which also gives this file the unit) reads
 	 * it again, through the asm statement's memory operand on x86_64 and a
-	 * volatile lvalue elsewhere, so that the compiler cannot keep the
-	 * first read in a register for it (_USDT_ON, put_form_macros).
+	 * volatile lvalue on aarch64, so that the compiler cannot keep the
+	 * first read in a register for it (_USDT_ON, put_form_macros); the
+	 * generic arch has the fast path alone.  aarch64's names the
+	 * is-enabled function by the tag, which its C name always is.
 	 */
-	if (t->arch->elf_machine == EM_X86_64)
-		sb_printf(out, "\t_USDT_ON(%s, %s)\n", probe_tag(n), n->c_semaphore);
-	else
-		sb_printf(out, "\t_USDT_E((long)(__builtin_expect(%s != 0, 0) && "
-		    "_USDT_ENABLED(%s, %s, _USDT_P_%s)))\n", n->c_semaphore, n->c_semaphore,
-		    n->c_enabled, probe_tag(n));
+	if (strncmp(n->c_enabled, MDL_ENABLED_PREFIX, strlen(MDL_ENABLED_PREFIX)) != 0 ||
+	    strcmp(n->c_enabled + strlen(MDL_ENABLED_PREFIX), probe_tag(n)) != 0)
+		out->failed = true;
+	sb_printf(out, "\t_USDT_ON(%s, %s)\n", probe_tag(n), n->c_semaphore);
 }
 
 /* ` __asm__("symbol")` when the C name is not the symbol's name. */
@@ -1430,15 +1702,13 @@ put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	if (prototype)
 		put_probe_prototype(out, m, t, pr, n);
 
-	/* x86_64 Linux calls the is-enabled function from asm alone. */
-	if (!t->stapsdt || t->arch->elf_machine != EM_X86_64) {
-		if (enabled_returns_int(t))
-			sb_printf(out, "extern int %s(void)", n->c_enabled);
-		else
-			sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
-		put_asm_label(out, n->c_enabled, n->enabled);
-		sb_puts(out, ";\n");
-	}
+	/* (x86_64 Linux calls the is-enabled function from asm alone.) */
+	if (enabled_returns_int(t))
+		sb_printf(out, "extern int %s(void)", n->c_enabled);
+	else
+		sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
+	put_asm_label(out, n->c_enabled, n->enabled);
+	sb_puts(out, ";\n");
 
 	if (t->stapsdt) {
 		/*
@@ -1525,7 +1795,7 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 			sb_puts(out, "#endif\n");
 	}
 	if (calls_block) {
-		sb_puts(out, "#ifdef _USDT_PROBE_CALLS\n");
+		sb_puts(out, "#if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)\n");
 		for (size_t i = 0; i < prov->nprobes; i++)
 			if (is_inline_site(m, t, prov->probes[i]))
 				put_probe_prototype(out, m, t, prov->probes[i], &names[i]);

@@ -304,12 +304,6 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 	return rc;
 }
 
-static const char *
-class_bits(unsigned elf_class)
-{
-	return elf_class == ELFCLASS32 ? "32-bit" : elf_class == ELFCLASS64 ? "64-bit" : "unknown-class";
-}
-
 /* Whether an object holds GCC LTO bytecode only (no machine code yet). */
 static bool
 is_gcc_slim_lto(Elf *elf)
@@ -344,16 +338,10 @@ check_elf_object(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, Elf *elf, const char *path, err_t *e)
 {
 	GElf_Ehdr eh;
-	int elf_class = gelf_getclass(elf);
 
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL)
-		return err_set(e, "%s: not a valid ELF object: %s", path, elf_errmsg(-1));
-	if ((unsigned)elf_class != t->arch->elf_class)
-		return err_set(e, "%s: is a %s object, but target %s is %s", path,
-		    class_bits((unsigned)elf_class), t->name, class_bits(t->arch->elf_class));
-	if (eh.e_machine != t->arch->elf_machine)
-		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u)",
-		    path, eh.e_machine, t->name, t->arch->elf_machine);
+	if (objin_check_target(elf, path, t, e) != 0)
+		return -1;
+	gelf_getehdr(elf, &eh);
 	if (eh.e_type != ET_REL)
 		return err_set(e, "%s: not a relocatable object (ELF type %u); "
 		    "-G takes the program's .o files", path, eh.e_type);
@@ -720,27 +708,23 @@ read_back(int fd, char *buf, size_t cap)
 
 /*
  * argv for the linker: the words of cmd (it may carry options, as $LD
- * often does; cmd is split in place), then -r -o OUT and the two inputs.
+ * often does), then -r -o OUT and the two inputs.
  * NULL on allocation failure or when cmd holds no word.
  */
 static char **
-linker_argv(char *cmd, const char *out, const char *obj, const char *drti)
+linker_argv(const char *cmd, const char *out, const char *obj, const char *drti)
 {
 	const char *tail[] = { "-r", "-o", out, obj, drti };
-	size_t ntail = sizeof(tail) / sizeof(tail[0]), n = 0;
-	char **argv = calloc((strlen(cmd) + 1) / 2 + ntail + 1, sizeof(char *));
-	char *save = NULL;
+	size_t ntail = sizeof(tail) / sizeof(tail[0]), n;
+	char **argv = spawn_words(cmd, ntail, &n);
 
-	if (argv == NULL)
-		return NULL;
-	for (char *w = strtok_r(cmd, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save))
-		argv[n++] = w;
-	if (n == 0) {
+	if (argv == NULL || n == 0) {
 		free(argv);
 		return NULL;
 	}
 	for (size_t i = 0; i < ntail; i++)
 		argv[n++] = (char *)tail[i];
+	argv[n] = NULL;
 	return argv;
 }
 
@@ -793,11 +777,9 @@ link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
 	const unsigned char *drti = o->drti;
 	char objpath[64], drtipath[64];
 	const char *cmd = o->ld_cmd ? o->ld_cmd : o->drti_ld;
-	char *words = strdup(cmd), **argv = NULL;
+	char **argv = NULL;
 	int drtifd = -1, errfd = -1, rc = -1;
 
-	if (words == NULL)
-		return err_errno(e, ENOMEM, "linker command");
 	if (cmd[strspn(cmd, " \t")] == '\0') {
 		err_set(e, "the linker command is empty");
 		goto out;
@@ -813,7 +795,7 @@ link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
 		goto out;
 	snprintf(objpath, sizeof(objpath), "/proc/self/fd/%d", objfd);
 	snprintf(drtipath, sizeof(drtipath), "/proc/self/fd/%d", drtifd);
-	if ((argv = linker_argv(words, out, objpath, drtipath)) == NULL) {
+	if ((argv = linker_argv(cmd, out, objpath, drtipath)) == NULL) {
 		err_errno(e, ENOMEM, "linker command");
 		goto out;
 	}
@@ -821,7 +803,6 @@ link_with_drti(const objgen_opts_t *o, const target_t *t, int objfd,
 	rc = spawn_and_wait(o, argv, errfd, e);
 out:
 	free(argv);
-	free(words);
 	if (drtifd >= 0)
 		close(drtifd);
 	if (errfd >= 0)

@@ -35,6 +35,11 @@ typedef struct objgen_opts {
 	tempset_t *temps;
 	/* What messages call the output (out_path is its temporary); NULL: out_path. */
 	const char *out_name;
+	/*
+	 * sdtobj.c: the flag $CC needs to compile for the target's half of
+	 * its CPU (-m32 for i386 with an x86_64 compiler), or NULL.
+	 */
+	const char *cc_flag;
 } objgen_opts_t;
 
 /*

@@ -71,19 +71,6 @@ cpp_platform_args(const target_t *t)
 	}
 }
 
-/* Split cmd on blanks into words appended to argv (strings point into cmd). */
-static size_t
-split_words(char *cmd, char **argv)
-{
-	size_t n = 0;
-	char *save = NULL;
-
-	for (char *p = strtok_r(cmd, " \t", &save); p != NULL;
-	    p = strtok_r(NULL, " \t", &save))
-		argv[n++] = p;
-	return n;
-}
-
 /*
  * `#line 1 "path"` and the text: what cpp reads.  The name is written as a
  * C string literal, which cpp decodes: a quote or backslash escaped, '?'
@@ -189,7 +176,7 @@ cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
     char **outp, size_t *lenp, err_t *e)
 {
 	const char *cmd = o->cmd != NULL && o->cmd[0] != '\0' ? o->cmd : "cpp";
-	char *words = strdup(cmd), **argv = NULL;
+	char **argv = NULL;
 	int sv[2] = { -1, -1 }, pipefd[2] = { -1, -1 }, rc = -1;
 	strbuf_t in, out;
 	size_t argc;
@@ -199,12 +186,11 @@ cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
 	sb_init(&out);
 	*outp = NULL;
 	*lenp = 0;
-	if (words == NULL ||
-	    (argv = calloc(strlen(cmd) / 2 + o->nargs + 3, sizeof(char *))) == NULL) {
+	if ((argv = spawn_words(cmd, o->nargs + 1, &argc)) == NULL) {
 		err_set(e, "out of memory running cpp");
 		goto out;
 	}
-	if ((argc = split_words(words, argv)) == 0) {
+	if (argc == 0) {
 		err_set(e, "the preprocessor command is empty");
 		goto out;
 	}
@@ -253,6 +239,5 @@ out:
 	sb_free(&in);
 	sb_free(&out);
 	free(argv);
-	free(words);
 	return rc;
 }

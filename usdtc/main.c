@@ -18,12 +18,13 @@
  * The options are dtrace's, with dtrace's meaning, because build systems
  * call `$(DTRACE) -h -s p.d -o p.h` and `$(DTRACE) -G -s p.d -o p.o a.o ...`
  * and must work unchanged with DTRACE=usdtc.  Options of dtrace's tracing
- * modes are refused with a message; code generation options
- * (-32/-64/-fpic/-fPIC) are accepted and ignored, as are unknown -x options
- * (with a warning, as SystemTap's dtrace does), and the options only
- * SystemTap's dtrace has, which have no work to do here: -k (keep its
- * temporary files), --types (obsolete there too), --no-pyparsing (its
- * fallback parser).
+ * modes are refused with a message; -fpic/-fPIC are accepted and ignored,
+ * as are unknown -x options (with a warning, as SystemTap's dtrace does),
+ * and the options only SystemTap's dtrace has, which have no work to do
+ * here: -k (keep its temporary files), --types (obsolete there too),
+ * --no-pyparsing (its fallback parser).  -G follows the build as
+ * SystemTap's does: without --target, the target of $CC (-dumpmachine), in
+ * the half -32/-64 or -m32/-m64 ask for.
  */
 #include <errno.h>
 #include <signal.h>
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cpp.h"
@@ -45,6 +47,7 @@
 #include "model.h"
 #include "macho_objgen.h"
 #include "objgen.h"
+#include "sdtobj.h"
 #include "source.h"
 #include "strbuf.h"
 #include "subproc.h"
@@ -70,6 +73,7 @@ typedef struct options {
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
 	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
 	const target_t *target;
+	int bits;		/* -32/-64: 32 or 64, else 0 */
 	uint64_t base;		/* --base=ADDR for --list/--dump of raw DOF */
 } options_t;
 
@@ -93,11 +97,13 @@ usage(FILE *f)
 	    "  -x opt[=val]  nolibs, lazyload, linktype=dof, cpppath=CMD, ldpath=CMD\n"
 	    "                (-G then merges drti_lite with `CMD -r`, not by itself);\n"
 	    "                others are ignored with a warning\n"
-	    "  -32, -64, -fpic, -fPIC   accepted and ignored\n"
+	    "  -32, -64      -G: the 32- or 64-bit half of the target's CPU\n"
+	    "  -fpic, -fPIC  accepted and ignored\n"
 	    "  -k, --types, --no-pyparsing   SystemTap's dtrace's, accepted and ignored\n"
 	    "                (usdtc keeps no temporaries and has one parser)\n"
 	    "  -v            say what is written; -V print the version\n"
-	    "  --target=T    write for target T (%s; default: the host)\n"
+	    "  --target=T    write for target T (%s; default: for -G the\n"
+	    "                target of $CC -dumpmachine, else the host)\n"
 	    "  --list        list the providers, probes and notes of ELF or Mach-O files\n"
 	    "  --dump        print every DOF field and note of ELF or Mach-O files\n"
 	    "  --base=ADDR   with --list/--dump: the load base a DTrace consumer\n"
@@ -340,7 +346,7 @@ static bool
 ignored_word(const char *arg)
 {
 	static const char *const words[] = {
-		"-32", "-64", "-fpic", "-fPIC", "-fpie", "-fPIE", "-fno-pic", NULL
+		"-fpic", "-fPIC", "-fpie", "-fPIE", "-fno-pic", NULL
 	};
 
 	for (int i = 0; words[i] != NULL; i++)
@@ -403,6 +409,10 @@ parse_args(options_t *o, int argc, char **argv)
 		}
 		if (ignored_word(arg))
 			continue;
+		if (strcmp(arg, "-32") == 0 || strcmp(arg, "-64") == 0) {
+			o->bits = arg[1] == '3' ? 32 : 64;
+			continue;
+		}
 		if (arg[1] == '-') {
 			long_option(o, arg);
 			continue;
@@ -425,6 +435,105 @@ parse_args(options_t *o, int argc, char **argv)
 	}
 }
 
+/*
+ * What `$CC -dumpmachine` prints, its first line, into buf; false when CC
+ * is not set or does not answer.
+ */
+static bool
+cc_machine(char *buf, size_t size)
+{
+	const char *cc = getenv("CC");
+	char **argv;
+	size_t n;
+	int fds[3] = { -1, -1, -1 }, p[2], status;
+	ssize_t got = 0, r;
+	pid_t pid;
+
+	if (cc == NULL || *cc == '\0' || (argv = spawn_words(cc, 1, &n)) == NULL)
+		return false;
+	argv[n++] = "-dumpmachine";
+	argv[n] = NULL;
+	if (pipe(p) != 0) {
+		free(argv);
+		return false;
+	}
+	fds[1] = p[1];
+	if (spawn_argv(argv, fds, &pid) != 0) {
+		close(p[0]);
+		close(p[1]);
+		free(argv);
+		return false;
+	}
+	close(p[1]);
+	while ((size_t)got + 1 < size && (r = read(p[0], buf + got, size - 1 - (size_t)got)) > 0)
+		got += r;
+	close(p[0]);
+	free(argv);
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return spawn_wait(pid, &status) == 0 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 && got > 0;
+}
+
+/* 32 or 64 when -m32/-m64 is among the words of $CC or $CFLAGS, else 0. */
+static int
+cc_bits(void)
+{
+	const char *vars[] = { getenv("CC"), getenv("CFLAGS") };
+	int bits = 0;
+
+	for (size_t i = 0; i < 2; i++)
+		for (const char *s = vars[i]; s != NULL && (s = strstr(s, "-m")) != NULL; s += 2)
+			if ((s[2] == '3' && s[3] == '2') || (s[2] == '6' && s[3] == '4'))
+				if ((s[4] == '\0' || s[4] == ' ' || s[4] == '\t'))
+					bits = s[2] == '3' ? 32 : 64;
+	return bits;
+}
+
+/*
+ * -G's target without --target, as SystemTap's -G follows the build: the
+ * target of $CC (its -dumpmachine, in the half -m32/-m64 or -32/-64 ask
+ * for), else the host's in the half -32/-64 ask for.
+ */
+static const target_t *
+build_target(const options_t *o)
+{
+	char triple[256];
+	int bits = o->bits != 0 ? o->bits : cc_bits();
+	const target_t *t = NULL;
+
+	if (cc_machine(triple, sizeof(triple)) && (t = target_for_triple(triple, bits)) == NULL)
+		warning("cannot tell a target from $CC's machine '%s': writing for the host "
+		    "(give --target=)", triple);
+	if (t == NULL && bits != 0 && (t = target_for_triple(target_host()->name, bits)) == NULL) {
+		error("-%d: the host's architecture has no %d-bit target; give --target=", bits, bits);
+		exit(2);
+	}
+	return t != NULL ? t : target_host();
+}
+
+/*
+ * The flag $CC needs to compile -G's semaphores for t (sdtobj.c), when t is
+ * the other half of the compiler's own CPU and neither $CC nor $CFLAGS
+ * says -m32/-m64: `-G -32` (or --target=i386-linux) with an x86_64 cc is
+ * -m32, which needs no 32-bit C library, since the semaphores' source
+ * includes nothing.  NULL otherwise (then a compiler of another machine is
+ * an error naming both, sdtobj_write).
+ */
+static const char *
+cc_half_flag(const target_t *t)
+{
+	char triple[256];
+	const target_t *own;
+
+	if (!t->sdt_only || cc_bits() != 0)
+		return NULL;
+	own = cc_machine(triple, sizeof(triple)) ? target_for_triple(triple, 0) : target_host();
+	if (own != NULL && own->arch == &arch_x86_64 && strcmp(t->arch->name, "i386") == 0)
+		return "-m32";
+	return NULL;
+}
+
 static void
 apply_environment(options_t *o)
 {
@@ -442,14 +551,16 @@ apply_environment(options_t *o)
 	if (o->ld_cmd == NULL && (env = getenv("USDTC_LD")) != NULL && *env != '\0')
 		o->ld_cmd = env;
 	if (o->target == NULL)
-		o->target = target_host();
+		o->target = o->mode == MODE_OBJECT ? build_target(o) : target_host();
 }
 
 /* ---- the runs ---------------------------------------------------------- */
 
 /*
  * A target's writers: the ELF targets get dtrace's header and object,
- * the macOS ones Apple's header (no code) and a Mach-O object.  This is
+ * those with no DTrace (sdt_only) the same header and SystemTap's object
+ * (the semaphores compiled by $CC), the macOS ones Apple's header (no
+ * code) and a Mach-O object.  This is
  * the one place where the target picks them.
  */
 typedef struct backend {
@@ -463,9 +574,10 @@ static const backend_t *
 backend_for(const target_t *t)
 {
 	static const backend_t elf = { header_write, objgen_write };
+	static const backend_t sdt = { header_write, sdtobj_write };
 	static const backend_t macho = { header_macos_write, macho_objgen_write };
 
-	return t->os == TARGET_OS_MACOS ? &macho : &elf;
+	return t->os == TARGET_OS_MACOS ? &macho : t->sdt_only ? &sdt : &elf;
 }
 
 static mdl_model_t *
@@ -581,6 +693,7 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.drti_ld = drti_linker(o->target),
 		.temps = &temps,
 		.out_name = out,
+		.cc_flag = cc_half_flag(o->target),
 	};
 	const char *tmp;
 	err_t e;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "subproc.h"
@@ -72,4 +74,22 @@ spawn_stop(void)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+}
+
+char **
+spawn_words(const char *cmd, size_t extra, size_t *argc)
+{
+	size_t len = strlen(cmd), cap = len / 2 + 1 + extra + 1;
+	char **argv = malloc(cap * sizeof(*argv) + len + 1);
+	char *text, *save = NULL;
+
+	if (argv == NULL)
+		return NULL;
+	text = memcpy((char *)(argv + cap), cmd, len + 1);
+	*argc = 0;
+	for (char *w = strtok_r(text, " \t\n", &save); w != NULL;
+	    w = strtok_r(NULL, " \t\n", &save))
+		argv[(*argc)++] = w;
+	argv[*argc] = NULL;
+	return argv;
 }

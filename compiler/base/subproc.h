@@ -10,6 +10,7 @@
 #ifndef USDTC_SUBPROC_H
 #define USDTC_SUBPROC_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
@@ -18,6 +19,14 @@
  * set, or an error number.
  */
 int spawn_argv(char **argv, const int fds[3], pid_t *pidp);
+
+/*
+ * cmd's words (split at blanks, as $CC or -x ldpath= are written) as an
+ * argv for spawn_argv with room for extra more entries and the NULL after
+ * them, in one allocation (free() it); *argc is the number of words.
+ * NULL when out of memory.
+ */
+char **spawn_words(const char *cmd, size_t extra, size_t *argc);
 
 /* Wait for pid: 0 with its wait status in *statusp, or an error number. */
 int spawn_wait(pid_t pid, int *statusp);

@@ -7,9 +7,11 @@
  * rewrite all use these bytes; nothing opens the file again.
  */
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfenc.h"
 #include "fileio.h"
 #include "hash.h"
 #include "objin.h"
@@ -82,4 +84,22 @@ objin_free(objin_t *in)
 	free(in->bytes);
 	free(in->real);
 	memset(in, 0, sizeof(*in));
+}
+
+int
+objin_check_target(Elf *elf, const char *path, const target_t *t, err_t *e)
+{
+	GElf_Ehdr eh;
+	int elf_class = gelf_getclass(elf);
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL)
+		return err_set(e, "%s: not a valid ELF object: %s", path, elf_errmsg(-1));
+	if ((unsigned)elf_class != t->arch->elf_class)
+		return err_set(e, "%s: is a %u-bit object, but target %s is %u-bit "
+		    "[G_CLASS_MISMATCH]", path, elfenc_addr_size(elf_class) * 8, t->name,
+		    elfenc_addr_size((int)t->arch->elf_class) * 8);
+	if (eh.e_machine != t->arch->elf_machine)
+		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u) "
+		    "[G_MACHINE_MISMATCH]", path, eh.e_machine, t->name, t->arch->elf_machine);
+	return 0;
 }

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "idset.h"
 #include "magic.h"
+#include "target.h"
 
 typedef struct objin {
 	const char *path;	/* as given, for messages */
@@ -48,6 +49,13 @@ int objin_read(objin_t *in, const char *path, const objin_t *before, size_t n,
 
 /* The input whose bytes in stands for: in itself, or the one it repeats. */
 const objin_t *objin_image(const objin_t *in);
+
+/*
+ * 0 if elf (read from path) is an ELF file of t's class and machine, else
+ * -1 with e naming path and the tag G_CLASS_MISMATCH or G_MACHINE_MISMATCH:
+ * the one check -G makes of every object, for every target.
+ */
+int objin_check_target(Elf *elf, const char *path, const target_t *t, err_t *e);
 
 void objin_free(objin_t *in);
 

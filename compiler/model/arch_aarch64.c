@@ -134,7 +134,10 @@ aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 
 		if (i > 0)
 			sb_putc(out, ' ');
-		if (ti.tclass == MDL_TC_FLOAT || long_double)
+		if (ti.tclass == MDL_TC_FLOAT && !long_double && (ti.size == 4 || ti.size == 8))
+			/* its bits, in an integer of its size (header.c, float_bits) */
+			describe_general(out, &c, "", ti.size, 1, false);
+		else if (ti.tclass == MDL_TC_FLOAT || long_double)
 			describe_float(out, &c, long_double ? 16 : ti.size);
 		else if (ti.tclass == MDL_TC_MEMORY && (ti.size == 0 || ti.size > 16))
 			describe_by_reference(out, &c);

@@ -21,6 +21,25 @@
 #include "macho.h"
 #include "target.h"
 
+/*
+ * The architectures with no DTrace: a Linux target there is what
+ * SystemTap's <sys/sdt.h> and dtrace -G give, the header's generic arch
+ * and a -G object of semaphores compiled by the target's compiler
+ * (sdtobj.c).  Only the ELF identity is stated: nothing else is written
+ * for them.
+ */
+#define SDT_ARCH(var, nm, machine, cls) \
+	static const arch_t var = { .name = nm, .elf_machine = machine, .elf_class = cls }
+SDT_ARCH(arch_i386, "i386", EM_386, ELFCLASS32);
+SDT_ARCH(arch_arm, "arm", EM_ARM, ELFCLASS32);
+SDT_ARCH(arch_mips, "mips", EM_MIPS, ELFCLASS32);
+SDT_ARCH(arch_mips64, "mips64", EM_MIPS, ELFCLASS64);
+SDT_ARCH(arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64);
+SDT_ARCH(arch_s390x, "s390x", EM_S390, ELFCLASS64);
+SDT_ARCH(arch_riscv64, "riscv64", EM_RISCV, ELFCLASS64);
+#define SDT_TARGET(nm, a) \
+	{ .name = nm, .arch = &a, .os = TARGET_OS_LINUX, .stapsdt = true, .sdt_only = true }
+
 static const target_t targets[] = {
 	{
 		.name = "x86_64-linux",
@@ -68,6 +87,13 @@ static const target_t targets[] = {
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
+	SDT_TARGET("i386-linux", arch_i386),
+	SDT_TARGET("arm-linux", arch_arm),
+	SDT_TARGET("mips-linux", arch_mips),
+	SDT_TARGET("mips64-linux", arch_mips64),
+	SDT_TARGET("ppc64le-linux", arch_ppc64),
+	SDT_TARGET("s390x-linux", arch_s390x),
+	SDT_TARGET("riscv64-linux", arch_riscv64),
 };
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -78,6 +104,47 @@ target_find(const char *name)
 	for (size_t i = 0; i < NTARGETS; i++)
 		if (strcmp(targets[i].name, name) == 0)
 			return &targets[i];
+	return NULL;
+}
+
+/*
+ * The Linux target of a GNU triple ($CC -dumpmachine: x86_64-linux-gnu,
+ * arm-linux-gnueabihf, mips64el-linux-gnuabi64, ...), bits 32 or 64 when
+ * -32/-64 or -m32/-m64 ask for the other half of a biarch CPU; NULL for
+ * one usdtc does not know.
+ */
+const target_t *
+target_for_triple(const char *triple, int bits)
+{
+	static const struct { const char *cpu, *name32, *name64; } cpus[] = {
+		{ "x86_64", "i386-linux", "x86_64-linux" },
+		{ "i386", "i386-linux", "x86_64-linux" },
+		{ "i486", "i386-linux", "x86_64-linux" },
+		{ "i586", "i386-linux", "x86_64-linux" },
+		{ "i686", "i386-linux", "x86_64-linux" },
+		{ "aarch64", NULL, "aarch64-linux" },
+		{ "arm", "arm-linux", NULL },
+		{ "armv7l", "arm-linux", NULL },
+		{ "mipsel", "mips-linux", "mips64-linux" },
+		{ "mips64el", "mips-linux", "mips64-linux" },
+		{ "powerpc64le", NULL, "ppc64le-linux" },
+		{ "s390x", NULL, "s390x-linux" },
+		{ "riscv64", NULL, "riscv64-linux" },
+	};
+	size_t len = strcspn(triple, "-");
+
+	if (strstr(triple, "-linux") == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		const char *name;
+
+		if (strlen(cpus[i].cpu) != len || strncmp(cpus[i].cpu, triple, len) != 0)
+			continue;
+		if (bits == 0)	/* the triple's own half */
+			bits = strstr(cpus[i].cpu, "64") != NULL || cpus[i].name32 == NULL ? 64 : 32;
+		name = bits == 32 ? cpus[i].name32 : cpus[i].name64;
+		return name != NULL ? target_find(name) : NULL;
+	}
 	return NULL;
 }
 
@@ -118,7 +185,7 @@ target_host(void)
 const char *
 target_names(void)
 {
-	static char names[256];
+	static char names[512];
 
 	if (names[0] == '\0')
 		for (size_t i = 0; i < NTARGETS; i++) {

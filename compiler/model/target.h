@@ -105,6 +105,7 @@ typedef struct target {
 	bool stapsdt;			/* write .note.stapsdt and semaphores */
 	enum dof_addr_reloc dof_addr;	/* with drti; -x lazyload: DOF_ADDR_ABS
 					   unless DOF_ADDR_SELF (target_dof_addr) */
+	bool sdt_only;			/* no DTrace: -G compiles semaphores (sdtobj.c) */
 } target_t;
 
 extern const arch_t arch_x86_64;
@@ -121,6 +122,9 @@ const target_t *target_find(const char *name);
  * (lazyload: dofhp_addr is then the load base, as the system's tools set it).
  */
 enum dof_addr_reloc target_dof_addr(const target_t *t, bool lazyload);
+
+/* The Linux target of a GNU triple, in its 32- or 64-bit half (bits, or 0). */
+const target_t *target_for_triple(const char *triple, int bits);
 
 /* The (first) architecture of an ELF e_machine, or NULL. */
 const arch_t *target_arch_for_machine(unsigned elf_machine);

@@ -22,6 +22,7 @@
  */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,13 +265,13 @@ t_byval(int k)
 	memset(&e, 0, sizeof(e));
 	e.a = k;
 	e.b = -k;
-	e.c = 0x0123456789abcdefL;
+	e.c = (long)0x0123456789abcdefLL;	/* truncated where long is 32 bits */
 	out("byval ");
 	out_hex(&e, sizeof(e));
 	out(" 5\n");
 	b.a = k;
 	b.b = -k;
-	b.c = 0x0123456789abcdefL;
+	b.c = (long)0x0123456789abcdefLL;
 	FID_BYVAL(&b, 5);
 }
 
@@ -301,9 +302,9 @@ t_widths(void)
 	out("w64 %lld %lld %llu %llu\n", (long long)INT64_MIN, (long long)INT64_MAX, 0ull,
 	    (unsigned long long)UINT64_MAX);
 	FID_W64(INT64_MIN, INT64_MAX, 0, UINT64_MAX);
-	out("wlong %ld %lu %lld %llu %d %d\n", -1L, 0xfedcba9876543210ul, -1234567890123LL,
+	out("wlong %ld %lu %lld %llu %d %d\n", -1L, (unsigned long)0xfedcba9876543210ull, -1234567890123LL,
 	    1ull << 63, -32768, 65535);
-	FID_WLONG(-1L, 0xfedcba9876543210ul, -1234567890123LL, 1ull << 63, -32768, 65535);
+	FID_WLONG(-1L, (unsigned long)0xfedcba9876543210ull, -1234567890123LL, 1ull << 63, -32768, 65535);
 }
 
 static void NOINLINE
@@ -342,14 +343,14 @@ t_qual(int k)
 	char f[8];
 	static volatile char e[8];
 	volatile int a = -1000 * k;
-	volatile long b = INT64_MIN;
+	volatile long b = LONG_MIN;	/* INT64_MIN where long is 64 bits */
 	const volatile int c = 77;
 	const volatile unsigned long long d = UINT64_MAX;
 
-	out("qc -2147483647 -1234567890123 4000000000 -32768 qc-e qc-f\n");
+	out("qc -2147483647 %ld 4000000000 -32768 qc-e qc-f\n", (long)-1234567890123LL);
 	strcpy(f, "qc-f");
-	FID_QC(-2147483647, -1234567890123L, 4000000000u, -32768, "qc-e", f);
-	out("qv %d %lld 77 %llu qv-e qv-f\n", -1000 * k, (long long)INT64_MIN,
+	FID_QC(-2147483647, (long)-1234567890123LL, 4000000000u, -32768, "qc-e", f);
+	out("qv %d %lld 77 %llu qv-e qv-f\n", -1000 * k, (long long)LONG_MIN,
 	    (unsigned long long)UINT64_MAX);
 	for (int i = 0; i < 4; i++)
 		e[i] = "qv-e"[i];
@@ -368,9 +369,11 @@ t_kinds(int k)
 	bf.wide = 0xabcd0u + (unsigned)k;
 	out("qk %d 0 7 -3 %d %u\n", k > 0, -8 - k, 0xabcd0u + (unsigned)k);
 	FID_QK(k > 0, (const bool)(k == 7), GREEN, (const enum color)BLUE, bf.neg, bf.wide);
-	out("kon -2147483647 -5 %lu kon-lit %d %ld\n", 0xfedcba9876543210ul, k * 3 + 1,
-	    (long)k << 40);
-	FID_KON(-2147483647, -5L, 0xfedcba9876543210ul, "kon-lit", k * 3 + 1, (long)k << 40);
+	/* (the constants truncated where long is 32 bits) */
+	out("kon -2147483647 -5 %lu kon-lit %d %ld\n", (unsigned long)0xfedcba9876543210ull,
+	    k * 3 + 1, (long)((long long)k << 40));
+	FID_KON(-2147483647, -5L, (unsigned long)0xfedcba9876543210ull, "kon-lit", k * 3 + 1,
+	    (long)((long long)k << 40));
 }
 
 /* Floats qualified, constant, computed; and past six arguments. */
@@ -378,9 +381,9 @@ static void NOINLINE
 t_floats(int k)
 {
 	double c = k * 0.5;
-	float d = (float)k / 3.0f;
+	volatile float d = (float)k / 3.0f;	/* stored: no x87 excess precision (i386) */
 
-	out("fk 3.5 -0.125 %.9g %.9g\n", c, d);
+	out("fk 3.5 -0.125 %.9g %.9g\n", c, (double)d);
 	out("fkx %llx %x %llx %x\n", (unsigned long long)bits_d(3.5), bits_f(-0.125f),
 	    (unsigned long long)bits_d(c), bits_f(d));
 	FID_FK(3.5, -0.125f, k * 0.5, (float)k / 3.0f);

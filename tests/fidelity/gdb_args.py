@@ -12,18 +12,20 @@
 # an error for every argument.  usdtc notes a float as its bits, an
 # unsigned integer of its size, which gdb reads and this script turns back
 # into the float; for a probe with one it also prints NAMEx, each float as
-# its bits in hex, the line bpftrace's reading is compared with.
+# its bits in hex, the line bpftrace's reading is compared with.  So on
+# every architecture of tests/cross.  A struct node is read with the
+# target's pointer size and byte order.
 import os
 import struct
 
 import gdb
 
 # Per probe, what each argument is: i integer, f4/f8 float/double, s string,
-# bN N bytes at a pointer, n a struct node *.
+# bN N bytes at a pointer, n a struct node *, big a struct big * (3 longs).
 KINDS = {
     "str_copy": "s", "str_loop": "s i", "str_init": "s", "str_wrap": "s",
     "pt": "b8", "arr": "b16 i", "deep": "n", "globals": "s s", "tls": "s b4",
-    "lit": "s s", "vol": "i s", "tdef": "s", "byval": "b24 i", "six": "s s s s s s",
+    "lit": "s s", "vol": "i s", "tdef": "s", "byval": "big i", "six": "s s s s s s",
     "w8": "i i i i", "w16": "i i i i", "w32": "i i i i", "w64": "i i i i",
     "wlong": "i i i i i i", "misc": "i i i i i i", "flt": "f4 f8 i f4",
     "qc": "i i i i s s", "qv": "i i i i s s", "qk": "i i i i i i",
@@ -61,9 +63,13 @@ def show(kind, v):
     if kind == "s":
         return cstring(address(v))
     if kind == "n":
-        raw = mem(address(v), 12)
-        name, val = struct.unpack("<Qi", raw)
+        psize = gdb.lookup_type("void").pointer().sizeof
+        order = ">" if "big" in gdb.execute("show endian", to_string=True) else "<"
+        raw = mem(address(v), psize + 4)
+        name, val = struct.unpack(order + ("Q" if psize == 8 else "I") + "i", raw)
         return "%s/%d" % (cstring(name), val)
+    if kind == "big":
+        return mem(address(v), 3 * gdb.lookup_type("long").sizeof).hex()
     return mem(address(v), int(kind[1:])).hex()
 
 

@@ -38,6 +38,7 @@ struct sockaddr;
 #define _USDT_ASM __asm__ __volatile__
 #endif
 #define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
+#if defined(__x86_64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
 "\t.4byte 992f-991f,994f-993f,3\n" \
@@ -117,13 +118,6 @@ _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
-#ifdef __clang__
-#define _USDT_READS(p)
-#else
-#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
-#endif
-#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
-#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; __builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })
 #define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
 #define _USDT_SITE(P) _USDT_SITE_(P)
 #define _USDT_SITE_(f, p, n, a) \
@@ -152,10 +146,231 @@ __extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
 _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
 #define _USDT_E(x) (x)
-#define _USDT_0
-#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
+#define _USDT_NA(x, a) x
+#define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
 #define _USDT_O(i) , "r"(__usdt_r##i)
+#ifndef _USDT_PROBE_CALLS
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#else
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#endif
+#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#elif defined(__aarch64__) && defined(__LP64__)
+#define _USDT_NOTE_(c, p, n, a) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t.8byte " c "\n" \
+"\t.8byte _.stapsdt.base\n" \
+"\t.8byte " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_SEM_(p, n) \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",%%progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",%%progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.set .Lusdtc_ident,1\n" \
+"\t.irpc c," p "\n" \
+"\t.ifc \\c,.\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.ifc \\c,-\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.endr\n" \
+"\t.if .Lusdtc_ident\n" \
+"\t.ifndef .L__usdtc_link_" p "\n" \
+"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
+".L__usdtc_link_" p ":\n" \
+"\t.hidden __start___usdtc_link_" p "\n" \
+"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.endif\n"
+#define _USDT_UNIT_(f, p, n, a) \
+"\t.ifndef __dtrace_" f "\n" \
+"\t.ifndef __usdt_probes_page\n" \
+"\t.pushsection .probes,\"awRG\",%%progbits,__usdt_probes_page,comdat\n" \
+"\t.balign 65536\n" \
+_USDT_DEF_("__usdt_probes_page", "%%object", "0") \
+"\t.popsection\n" \
+"\t.endif\n" \
+_USDT_SEM_(p, n) \
+"\t.pushsection .text.__dtrace_" f ",\"axG\",%%progbits,__dtrace_" f ",comdat\n" \
+"\t.balign 16\n" \
+_USDT_DEF_("__dtrace_" f "", "%%function", "16") \
+"\t.inst 0xd503201f\n" \
+"\t.inst 0xd65f03c0\n" \
+_USDT_DEF_("__dtraceenabled_" f "", "%%function", "8") \
+"\t.inst 0xd503201f\n" \
+"\t.inst 0xd65f03c0\n" \
+"\t.popsection\n" \
+"\t.endif\n"
+#define _USDT_UNOTE_(f, p, n, a) \
+"\t.ifndef .L__dtrace_" f ".note\n" \
+"\t.set .L__dtrace_" f ".note,1\n" \
+"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ".note,comdat\n" \
+_USDT_NOTE_("__dtrace_" f, p, n, a) \
+"\t.endif\n"
+#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) _USDT_UNOTE_(P) : :); })
+#define _USDT_ENABLED(s, e, P) __extension__ ({ uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); (*(volatile unsigned short *)&s & 0x3fff) != 0 || (e(&__usdt_e), __usdt_e != 0); })
+#define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
+#define _USDT_E(x) (x)
+#define _USDT_NA(x, a) a
+#define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#else
+#if __SIZEOF_POINTER__ == 8
+#define _USDT_ADDR ".8byte"
+#else
+#define _USDT_ADDR ".4byte"
+#endif
+#if defined(__s390__) || defined(__s390x__)
+#define _USDT_NOP "nop 0"
+#else
+#define _USDT_NOP "nop"
+#endif
+#if __SIZEOF_POINTER__ == 4
+#define _USDT_GC "m"
+#define _USDT_GA(i) "%" #i
+#elif defined(__powerpc__) || defined(__powerpc64__)
+#define _USDT_GC "nZr"
+#define _USDT_GA(i) "%I" #i "%" #i
+#elif defined(__s390__) || defined(__s390x__)
+#define _USDT_GC "ro"
+#define _USDT_GA(i) "%" #i
+#elif defined(__riscv)
+#define _USDT_GC "nr"
+#define _USDT_GA(i) "%" #i
+#else
+#define _USDT_GC "nor"
+#define _USDT_GA(i) "%" #i
+#endif
+#define _USDT_GNOTE_(c, p, n, a, w) \
+"\t.balign 4\n" \
+"\t.4byte 992f-991f,994f-993f,3\n" \
+"991:\t.asciz \"stapsdt\"\n" \
+"992:\t.balign 4\n" \
+"993:\t" w " " c "\n" \
+"\t" w " _.stapsdt.base\n" \
+"\t" w " " p "_" n "_semaphore\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.asciz \"" a "\"\n" \
+"994:\t.balign 4\n" \
+"\t.popsection\n"
+#define _USDT_SEM_(p, n) \
+"\t.ifndef _.stapsdt.base\n" \
+"\t.pushsection .stapsdt.base,\"aRG\",%%progbits,.stapsdt.base,comdat\n" \
+"\t.weak _.stapsdt.base\n" \
+"\t.hidden _.stapsdt.base\n" \
+"\t.size _.stapsdt.base,1\n" \
+"_.stapsdt.base:\n" \
+"\t.space 1\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.ifndef " p "_" n "_semaphore\n" \
+"\t.pushsection .probes,\"aw\",%%progbits\n" \
+"\t.balign 2\n" \
+_USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
+"\t.zero 2\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.set .Lusdtc_ident,1\n" \
+"\t.irpc c," p "\n" \
+"\t.ifc \\c,.\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.ifc \\c,-\n" \
+"\t.set .Lusdtc_ident,0\n" \
+"\t.endif\n" \
+"\t.endr\n" \
+"\t.if .Lusdtc_ident\n" \
+"\t.ifndef .L__usdtc_link_" p "\n" \
+"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
+".L__usdtc_link_" p ":\n" \
+"\t.hidden __start___usdtc_link_" p "\n" \
+"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.endif\n"
+#define _USDT_GSITE_(f, p, n, a, t, o) \
+_USDT_SEM_(p, n) \
+"990:\t" o "\n" \
+"\t.pushsection .note.stapsdt,\"\?\",%%note\n" \
+_USDT_NOTE_("990b", p, n, t)
+#define _USDT_NOTE_(c, p, n, a) _USDT_GNOTE_(c, p, n, a, _USDT_ADDR)
+#define _USDT_NA(x, a) ""
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T> struct _usdt_sg { enum { v = (_usdt_T)-1 < (_usdt_T)1 }; };
+template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
+}
+#define _USDT_GSG(x) (_usdt_sg<__typeof__(x)>::v)
+#else
+#define _USDT_GSG(x) ((__typeof__(__builtin_choose_expr(__builtin_classify_type(x) == 5, 0U, (x))))-1 < (__typeof__(__builtin_choose_expr(__builtin_classify_type(x) == 5, 0U, (x))))1)
+#endif
+#define _USDT_GSZ(x) ((_USDT_GSG(x) ? 1 : -1) * (int)sizeof(x))
+#define _USDT_GO(i) , "n"(_USDT_GSZ(__usdt_v##i)), _USDT_GC(__usdt_v##i)
+#define _USDT_GT0 ""
+#define _USDT_GO0
+#define _USDT_GT1 _USDT_GT0 "%n1@" _USDT_GA(2)
+#define _USDT_GO1 _USDT_GO0 _USDT_GO(0)
+#define _USDT_GT2 _USDT_GT1 " %n3@" _USDT_GA(4)
+#define _USDT_GO2 _USDT_GO1 _USDT_GO(1)
+#define _USDT_GT3 _USDT_GT2 " %n5@" _USDT_GA(6)
+#define _USDT_GO3 _USDT_GO2 _USDT_GO(2)
+#define _USDT_GT4 _USDT_GT3 " %n7@" _USDT_GA(8)
+#define _USDT_GO4 _USDT_GO3 _USDT_GO(3)
+#define _USDT_GT5 _USDT_GT4 " %n9@" _USDT_GA(10)
+#define _USDT_GO5 _USDT_GO4 _USDT_GO(4)
+#define _USDT_GT6 _USDT_GT5 " %n11@" _USDT_GA(12)
+#define _USDT_GO6 _USDT_GO5 _USDT_GO(5)
+#define _USDT_GT7 _USDT_GT6 " %n13@" _USDT_GA(14)
+#define _USDT_GO7 _USDT_GO6 _USDT_GO(6)
+#define _USDT_GT8 _USDT_GT7 " %n15@" _USDT_GA(16)
+#define _USDT_GO8 _USDT_GO7 _USDT_GO(7)
+#define _USDT_GT9 _USDT_GT8 " %n17@" _USDT_GA(18)
+#define _USDT_GO9 _USDT_GO8 _USDT_GO(8)
+#define _USDT_GT10 _USDT_GT9 " %n19@" _USDT_GA(20)
+#define _USDT_GO10 _USDT_GO9 _USDT_GO(9)
+#define _USDT_GT11 _USDT_GT10 " %n21@" _USDT_GA(22)
+#define _USDT_GO11 _USDT_GO10 _USDT_GO(10)
+#define _USDT_GT12 _USDT_GT11 " %n23@" _USDT_GA(24)
+#define _USDT_GO12 _USDT_GO11 _USDT_GO(11)
+#define _USDT_GSITE(P, t) _USDT_GSITE_(P, t, _USDT_NOP)
+#define _USDT_GSEM(P) _USDT_GSEM_(P)
+#define _USDT_GSEM_(f, p, n, a) _USDT_SEM_(p, n)
+#define _USDT_M(r, i) _USDT_READS(__usdt_v##i)
+#define _USDT_O(i)
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
+#define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
+#define _USDT_C(T, c) ((void)0)
+#define _USDT_E(x) (x)
+#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#endif
+#define _USDT_0
+#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
+#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
 #define _USDT_A0
 #define _USDT_A1 __usdt_v0
 #define _USDT_A2 _USDT_A1, __usdt_v1
@@ -163,18 +378,20 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_A4 _USDT_A3, __usdt_v3
 #define _USDT_A5 _USDT_A4, __usdt_v4
 #define _USDT_A6 _USDT_A5, __usdt_v5
-#ifndef _USDT_PROBE_CALLS
-#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#define _USDT_FT(T, U) U
+#define _USDT_FB(T, U, x) __extension__ ({ T __usdt_f = (T)(x); U __usdt_b; __builtin_memcpy(&__usdt_b, &__usdt_f, sizeof(__usdt_b)); __usdt_b; })
+#ifdef __clang__
+#define _USDT_READS(p)
 #else
-#define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
+#define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
+#define _USDT_L(T, k, v, o, c) ((void)0)
 #define _USDT_ON(T, s) (0L)
 #endif
 
@@ -194,13 +411,16 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-#define _USDT_P_sys___io "sys___io", "sys", "io", "-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8"
+#define _USDT_P_sys___io "sys___io", "sys", "io", _USDT_NA("-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8", "-4@x0 -8@x1 8@x2 -8@x3 8@x4")
+extern void __dtraceenabled_sys___io(uint32_t *);
 extern unsigned short sys_io_semaphore;
-#define _USDT_P_sys___net "sys___net", "sys", "net", "4@%%edi 2@%%si 8@%%rdx 8@%%rcx"
+#define _USDT_P_sys___net "sys___net", "sys", "net", _USDT_NA("4@%%edi 2@%%si 8@%%rdx 8@%%rcx", "4@x0 2@x1 8@x2 8@x3")
+extern void __dtraceenabled_sys___net(uint32_t *);
 extern unsigned short sys_net_semaphore;
-#define _USDT_P_sys___widths "sys___widths", "sys", "widths", "-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d"
+#define _USDT_P_sys___widths "sys___widths", "sys", "widths", _USDT_NA("-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d", "-1@x0 2@x1 -4@x2 8@x3 -8@x4 4@x5")
+extern void __dtraceenabled_sys___widths(uint32_t *);
 extern unsigned short sys_widths_semaphore;
-#ifdef _USDT_PROBE_CALLS
+#if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
 __extension__ extern void __dtrace_sys___io(pid_t, ssize_t, size_t, off_t, uintptr_t);
 __extension__ extern void __dtrace_sys___net(socklen_t, sa_family_t, uintptr_t, uintptr_t);
 __extension__ extern void __dtrace_sys___widths(int8_t, uint16_t, int32_t, uint64_t, intptr_t, uid_t);
