@@ -219,9 +219,13 @@ DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 # built for size (doc/usage.md has the -G object sizes): -Os; no unwind
 # tables (C that calls nothing back and is never unwound through: gdb
 # still backtraces it from the code); no .comment; strings in plain
-# .rodata, so its relocations name the section, not a local label each.
+# .rodata, so its relocations name the section, not a local label each
+# (gcc's -fno-merge-constants, which clang refuses under -Werror; clang
+# merges no constants across sections by default).
+NO_MERGE_CONSTANTS := $(shell $(CC) -Werror -fno-merge-constants -x c -c -o /dev/null /dev/null \
+	2>/dev/null && echo -fno-merge-constants)
 DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -fno-ident -fno-merge-constants
+	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS)
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
 $(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c $(B)/.flags
