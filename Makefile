@@ -56,6 +56,7 @@ CORE_SRCS = \
 	compiler/base/strbuf.c \
 	compiler/base/idset.c \
 	compiler/base/fileio.c \
+	compiler/base/tempset.c \
 	compiler/base/stale.c \
 	compiler/base/subproc.c \
 	compiler/base/magic.c \

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "fileio.h"
+#include "tempset.h"
 #include "model.h"
 #include "target.h"
 

@@ -55,12 +55,12 @@ static struct dlist *dlist_new(struct parse_ctx *ctx, struct cdecl *d);
 static struct cdecl *decl_new(struct parse_ctx *ctx);
 static struct cdecl *decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d);
 static struct cdecl *decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim);
-static struct ctype *ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1,
-    struct ctype *t, const struct ptext *q2);
-static struct ptext *words_add(struct parse_ctx *ctx, struct ptext *t, const char *w);
-static struct ptext *text_group_open(struct parse_ctx *ctx, struct ptext *t);
-static struct ptext *group_items(struct parse_ctx *ctx);
-static struct ptext *group_close(struct parse_ctx *ctx, struct ptext *t);
+static struct ctype *ctype_qualify(struct parse_ctx *ctx, const struct parse_ptext *q1,
+    struct ctype *t, const struct parse_ptext *q2);
+static struct parse_ptext *words_add(struct parse_ctx *ctx, struct parse_ptext *t, const char *w);
+static struct parse_ptext *text_group_open(struct parse_ctx *ctx, struct parse_ptext *t);
+static struct parse_ptext *group_items(struct parse_ctx *ctx);
+static struct parse_ptext *group_close(struct parse_ctx *ctx, struct parse_ptext *t);
 static char *cat(struct parse_ctx *ctx, const char *a, const char *b);
 static int bitfield_width(const char *s);
 }
@@ -80,7 +80,7 @@ static int bitfield_width(const char *s);
 	struct dlist *dl;
 	struct cparam *param;
 	struct plist *pl;
-	struct ptext *tx;
+	struct parse_ptext *tx;
 	int num;
 }
 
@@ -207,11 +207,11 @@ param
 specs
 	: quals_opt IDENT quals_opt	{ $$ = ctype_qualify(ctx, $1, parse_ctype(ctx, $2), $3); }
 	| quals_opt tagged quals_opt	{ $$ = ctype_qualify(ctx, $1, $2, $3); }
-	| builtin_specs			{ $$ = parse_ctype(ctx, ptext_str($1)); }
+	| builtin_specs			{ $$ = parse_ctype(ctx, parse_ptext_str($1)); }
 	;
 
 quals_opt
-	: %empty		{ $$ = ptext_new(ctx); }
+	: %empty		{ $$ = parse_ptext_new(ctx); }
 	| quals_opt QUAL	{ $$ = words_add(ctx, $1, $2); }
 	| quals_opt SCLASS	{ $$ = $1; }
 	;
@@ -313,8 +313,8 @@ pointer_opt
  * another one can begin.
  */
 pointer
-	: '*' quals_opt			{ parse_pointer_star(ctx, true, ptext_str($2)); $$ = NULL; }
-	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, ptext_str($3)); $$ = NULL; }
+	: '*' quals_opt			{ parse_pointer_star(ctx, true, parse_ptext_str($2)); $$ = NULL; }
+	| pointer '*' quals_opt		{ parse_pointer_star(ctx, false, parse_ptext_str($3)); $$ = NULL; }
 	;
 
 direct_opt
@@ -332,9 +332,9 @@ direct
 	| '(' pointer ident_opt ')'
 		{
 			$$ = decl_new(ctx);
-			ptext_append(ctx, &$$->abs, "(", 1);
-			ptext_append(ctx, &$$->abs, ctx->ptrs, ctx->ptrs_len);
-			ptext_append(ctx, &$$->abs, ")", 1);
+			parse_ptext_append(ctx, &$$->abs, "(", 1);
+			parse_ptext_append(ctx, &$$->abs, ctx->ptrs, ctx->ptrs_len);
+			parse_ptext_append(ctx, &$$->abs, ")", 1);
 			$$->pointer = true;
 			$$->grouped = true;
 			if ($3 != NULL) {
@@ -342,14 +342,14 @@ direct
 				$$->name_loc = @3;
 			}
 		}
-	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), ptext_str($2)); }
-	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, ptext_str($3)); }
+	| '[' dim_opt ']'		{ $$ = decl_array(ctx, decl_new(ctx), parse_ptext_str($2)); }
+	| direct '[' dim_opt ']'	{ $$ = decl_array(ctx, $1, parse_ptext_str($3)); }
 	| direct '(' paren_items ')'
 		{
 			$$ = $1;
-			ptext_append(ctx, &$$->abs, "(", 1);
-			ptext_append(ctx, &$$->abs, $3->s, $3->len);
-			ptext_append(ctx, &$$->abs, ")", 1);
+			parse_ptext_append(ctx, &$$->abs, "(", 1);
+			parse_ptext_append(ctx, &$$->abs, $3->s, $3->len);
+			parse_ptext_append(ctx, &$$->abs, ")", 1);
 		}
 	;
 
@@ -370,7 +370,7 @@ decl_name
  * nested n deep cost O(n), not a copy of the inner text per level.
  */
 dim_opt
-	: %empty			{ $$ = ptext_new(ctx); }
+	: %empty			{ $$ = parse_ptext_new(ctx); }
 	| dim_opt tok_basic		{ $$ = words_add(ctx, $1, $2); }
 	| dim_opt group_open paren_items ')'	{ $$ = group_close(ctx, $3); }
 	;
@@ -553,10 +553,10 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 {
 	if (ptr[0] == '\0')
 		return d;
-	struct ptext abs = { NULL, 0, 0, false };
+	struct parse_ptext abs = { NULL, 0, 0, false };
 
-	ptext_append(ctx, &abs, ptr, strlen(ptr));
-	ptext_append(ctx, &abs, d->abs.s, d->abs.len);
+	parse_ptext_append(ctx, &abs, ptr, strlen(ptr));
+	parse_ptext_append(ctx, &abs, d->abs.s, d->abs.len);
 	d->abs = abs;
 	if (!d->grouped)
 		d->pointer = true;
@@ -567,9 +567,9 @@ decl_pointer(struct parse_ctx *ctx, const char *ptr, struct cdecl *d)
 static struct cdecl *
 decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 {
-	ptext_append(ctx, &d->abs, "[", 1);
-	ptext_append(ctx, &d->abs, dim, strlen(dim));
-	ptext_append(ctx, &d->abs, "]", 1);
+	parse_ptext_append(ctx, &d->abs, "[", 1);
+	parse_ptext_append(ctx, &d->abs, dim, strlen(dim));
+	parse_ptext_append(ctx, &d->abs, "]", 1);
 	if (d->grouped)
 		return d;	/* (*p)[4]: a pointer to an array */
 	if (dim[0] == '\0') {
@@ -589,25 +589,25 @@ decl_array(struct parse_ctx *ctx, struct cdecl *d, const char *dim)
 }
 
 static struct ctype *
-ctype_qualify(struct parse_ctx *ctx, const struct ptext *q1, struct ctype *t,
-    const struct ptext *q2)
+ctype_qualify(struct parse_ctx *ctx, const struct parse_ptext *q1, struct ctype *t,
+    const struct parse_ptext *q2)
 {
 	struct ctype *c = parse_alloc(ctx, sizeof(*c));
-	struct ptext text = { NULL, 0, 0, false };
+	struct parse_ptext text = { NULL, 0, 0, false };
 
 	*c = *t;
-	words_add(ctx, &text, ptext_str(q1));
+	words_add(ctx, &text, parse_ptext_str(q1));
 	words_add(ctx, &text, t->text);
-	words_add(ctx, &text, ptext_str(q2));
+	words_add(ctx, &text, parse_ptext_str(q2));
 	c->text = text.len > 0 ? text.s : parse_strdup(ctx, "");
 	return c;
 }
 
 /* Word w added to the run t (after one space); t. */
-static struct ptext *
-words_add(struct parse_ctx *ctx, struct ptext *t, const char *w)
+static struct parse_ptext *
+words_add(struct parse_ctx *ctx, struct parse_ptext *t, const char *w)
 {
-	ptext_word(ctx, t, w);
+	parse_ptext_word(ctx, t, w);
 	return t;
 }
 
@@ -615,30 +615,30 @@ words_add(struct parse_ctx *ctx, struct ptext *t, const char *w)
  * A '(' in the list t: written into it, and t handed to the group's own
  * paren_items, whose empty start (group_items) is the next action to run.
  */
-static struct ptext *
-text_group_open(struct parse_ctx *ctx, struct ptext *t)
+static struct parse_ptext *
+text_group_open(struct parse_ctx *ctx, struct parse_ptext *t)
 {
-	ptext_word(ctx, t, "(");
+	parse_ptext_word(ctx, t, "(");
 	t->glue = true;
 	ctx->group_text = t;
 	return t;
 }
 
 /* A paren_items begins: the text of the list around its group, or new. */
-static struct ptext *
+static struct parse_ptext *
 group_items(struct parse_ctx *ctx)
 {
-	struct ptext *t = ctx->group_text;
+	struct parse_ptext *t = ctx->group_text;
 
 	ctx->group_text = NULL;
-	return t != NULL ? t : ptext_new(ctx);
+	return t != NULL ? t : parse_ptext_new(ctx);
 }
 
 /* The group's ')', right after its last word. */
-static struct ptext *
-group_close(struct parse_ctx *ctx, struct ptext *t)
+static struct parse_ptext *
+group_close(struct parse_ctx *ctx, struct parse_ptext *t)
 {
-	ptext_append(ctx, t, ")", 1);
+	parse_ptext_append(ctx, t, ")", 1);
 	t->glue = false;
 	return t;
 }

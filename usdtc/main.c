@@ -41,6 +41,7 @@
 #include "drti_objects.h"
 #include "err.h"
 #include "fileio.h"
+#include "tempset.h"
 #include "header.h"
 #include "header_macos.h"
 #include "list.h"

@@ -97,10 +97,10 @@ parse_join(struct parse_ctx *ctx, const char *a, const char *sep, const char *b)
 	return p;
 }
 
-struct ptext *
-ptext_new(struct parse_ctx *ctx)
+struct parse_ptext *
+parse_ptext_new(struct parse_ctx *ctx)
 {
-	return parse_alloc(ctx, sizeof(struct ptext));
+	return parse_alloc(ctx, sizeof(struct parse_ptext));
 }
 
 /*
@@ -108,7 +108,7 @@ ptext_new(struct parse_ctx *ctx)
  * so what is left behind is less than the text's final room.
  */
 void
-ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n)
+parse_ptext_append(struct parse_ctx *ctx, struct parse_ptext *t, const char *s, size_t n)
 {
 	if (t->cap - t->len <= n) {
 		size_t cap = t->cap ? t->cap : 32;
@@ -132,20 +132,20 @@ ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n)
 }
 
 void
-ptext_word(struct parse_ctx *ctx, struct ptext *t, const char *w)
+parse_ptext_word(struct parse_ctx *ctx, struct parse_ptext *t, const char *w)
 {
 	size_t n = strlen(w);
 
 	if (n == 0)
 		return;
 	if (t->len > 0 && !t->glue)
-		ptext_append(ctx, t, " ", 1);
+		parse_ptext_append(ctx, t, " ", 1);
 	t->glue = false;
-	ptext_append(ctx, t, w, n);
+	parse_ptext_append(ctx, t, w, n);
 }
 
 const char *
-ptext_str(const struct ptext *t)
+parse_ptext_str(const struct parse_ptext *t)
 {
 	return t->len > 0 ? t->s : "";
 }

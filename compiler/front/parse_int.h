@@ -88,7 +88,7 @@ struct ctype {
  * joining the whole text anew for every word was O(n^2) in memory
  * (`bench/frontend`, shape quals, prints the peak RSS as n grows).
  */
-struct ptext {
+struct parse_ptext {
 	char *s;		/* NUL-terminated; NULL while nothing was appended */
 	size_t len, cap;
 	bool glue;		/* just after a '(': the next word takes no space */
@@ -98,7 +98,7 @@ struct ptext {
 struct cdecl {
 	char *name;		/* NULL when abstract */
 	parse_loc_t name_loc;
-	struct ptext abs;	/* the declarator without its name: "*", "*[4]", "(*)(int)" */
+	struct parse_ptext abs;	/* the declarator without its name: "*", "*[4]", "(*)(int)" */
 	bool pointer;		/* the declared object (or array element) is a pointer */
 	bool grouped;		/* "(*name)...": later suffixes belong to the pointee */
 	unsigned long nelem;	/* array elements (product of dimensions); 1 if none */
@@ -202,7 +202,7 @@ struct parse_ctx {
 	char *ptrs;
 	size_t ptrs_len, ptrs_cap;
 	/* parser.y: the text a group's paren_items starts as (group_open). */
-	struct ptext *group_text;
+	struct parse_ptext *group_text;
 
 	struct arena_block *arena;
 	jmp_buf fatal;			/* out of memory: abandon the parse */
@@ -234,13 +234,13 @@ _Noreturn void parse_nomem(struct parse_ctx *ctx);
 void parse_arena_free(struct parse_ctx *ctx);
 
 /* parse_ctx.c: a new empty ptext in the arena; never NULL. */
-struct ptext *ptext_new(struct parse_ctx *ctx);
+struct parse_ptext *parse_ptext_new(struct parse_ctx *ctx);
 /* Append n bytes of s. */
-void ptext_append(struct parse_ctx *ctx, struct ptext *t, const char *s, size_t n);
+void parse_ptext_append(struct parse_ctx *ctx, struct parse_ptext *t, const char *s, size_t n);
 /* Append w after one space, or alone if t is empty; nothing if w is empty. */
-void ptext_word(struct parse_ctx *ctx, struct ptext *t, const char *w);
+void parse_ptext_word(struct parse_ctx *ctx, struct parse_ptext *t, const char *w);
 /* The text so far ("" when empty); valid until the next append. */
-const char *ptext_str(const struct ptext *t);
+const char *parse_ptext_str(const struct parse_ptext *t);
 
 src_loc_t parse_src(parse_loc_t l);
 /* The location just after loc's last byte. */

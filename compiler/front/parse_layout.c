@@ -37,7 +37,7 @@ parse_ctype(struct parse_ctx *ctx, const char *text)
 char *
 parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d)
 {
-	return parse_join(ctx, t->text, " ", ptext_str(&d->abs));
+	return parse_join(ctx, t->text, " ", parse_ptext_str(&d->abs));
 }
 
 static bool

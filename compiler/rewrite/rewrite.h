@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "fileio.h"
+#include "tempset.h"
 #include "idset.h"
 #include "model.h"
 #include "objin.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fileio.h"
+#include "tempset.h"
 #include "idset.h"
 #include "objin.h"
 #include "rewrite.h"

@@ -136,6 +136,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "tempset.h"
 #include "hash.h"
 #include "idset.h"
 #include "insn.h"

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "tempset.h"
 #include "objin.h"
 #include "rewrite_int.h"
 #include "strbuf.h"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "tempset.h"
 #include "model.h"
 #include "objgen.h"
 #include "parse.h"
