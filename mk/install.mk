@@ -5,8 +5,11 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=] [BINDIR=] [LIBDIR=] [MANDIR=]
 #       usdtc, libusdt.so.1 with its libusdt.so link, libusdt.a, usdt.h,
-#       libusdt.pc, the man pages usdtc(1) and libusdt(3), and the CMake
-#       package (find_package(usdtc), cmake/usdtcConfig.cmake.in);
+#       libusdt.pc, the man pages usdtc(1) and libusdt(3), the CMake
+#       package (find_package(usdtc), cmake/usdtcConfig.cmake.in), and
+#       libusdt/submodule.mk as $(DATADIR)/libusdt/submodule.mk, the
+#       Makefile the classic bindings' libusdt submodule takes
+#       (doc/languages.md);
 #   make install-dtrace-link
 #       a `dtrace` link to usdtc in BINDIR, for builds that only look for a
 #       program of that name (never replaces a `dtrace` that is not ours);
@@ -44,16 +47,17 @@ DATADIR     ?= $(PREFIX)/share
 MANDIR      ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR    ?= $(DATADIR)/cmake/usdtc
+SUBMODDIR   ?= $(DATADIR)/libusdt
 
 # The substitutions shared by libusdt.pc, the man pages and the CMake files.
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
 	-e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g'
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g'
 
 # The install directories, recorded so that files with paths substituted in
 # are rewritten whenever one of them changes (make PREFIX=/usr install).
 INSTALL_VARS = $(B)/install-vars
-INSTALL_VARS_TEXT = $(VERSION) $(PREFIX) $(BINDIR) $(LIBDIR) $(INCLUDEDIR)
+INSTALL_VARS_TEXT = $(VERSION) $(PREFIX) $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(DATADIR)
 $(INSTALL_VARS): FORCE
 	@mkdir -p $(B)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(INSTALL_VARS_TEXT)' ]; then \
@@ -80,7 +84,7 @@ all: docs
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(CMAKEDIR)
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(SUBMODDIR)
 	install -m 755 $(USDTC) $(DESTDIR)$(BINDIR)/usdtc
 	install -m 644 $(B)/$(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/$(LIBUSDT_SONAME)
 	ln -sf $(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/libusdt.so
@@ -90,6 +94,7 @@ install: all
 	install -m 644 $(B)/man/usdtc.1 $(DESTDIR)$(MANDIR)/man1/usdtc.1
 	install -m 644 $(B)/man/libusdt.3 $(DESTDIR)$(MANDIR)/man3/libusdt.3
 	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
+	install -m 644 libusdt/submodule.mk $(DESTDIR)$(SUBMODDIR)/submodule.mk
 
 # A `dtrace` beside usdtc, unless a `dtrace` that is not a link to usdtc
 # (SystemTap's script, a real DTrace) is already there.
@@ -108,8 +113,9 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libusdt.a $(DESTDIR)$(INCLUDEDIR)/usdt.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/libusdt.pc \
 		$(DESTDIR)$(MANDIR)/man1/usdtc.1 $(DESTDIR)$(MANDIR)/man3/libusdt.3 \
-		$(CMAKE_FILES:$(B)/cmake/%=$(DESTDIR)$(CMAKEDIR)/%)
-	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+		$(CMAKE_FILES:$(B)/cmake/%=$(DESTDIR)$(CMAKEDIR)/%) \
+		$(DESTDIR)$(SUBMODDIR)/submodule.mk
+	-rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(SUBMODDIR) 2>/dev/null
 
 # ---- Debian packages ----------------------------------------------------
 
