@@ -12,7 +12,8 @@
  * provider of its own and exits 0.  A child that hangs is ended by
  * alarm(): a bound that only a hang meets (the child's work takes
  * milliseconds), so a busy machine makes the test slower, not red.
- * Prints one ok/FAIL line (testlib.h).
+ * Prints one ok/FAIL line (testlib.h).  Linked with asanfork.c, which in
+ * an ASan build gives GCC 12's libasan the fork handler it lacks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -105,7 +106,7 @@ main(int argc, char **argv)
 	}
 	check(forked == children && hung == 0 && failed == 0,
 	    "fork while 2 threads enable and disable: every child uses libusdt and exits",
-	    "%ld cycles, %d of %d children forked, %d hung on libusdt's lock, %d failed",
+	    "%ld cycles, %d of %d children forked, %d hung (a lock held at the fork), %d failed",
 	    atomic_load(&cycles), forked, children, hung, failed);
 	printf("# %ld enable/disable cycles in the threads, %d children\n",
 	    atomic_load(&cycles), forked);
