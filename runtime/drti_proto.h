@@ -144,12 +144,17 @@ drti_write_stderr(const char *buf, size_t n)
 	errno = err;
 }
 
-/* A debug message on fd 2; nothing unless DTRACE_DOF_INIT_DEBUG is set. */
+/*
+ * A debug message on fd 2; nothing unless DTRACE_DOF_INIT_DEBUG is set.
+ * errno is the caller's throughout: %m says it (one call where each
+ * message would pass strerror's, a relocation each in every -G object),
+ * and it is what it was when drti_say returns.
+ */
 DRTI_PROTO void __attribute__((format(printf, 2, 3)))
 drti_say(const drti_reg_t *r, const char *fmt, ...)
 {
 	char line[512];
-	int n, m;
+	int n, m, err = errno;
 	va_list ap;
 
 	if (!r->debug)
@@ -158,16 +163,18 @@ drti_say(const drti_reg_t *r, const char *fmt, ...)
 	    r->helper.dofhp_mod[0] ? r->helper.dofhp_mod : "?");
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
+	errno = err;
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	drti_write_stderr(line, (size_t)n);
+	if (m >= 0) {
+		n += m;
+		if ((size_t)n > sizeof(line) - 2)
+			n = (int)sizeof(line) - 2;
+		line[n++] = '\n';
+		drti_write_stderr(line, (size_t)n);
+	}
+	errno = err;
 }
 
 /* dofhp_mod: name, cut to fit. */
@@ -249,7 +256,7 @@ drti_open_device(const drti_reg_t *r)
 {
 	const char *dev = secure_getenv("DTRACE_DOF_INIT_DEVNAME");
 	struct stat st;
-	int fd = -1, err, ok;
+	int fd = -1, ok;
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
@@ -260,9 +267,7 @@ drti_open_device(const drti_reg_t *r)
 	if (ok > 0)
 		fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		err = errno;
-		drti_say(r, "cannot open %s: %s", dev, strerror(err));
-		errno = err;
+		drti_say(r, "cannot open %s: %m", dev);
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 ||
@@ -303,9 +308,11 @@ drti_lockdown(const drti_reg_t *r)
 	else if ((open_br = strchr(line, '[')) == NULL || strchr(open_br, ']') == NULL)
 		err = EINVAL;
 	if (err != 0) {
-		drti_say(r, "cannot read /sys/kernel/security/lockdown (%s): taken as "
+		errno = err;
+		drti_say(r, err == EINVAL ? "cannot read %s (no [mode] in it): %s" :
+		    "cannot read %s (%m): %s", "/sys/kernel/security/lockdown", "taken as "
 		    "locked down, is-enabled offsets dropped so that every probe can be "
-		    "enabled", err == EINVAL ? "no [mode] in it" : strerror(err));
+		    "enabled");
 		return 1;
 	}
 	drti_say(r, "kernel lockdown %.*s", (int)strcspn(open_br + 1, "]"), open_br + 1);
@@ -479,14 +486,13 @@ drti_strip_enabled(char *d, size_t size)
 DRTI_PROTO int
 drti_adddof(drti_reg_t *r, int fd)
 {
-	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper), err = errno;
+	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper);
 
 	if (gen < 0)
-		drti_say(r, "DTRACEHIOC_ADDDOF failed: %s", strerror(err));
+		drti_say(r, "DTRACEHIOC_ADDDOF failed: %m");
 	else
 		drti_say(r, "DTRACEHIOC_ADDDOF returned generation %d", gen);
 	r->gen = gen < 0 ? -1 : gen;
-	errno = err;
 	return gen < 0 ? -1 : 1;
 }
 
@@ -533,13 +539,13 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, const drti_extend
 		cap = more <= DRTI_DOF_MAX ? size + more : size;
 	}
 	if ((mfd = (int)syscall(SYS_memfd_create, "dtrace-dof", 1u /* MFD_CLOEXEC */)) < 0) {
-		drti_say(r, "memfd_create: %s", strerror(errno));
+		drti_say(r, "memfd_create: %m");
 		return NULL;
 	}
 	copy = ftruncate(mfd, (off_t)cap) == 0 ?
 	    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
 	if (copy == MAP_FAILED)
-		drti_say(r, "cannot map a copy of the DOF: %s", strerror(errno));
+		drti_say(r, "cannot map a copy of the DOF: %m");
 	close(mfd);
 	if (copy == MAP_FAILED)
 		return NULL;
@@ -616,13 +622,12 @@ drti_unregister(drti_reg_t *r)
 	    (arg = drti_fuse_remove_arg(r->gen, &map, &maplen)) == 0) {
 		err = errno;
 		rc = -1;
-		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %s",
-		    "a FUSE helper", strerror(err));
+		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %m",
+		    "a FUSE helper");
 	} else if (ioctl(fd, DTRACEHIOC_REMOVE_LINUX, arg) < 0) {
 		err = errno;
 		rc = -1;
-		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %s", r->gen,
-		    strerror(err));
+		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %m", r->gen);
 	} else {
 		drti_say(r, "DTRACEHIOC_REMOVE of generation %d done", r->gen);
 		r->gen = -1;

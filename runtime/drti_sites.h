@@ -148,8 +148,7 @@ drti_sites_load(drti_sites_t *s)
 		return s->notes != NULL;
 	s->tried = 1;
 	if ((fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return drti_say(s->reg, "cannot open %s for its notes: %s", s->path,
-		    strerror(errno)), 0;
+		return drti_say(s->reg, "cannot open %s for its notes: %m", s->path), 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		s->maplen = (size_t)st.st_size;
 		s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
