@@ -129,7 +129,7 @@ DEPFLAGS = -MMD -MP
 # differ (the comparison is at the end of this file, once every flag is
 # defined), so objects are rebuilt exactly then.
 FLAGS = $(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) | $(TEST_CFLAGS) | $(PIC_CFLAGS) | \
-	$(DRTI_FLAGS) $(DRTI_CET) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
+	$(DRTI_FLAGS) $(DRTI_CET) $(DRTI_STRIP) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
 $(B)/.flags:
 	@mkdir -p $(B) && printf '%s\n' '$(subst ','\'',$(strip $(FLAGS)))' > $@
 
@@ -240,13 +240,21 @@ NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o 
 	/dev/null 2>/dev/null && echo -fno-reorder-functions)
 DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS)
+#
+# Its static functions' names are left out (objcopy --strip-unneeded, the
+# compiler's own objcopy): the -G object needs only the symbols its
+# relocations name, and each name costs 24 bytes and its string.  The
+# constructor's and destructor's are kept: nm, perf and a debugger still
+# name the code that runs at load and at exit as drti_lite's.
 # $(call drti_cc,COMPILER,FLAGS): $< into $@, every .rodata* section of its
-# assembly made .text (the paragraph above says why).
+# assembly made .text, its unneeded symbols left out (above says why).
 define drti_cc
 $(1) $(2) $(DEPFLAGS) -MT $@ -S -o $(@:.o=.s) $<
 sed 's/^\t\.section\t\.rodata.*/\t.text/' $(@:.o=.s) > $(@:.o=.text.s)
 $(1) -c -o $@ $(@:.o=.text.s)
+$$($(1) -print-prog-name=objcopy) $(DRTI_STRIP) $@
 endef
+DRTI_STRIP = --strip-unneeded --keep-symbol=drti_init --keep-symbol=drti_fini
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
 $(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c $(B)/.flags
