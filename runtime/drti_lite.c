@@ -157,7 +157,7 @@ drti_set_module(struct drti_state *d, const char *path)
 	ssize_t n;
 
 	if (path == NULL || path[0] == '\0') {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		n = readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "a.out";
 	}
