@@ -316,26 +316,25 @@ drti_records_ok(const drti_dofprov_t *p)
 	return 1;
 }
 
-/* The provider whose section header is pv, in *p; 0, or -1 if it cannot be read. */
+/*
+ * Section i of the DOF d, if it is a provider that can be read
+ * (drti_provider_at, then its offsets and strings), in *p; 0, or -1.
+ */
 static int
-drti_dofprov(char *d, size_t size, dof_sec_t *pv, drti_dofprov_t *p)
+drti_dofprov(char *d, size_t size, uint32_t i, drti_dofprov_t *p)
 {
-	const dof_provider_t *prov;
+	dof_provider_t *prov;
 	dof_sec_t *st;
 
-	if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
+	if (drti_provider_at(d, size, i, &prov, &p->probes) <= 0)
 		return -1;
-	prov = (const dof_provider_t *)(const void *)(d + pv->dofs_offset);
 	p->d = d;
 	p->size = size;
-	p->probes = drti_dof_section(d, size, prov->dofpv_probes);
 	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
 	st = drti_dof_section(d, size, prov->dofpv_strtab);
 	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
 	    drti_dof_section(d, size, prov->dofpv_prenoffs);
-	if (p->probes == NULL || p->offs == NULL || st == NULL ||
-	    p->probes->dofs_entsize < sizeof(dof_probe_t) || p->probes->dofs_offset % 8 != 0 ||
-	    p->probes->dofs_entsize % 8 != 0 || p->offs->dofs_offset % 4 != 0 ||
+	if (p->offs == NULL || st == NULL || p->offs->dofs_offset % 4 != 0 ||
 	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
 		return -1;
 	p->strtab = d + st->dofs_offset;
@@ -398,13 +397,10 @@ drti_find_provider(const char *d, const char *prov, drti_dofprov_t *p)
 {
 	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
 
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *pv = drti_dof_section((char *)d, h->dofh_loadsz, i);
-
-		if (pv != NULL && pv->dofs_type == DOF_SECT_PROVIDER &&
-		    drti_dofprov((char *)d, h->dofh_loadsz, pv, p) == 0 && drti_strcmp(p->name, prov) == 0)
+	for (uint32_t i = 0; i < h->dofh_secnum; i++)
+		if (drti_dofprov((char *)d, h->dofh_loadsz, i, p) == 0 &&
+		    drti_strcmp(p->name, prov) == 0)
 			return 0;
-	}
 	return -1;
 }
 
@@ -690,11 +686,9 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	int rc, merged = 0;
 
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *pv = drti_dof_section(copy, size, i);
 		drti_dofprov_t p;
 
-		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER ||
-		    drti_dofprov(copy, size, pv, &p) != 0)
+		if (drti_dofprov(copy, size, i, &p) != 0)
 			continue;
 		rc = drti_extend_provider(s, &p, &end, cap);
 		added += rc > 0;
