@@ -229,11 +229,13 @@ DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 # (the assembler resolves it).  So the code is all in .text: gcc's
 # -fno-reorder-functions keeps the constructor and destructor out of
 # .text.startup and .text.exit (clang puts nothing there; it has no such
-# flag); and drti_cc compiles to assembly and puts the read-only data
-# (messages, paths, jump tables) in .text too, as no compiler flag does:
-# about 70 relocations fewer, and a section less.  On AArch64 a
-# reference to data still takes a relocation (adrp), so it is only the
-# section there.
+# flag).  The strings stay in .rodata, though putting them in .text too
+# (the compiler's assembly edited) would save about 70 relocations, 1.7
+# KB: reading them at start-up faults in the page of .rodata that, in a
+# small program, also holds the program's own string literals, and
+# bpftrace's str() cannot read a page that is not there (it reads ""
+# for a literal the program passes to a probe and never reads itself;
+# tests/object saw it).
 NO_MERGE_CONSTANTS := $(shell $(CC) -Werror -fno-merge-constants -x c -c -o /dev/null /dev/null \
 	2>/dev/null && echo -fno-merge-constants)
 NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o /dev/null \
@@ -246,12 +248,9 @@ DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protect
 # relocations name, and each name costs 24 bytes and its string.  The
 # constructor's and destructor's are kept: nm, perf and a debugger still
 # name the code that runs at load and at exit as drti_lite's.
-# $(call drti_cc,COMPILER,FLAGS): $< into $@, every .rodata* section of its
-# assembly made .text, its unneeded symbols left out (above says why).
+# $(call drti_cc,COMPILER,FLAGS): $< into $@, its unneeded symbols left out.
 define drti_cc
-$(1) $(2) $(DEPFLAGS) -MT $@ -S -o $(@:.o=.s) $<
-sed 's/^\t\.section\t\.rodata.*/\t.text/' $(@:.o=.s) > $(@:.o=.text.s)
-$(1) -c -o $@ $(@:.o=.text.s)
+$(1) $(2) $(DEPFLAGS) -c -o $@ $<
 $$($(1) -print-prog-name=objcopy) $(DRTI_STRIP) $@
 endef
 DRTI_STRIP = --strip-unneeded --keep-symbol=drti_init --keep-symbol=drti_fini
