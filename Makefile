@@ -218,8 +218,10 @@ DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC
 DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 # Every -G object carries a copy, which runs once at start-up, so it is
 # built for size (doc/usage.md has the -G object sizes): -Os; no unwind
-# tables (C that calls nothing back and is never unwound through: gdb
-# still backtraces it from the code); no .comment; strings in plain
+# tables (C that calls nothing back and is never unwound through; gdb
+# unwinds from drti_init, not from a libc call deeper in drti_lite, which
+# it could not either with drti_lite's function names, before they were
+# left out); no .comment; strings in plain
 # .rodata, so its relocations name the section, not a local label each
 # (gcc's -fno-merge-constants, which clang refuses under -Werror; clang
 # merges no constants across sections by default).
