@@ -129,7 +129,7 @@ DEPFLAGS = -MMD -MP
 # differ (the comparison is at the end of this file, once every flag is
 # defined), so objects are rebuilt exactly then.
 FLAGS = $(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) | $(TEST_CFLAGS) | $(PIC_CFLAGS) | \
-	$(DRTI_FLAGS) $(DRTI_CET) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
+	$(DRTI_FLAGS) $(DRTI_CET) $(DRTI_STRIP) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
 $(B)/.flags:
 	@mkdir -p $(B) && printf '%s\n' '$(subst ','\'',$(strip $(FLAGS)))' > $@
 
@@ -200,7 +200,7 @@ DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) 
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
 $(DRTI): runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(DRTI_FLAGS) $(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
+	$(call drti_cc,$(CC),$(DRTI_FLAGS) $(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC))
 
 # drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target
@@ -218,15 +218,44 @@ DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC
 DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 # Every -G object carries a copy, which runs once at start-up, so it is
 # built for size (doc/usage.md has the -G object sizes): -Os; no unwind
-# tables (C that calls nothing back and is never unwound through: gdb
-# still backtraces it from the code); no .comment; strings in plain
+# tables (C that calls nothing back and is never unwound through; gdb
+# unwinds from drti_init, not from a libc call deeper in drti_lite, which
+# it could not either with drti_lite's function names, before they were
+# left out); no .comment; strings in plain
 # .rodata, so its relocations name the section, not a local label each
 # (gcc's -fno-merge-constants, which clang refuses under -Werror; clang
 # merges no constants across sections by default).
+#
+# A reference from one section to another costs a relocation, 24 bytes of
+# RELA in every -G object on x86_64; one inside a section costs nothing
+# (the assembler resolves it).  So the code is all in .text: gcc's
+# -fno-reorder-functions keeps the constructor and destructor out of
+# .text.startup and .text.exit (clang puts nothing there; it has no such
+# flag).  The strings stay in .rodata, though putting them in .text too
+# (the compiler's assembly edited) would save about 70 relocations, 1.7
+# KB: reading them at start-up faults in the page of .rodata that, in a
+# small program, also holds the program's own string literals, and
+# bpftrace's str() cannot read a page that is not there (it reads ""
+# for a literal the program passes to a probe and never reads itself;
+# tests/object saw it).
 NO_MERGE_CONSTANTS := $(shell $(CC) -Werror -fno-merge-constants -x c -c -o /dev/null /dev/null \
 	2>/dev/null && echo -fno-merge-constants)
+NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o /dev/null \
+	/dev/null 2>/dev/null && echo -fno-reorder-functions)
 DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS)
+	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS)
+#
+# Its static functions' names are left out (objcopy --strip-unneeded, the
+# compiler's own objcopy): the -G object needs only the symbols its
+# relocations name, and each name costs 24 bytes and its string.  The
+# constructor's and destructor's are kept: nm, perf and a debugger still
+# name the code that runs at load and at exit as drti_lite's.
+# $(call drti_cc,COMPILER,FLAGS): $< into $@, its unneeded symbols left out.
+define drti_cc
+$(1) $(2) $(DEPFLAGS) -c -o $@ $<
+$$($(1) -print-prog-name=objcopy) $(DRTI_STRIP) $@
+endef
+DRTI_STRIP = --strip-unneeded --keep-symbol=drti_init --keep-symbol=drti_fini
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
 $(B)/runtime/drti-x86_64-freebsd.o: runtime/drti_kernel.c $(B)/.flags
@@ -239,7 +268,7 @@ $(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c $(B)/.flags
 
 $(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC) $(DEPFLAGS) -c -o $@ $<
+	$(call drti_cc,$(AARCH64_CC),$(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC))
 
 $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 	@mkdir -p $(dir $@)

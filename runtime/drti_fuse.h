@@ -59,7 +59,7 @@ drti_mount_line(int fd, char *line, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	if (drti_find_line(path, "mnt_id:", line, size) != 0)
 		return -1;
-	snprintf(id, sizeof(id), "%ld ", strtol(line + strlen("mnt_id:"), NULL, 10));
+	snprintf(id, sizeof(id), "%lu ", strtoul(line + strlen("mnt_id:"), NULL, 10));
 	return drti_find_line("/proc/self/mountinfo", id, line, size);
 }
 
@@ -79,11 +79,11 @@ drti_fuse_conn(const char *line, int *root_mount)
 	if (dash == NULL)
 		return -1;
 	fstype = dash + 3;
-	if (strncmp(fstype, "fuse ", 5) != 0 && strncmp(fstype, "fuse.", 5) != 0)
+	if (drti_strncmp(fstype, "fuse ", 5) != 0 && drti_strncmp(fstype, "fuse.", 5) != 0)
 		return -1;
 	/* "ID PARENT MAJOR:MINOR ..." */
 	for (int field = 0; field < 2 && p != NULL; field++)
-		if ((p = strchr(p, ' ')) != NULL)
+		if ((p = drti_strchr(p, ' ')) != NULL)
 			p++;
 	if (p == NULL)
 		return -1;
@@ -92,7 +92,7 @@ drti_fuse_conn(const char *line, int *root_mount)
 		return -1;
 	minor = strtoul(end + 1, &end, 10);
 	/* " - fstype source superopts" */
-	if ((opts = strchr(fstype, ' ')) != NULL && (opts = strchr(opts + 1, ' ')) != NULL)
+	if ((opts = drti_strchr(fstype, ' ')) != NULL && (opts = drti_strchr(opts + 1, ' ')) != NULL)
 		*root_mount = drti_has_option(opts + 1, "user_id=0");
 	return (long)(major << 20 | minor);
 }
@@ -101,14 +101,21 @@ drti_fuse_conn(const char *line, int *root_mount)
 DRTI_PROTO int
 drti_uids_are(const char *pid, unsigned long want)
 {
-	char path[300], line[256];
-	unsigned long u[4];
+	char path[300], line[256], *end;
+	const char *p = line + 4;
+	int all = 1;
 
 	snprintf(path, sizeof(path), "/proc/%s/status", pid);
-	if (drti_find_line(path, "Uid:", line, sizeof(line)) != 0 ||
-	    sscanf(line + 4, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4)
+	if (drti_find_line(path, "Uid:", line, sizeof(line)) != 0)
 		return -1;
-	return u[0] == want && u[1] == want && u[2] == want && u[3] == want;
+	for (int k = 0; k < 4; k++, p = end) {	/* real, effective, saved, file system */
+		unsigned long u = strtoul(p, &end, 10);
+
+		if (end == p)
+			return -1;
+		all &= u == want;
+	}
+	return all;
 }
 
 /* How many /dev/fuse descriptors of process pid serve connection conn. */
@@ -120,7 +127,7 @@ drti_pid_serves(const char *pid, long conn)
 	long n;
 
 	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
@@ -129,15 +136,15 @@ drti_pid_serves(const char *pid, long conn)
 			off += de->d_reclen;
 			if (de->d_name[0] == '.' ||
 			    readlinkat(dfd, de->d_name, link, sizeof(link)) != 9 ||
-			    memcmp(link, "/dev/fuse", 9) != 0)
+			    drti_memcmp(link, "/dev/fuse", 9) != 0)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, de->d_name);
 			if (drti_find_line(path, "fuse_connection:", line, sizeof(line)) == 0 &&
-			    strtol(line + strlen("fuse_connection:"), NULL, 10) == conn)
+			    (long)strtoul(line + strlen("fuse_connection:"), NULL, 10) == conn)
 				found++;
 		}
 	}
-	close(dfd);
+	drti_close(dfd);
 	return found;
 }
 
@@ -154,7 +161,7 @@ drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
 	int pfd, seen = 0, bad = 0;
 	long n;
 
-	if ((pfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((pfd = drti_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return me != 0;
 	while (!bad && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n && !bad;) {
@@ -172,7 +179,7 @@ drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
 			bad = 1;
 		}
 	}
-	close(pfd);
+	drti_close(pfd);
 	if (!bad && seen == 0 && me == 0)
 		drti_say(r, "%s: no process serving its FUSE connection is seen: not using it",
 		    dev);
@@ -196,18 +203,16 @@ drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
 	int root_mount;
 	long conn;
 
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == dev ? 1 : (int)(slash - dev), dev);
+	snprintf(dir, sizeof(dir), "%.*s", slash == NULL || slash == dev ? 1 : (int)(slash - dev),
+	    slash == NULL ? "." : dev);
 	for (int i = 0; i < 2; i++) {
-		int fd = open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
+		int fd = drti_open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
 
 		if (fd < 0)
 			return i == 0 ? -1 : 1;	/* else the open that follows says why */
 		conn = drti_mount_line(fd, line, sizeof(line)) == 0 ?
 		    drti_fuse_conn(line, &root_mount) : -1;
-		close(fd);
+		drti_close(fd);
 		if (conn < 0)
 			continue;
 		if (!root_mount) {
@@ -272,7 +277,7 @@ drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 		if (p == MAP_FAILED)
 			continue;
 		if ((unsigned long)p != base) {	/* a kernel that took it as a hint */
-			munmap(p, len);
+			drti_munmap(p, len);
 			continue;
 		}
 		memcpy((void *)at, &gen, sizeof(gen));

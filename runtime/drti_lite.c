@@ -82,12 +82,31 @@ extern volatile unsigned short *const __usdt_semaphores[]
 
 #define DRTI_MAX_DOFS 256
 
-static drti_reg_t drti_reg = { .gen = -1 };	/* the helper, reused for each DOF */
-static const char *drti_dofs[DRTI_MAX_DOFS];	/* where each DOF lies */
-static int drti_gens[DRTI_MAX_DOFS];		/* its generation, -1 if none */
-static size_t drti_ndofs;
-static int drti_atfork_set;		/* the fork handler is registered */
-static drti_sites_t drti_sites;		/* the object, for its inline sites */
+/* What this copy knows between its constructor and its destructor. */
+struct drti_state {
+	drti_reg_t reg;			/* the helper, reused for each DOF */
+	const char *dofs[DRTI_MAX_DOFS];	/* where each DOF lies */
+	int gens[DRTI_MAX_DOFS];	/* its generation, -1 if none */
+	size_t ndofs;
+	int atfork_set;			/* the fork handler is registered */
+	drti_sites_t sites;		/* the object, for its inline sites */
+};
+
+static struct drti_state drti_state_bss;
+
+/*
+ * The state, its address hidden from the compiler: each function then
+ * reaches the fields through one register, not by a relocation per use
+ * (24 bytes each in every -G object).
+ */
+static struct drti_state *
+drti_state(void)
+{
+	struct drti_state *d = &drti_state_bss;
+
+	__asm__("" : "+r"(d));
+	return d;
+}
 
 /* What dl_iterate_phdr looks for and what it finds. */
 struct drti_search {
@@ -132,59 +151,59 @@ drti_basename(const char *path)
 
 /* dofhp_mod: the basename of the object, of the executable for the main program. */
 static void
-drti_set_module(const char *path)
+drti_set_module(struct drti_state *d, const char *path)
 {
 	char exe[4096];
 	ssize_t n;
 
 	if (path == NULL || path[0] == '\0') {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		n = readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "a.out";
 	}
-	drti_set_module_name(&drti_reg, drti_basename(path));
+	drti_set_module_name(&d->reg, drti_basename(path));
 }
 
-/* Fill drti_helper; 0, or -1 if this object cannot be described. */
+/* Fill d->reg's helper and d->sites; 0, or -1 if this object cannot be described. */
 static int
-drti_describe(void)
+drti_describe(struct drti_state *d)
 {
 	struct drti_search s = { (uintptr_t)__SUNW_dof, 0, NULL, NULL, 0, 0 };
 
 	dl_iterate_phdr(drti_match_object, &s);
-	drti_set_module(s.found ? s.path : NULL);
+	drti_set_module(d, s.found ? s.path : NULL);
 	if (!s.found) {
-		drti_say(&drti_reg, "no loaded object contains the DOF at %p",
+		drti_say(&d->reg, "no loaded object contains the DOF at %p",
 		    (const void *)__SUNW_dof);
 		return -1;
 	}
-	drti_reg.helper.dofhp_addr = s.base;
-	drti_sites.reg = &drti_reg;
-	drti_sites.bias = s.base;
-	drti_sites.phdr = s.phdr;
-	drti_sites.phnum = s.phnum;
-	drti_sites.path = s.path != NULL && s.path[0] != '\0' ? s.path : "/proc/self/exe";
-	drti_sites.base = (uintptr_t)drti_stapsdt_base;
+	d->reg.helper.dofhp_addr = s.base;
+	d->sites.reg = &d->reg;
+	d->sites.bias = s.base;
+	d->sites.phdr = s.phdr;
+	d->sites.phnum = s.phnum;
+	d->sites.path = s.path != NULL && s.path[0] != '\0' ? s.path : "/proc/self/exe";
+	d->sites.base = (uintptr_t)drti_stapsdt_base;
 	return 0;
 }
 
-/* The DOFs of the list at __SUNW_dof, into drti_dofs. */
+/* The DOFs of the list at __SUNW_dof, into d->dofs. */
 static void
-drti_find_dofs(void)
+drti_find_dofs(struct drti_state *d)
 {
 	const char *p = __SUNW_dof;
 
-	drti_ndofs = 0;
+	d->ndofs = 0;
 	while (drti_dof_magic_ok(p)) {
 		uint64_t size = ((const dof_hdr_t *)(const void *)p)->dofh_filesz;
 
-		if (drti_ndofs == DRTI_MAX_DOFS) {
-			drti_say(&drti_reg, "more than %d DOFs: the rest are not registered",
+		if (d->ndofs == DRTI_MAX_DOFS) {
+			drti_say(&d->reg, "more than %d DOFs: the rest are not registered",
 			    DRTI_MAX_DOFS);
 			break;
 		}
-		drti_dofs[drti_ndofs] = p;
-		drti_gens[drti_ndofs++] = -1;
+		d->dofs[d->ndofs] = p;
+		d->gens[d->ndofs++] = -1;
 		if (size < sizeof(dof_hdr_t))
 			break;		/* not ours: do not walk on */
 		p += (size + 7) & ~(uint64_t)7;
@@ -193,19 +212,19 @@ drti_find_dofs(void)
 
 /* ADDDOF for each DOF, with the inline sites of its probes; whether any was registered. */
 static int
-drti_register_all(void)
+drti_register_all(struct drti_state *d)
 {
-	drti_extend_t ext = { drti_sites_room, drti_sites_add, &drti_sites };
+	drti_extend_t ext = { drti_sites_room, drti_sites_add, &d->sites };
 	int any = 0;
 
-	for (size_t i = 0; i < drti_ndofs; i++) {
-		if (drti_register_dof(&drti_reg, drti_dofs[i], &ext) == 0)
+	for (size_t i = 0; i < d->ndofs; i++) {
+		if (drti_register_dof(&d->reg, d->dofs[i], &ext) == 0)
 			break;		/* no device: no use trying the others */
-		drti_gens[i] = drti_reg.gen;
-		any |= drti_reg.gen >= 0;
+		d->gens[i] = d->reg.gen;
+		any |= d->reg.gen >= 0;
 	}
-	drti_reg.gen = -1;
-	drti_sites_unload(&drti_sites);
+	d->reg.gen = -1;
+	drti_sites_unload(&d->sites);
 	return any;
 }
 
@@ -213,14 +232,15 @@ drti_register_all(void)
 static void
 drti_reregister_child(void)
 {
+	struct drti_state *d = drti_state();
 	int had = 0;
 
-	for (size_t i = 0; i < drti_ndofs; i++) {
-		had |= drti_gens[i] >= 0;
-		drti_gens[i] = -1;
+	for (size_t i = 0; i < d->ndofs; i++) {
+		had |= d->gens[i] >= 0;
+		d->gens[i] = -1;
 	}
 	if (had)
-		drti_register_all();
+		drti_register_all(d);
 }
 
 /* DTrace took a DOF: _ENABLED() asks its sites from now on. */
@@ -237,30 +257,35 @@ drti_bias_semaphores(void)
 static void __attribute__((constructor))
 drti_init(void)
 {
+	struct drti_state *d = drti_state();
+
 	if (drti_disabled())
 		return;
-	drti_reg_init(&drti_reg);
-	if (drti_describe() != 0)
+	drti_reg_init(&d->reg);
+	if (drti_describe(d) != 0)
 		return;
 	if (!drti_dof_magic_ok(__SUNW_dof)) {
-		drti_say(&drti_reg, "__SUNW_dof does not start with the DOF magic");
+		drti_say(&d->reg, "__SUNW_dof does not start with the DOF magic");
 		return;
 	}
-	drti_find_dofs();
-	if (!drti_register_all())
+	drti_find_dofs(d);
+	if (!drti_register_all(d))
 		return;
-	if (drti_reg.strip == 0)
+	if (d->reg.strip == 0)
 		drti_bias_semaphores();
-	if (!drti_atfork_set && pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
-		drti_atfork_set = 1;
+	if (!d->atfork_set && pthread_atfork(NULL, NULL, drti_reregister_child) == 0)
+		d->atfork_set = 1;
 }
 
+/* At exit or dlclose: each registration taken back (none before drti_init registered one). */
 static void __attribute__((destructor))
 drti_fini(void)
 {
-	for (size_t i = 0; i < drti_ndofs; i++) {
-		drti_reg.gen = drti_gens[i];
-		drti_unregister(&drti_reg);
-		drti_gens[i] = -1;
+	struct drti_state *d = drti_state();
+
+	for (size_t i = 0; i < d->ndofs; i++) {
+		d->reg.gen = d->gens[i];
+		drti_unregister(&d->reg);
+		d->gens[i] = -1;
 	}
 }

@@ -94,6 +94,22 @@
 
 #define DRTI_PROTO static __attribute__((unused))
 
+/*
+ * The libc functions called from many places here, each called through
+ * one function of its own: in a -G object every call of a libc function
+ * is a relocation (24 bytes in every copy of drti_lite), a call within
+ * its .text is none.
+ */
+#define DRTI_LIBC static __attribute__((unused, noinline))
+DRTI_LIBC int drti_open(const char *path, int flags) { return open(path, flags); }
+DRTI_LIBC int drti_close(int fd) { return close(fd); }
+DRTI_LIBC int drti_munmap(void *p, size_t len) { return munmap(p, len); }
+DRTI_LIBC char *drti_secure_getenv(const char *name) { return secure_getenv(name); }
+DRTI_LIBC char *drti_strchr(const char *s, int c) { return strchr(s, c); }
+DRTI_LIBC int drti_strcmp(const char *a, const char *b) { return strcmp(a, b); }
+DRTI_LIBC int drti_strncmp(const char *a, const char *b, size_t n) { return strncmp(a, b, n); }
+DRTI_LIBC int drti_memcmp(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
+
 /* One registration of one DOF. */
 typedef struct drti_reg {
 	dof_helper_t helper;	/* what ADDDOF hands over */
@@ -109,14 +125,14 @@ drti_reg_init(drti_reg_t *r)
 	memset(r, 0, sizeof(*r));
 	r->gen = -1;
 	r->strip = -1;
-	r->debug = secure_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	r->debug = drti_secure_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
 }
 
 /* Whether DTRACE_DOF_INIT_DISABLE asks for no registration at all. */
 DRTI_PROTO int
 drti_disabled(void)
 {
-	return secure_getenv("DTRACE_DOF_INIT_DISABLE") != NULL;
+	return drti_secure_getenv("DTRACE_DOF_INIT_DISABLE") != NULL;
 }
 
 /*
@@ -144,12 +160,17 @@ drti_write_stderr(const char *buf, size_t n)
 	errno = err;
 }
 
-/* A debug message on fd 2; nothing unless DTRACE_DOF_INIT_DEBUG is set. */
+/*
+ * A debug message on fd 2; nothing unless DTRACE_DOF_INIT_DEBUG is set.
+ * errno is the caller's throughout: %m says it (one call where each
+ * message would pass strerror's, a relocation each in every -G object),
+ * and it is what it was when drti_say returns.
+ */
 DRTI_PROTO void __attribute__((format(printf, 2, 3)))
 drti_say(const drti_reg_t *r, const char *fmt, ...)
 {
 	char line[512];
-	int n, m;
+	int n, m, err = errno;
 	va_list ap;
 
 	if (!r->debug)
@@ -158,16 +179,18 @@ drti_say(const drti_reg_t *r, const char *fmt, ...)
 	    r->helper.dofhp_mod[0] ? r->helper.dofhp_mod : "?");
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
+	errno = err;
 	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	drti_write_stderr(line, (size_t)n);
+	if (m >= 0) {
+		n += m;
+		if ((size_t)n > sizeof(line) - 2)
+			n = (int)sizeof(line) - 2;
+		line[n++] = '\n';
+		drti_write_stderr(line, (size_t)n);
+	}
+	errno = err;
 }
 
 /* dofhp_mod: name, cut to fit. */
@@ -198,11 +221,11 @@ drti_find_line(const char *path, const char *prefix, char *line, size_t size)
 {
 	char buf[4096];
 	size_t plen = strlen(prefix), n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	int fd = drti_open(path, O_RDONLY | O_CLOEXEC), found = -1;
 	ssize_t got = 0;
 
 	if (fd < 0 || size <= plen)
-		return fd < 0 ? -1 : (close(fd), -1);
+		return fd < 0 ? -1 : (drti_close(fd), -1);
 	while (found != 0 && (got = read(fd, buf, sizeof(buf))) > 0) {
 		for (ssize_t i = 0; i < got && found != 0; i++) {
 			if (buf[i] != '\n') {
@@ -211,16 +234,16 @@ drti_find_line(const char *path, const char *prefix, char *line, size_t size)
 				continue;
 			}
 			line[n] = '\0';
-			if (n >= plen && strncmp(line, prefix, plen) == 0)
+			if (n >= plen && drti_strncmp(line, prefix, plen) == 0)
 				found = 0;
 			else
 				n = 0;
 		}
 	}
 	line[n] = '\0';
-	if (found != 0 && got == 0 && n >= plen && strncmp(line, prefix, plen) == 0)
+	if (found != 0 && got == 0 && n >= plen && drti_strncmp(line, prefix, plen) == 0)
 		found = 0;	/* the last line has no newline */
-	close(fd);
+	drti_close(fd);
 	return found;
 }
 
@@ -231,9 +254,9 @@ drti_has_option(const char *opts, const char *word)
 	size_t len = strlen(word);
 
 	for (const char *p = opts;; p++) {
-		if (strncmp(p, word, len) == 0 && strchr(", ", p[len]) != NULL)
+		if (drti_strncmp(p, word, len) == 0 && drti_strchr(", ", p[len]) != NULL)
 			return 1;
-		if ((p = strchr(p, ',')) == NULL)
+		if ((p = drti_strchr(p, ',')) == NULL)
 			return 0;
 	}
 }
@@ -247,9 +270,9 @@ drti_has_option(const char *opts, const char *word)
 DRTI_PROTO int
 drti_open_device(const drti_reg_t *r)
 {
-	const char *dev = secure_getenv("DTRACE_DOF_INIT_DEVNAME");
+	const char *dev = drti_secure_getenv("DTRACE_DOF_INIT_DEVNAME");
 	struct stat st;
-	int fd = -1, err, ok;
+	int fd = -1, ok;
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
@@ -258,16 +281,14 @@ drti_open_device(const drti_reg_t *r)
 		return -1;
 	}
 	if (ok > 0)
-		fd = open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		fd = drti_open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		err = errno;
-		drti_say(r, "cannot open %s: %s", dev, strerror(err));
-		errno = err;
+		drti_say(r, "cannot open %s: %m", dev);
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 ||
 	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_root_fuse(fd)))) {
-		close(fd);
+		drti_close(fd);
 		drti_say(r, "%s is not a character device: not using it", dev);
 		errno = ENODEV;
 		return -1;
@@ -288,28 +309,31 @@ drti_open_device(const drti_reg_t *r)
 DRTI_PROTO int
 drti_lockdown(const drti_reg_t *r)
 {
-	const char *forced = secure_getenv("DTRACE_DOF_INIT_LOCKDOWN");
+	const char *forced = drti_secure_getenv("DTRACE_DOF_INIT_LOCKDOWN");
 	char line[128];
-	const char *open_br = NULL;
+	const char *open_br = NULL, *close_br = NULL;
 	int err = 0;
 
 	if (forced != NULL && forced[0] != '\0') {
 		drti_say(r, "lockdown %s (DTRACE_DOF_INIT_LOCKDOWN)", forced);
-		return strcmp(forced, "none") != 0;
+		return drti_strcmp(forced, "none") != 0;
 	}
 	errno = 0;
 	if (drti_find_line("/sys/kernel/security/lockdown", "", line, sizeof(line)) != 0)
 		err = errno != 0 ? errno : EIO;
-	else if ((open_br = strchr(line, '[')) == NULL || strchr(open_br, ']') == NULL)
+	else if ((open_br = drti_strchr(line, '[')) == NULL ||
+	    (close_br = drti_strchr(open_br, ']')) == NULL)
 		err = EINVAL;
 	if (err != 0) {
-		drti_say(r, "cannot read /sys/kernel/security/lockdown (%s): taken as "
+		errno = err;
+		drti_say(r, err == EINVAL ? "cannot read %s (no [mode] in it): %s" :
+		    "cannot read %s (%m): %s", "/sys/kernel/security/lockdown", "taken as "
 		    "locked down, is-enabled offsets dropped so that every probe can be "
-		    "enabled", err == EINVAL ? "no [mode] in it" : strerror(err));
+		    "enabled");
 		return 1;
 	}
-	drti_say(r, "kernel lockdown %.*s", (int)strcspn(open_br + 1, "]"), open_br + 1);
-	return strncmp(open_br + 1, "none]", 5) != 0;
+	drti_say(r, "kernel lockdown %.*s", (int)(close_br - open_br - 1), open_br + 1);
+	return drti_strncmp(open_br + 1, "none]", 5) != 0;
 }
 
 /* Section i of the DOF d (size bytes), or NULL if it lies outside. */
@@ -479,14 +503,13 @@ drti_strip_enabled(char *d, size_t size)
 DRTI_PROTO int
 drti_adddof(drti_reg_t *r, int fd)
 {
-	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper), err = errno;
+	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper);
 
 	if (gen < 0)
-		drti_say(r, "DTRACEHIOC_ADDDOF failed: %s", strerror(err));
+		drti_say(r, "DTRACEHIOC_ADDDOF failed: %m");
 	else
 		drti_say(r, "DTRACEHIOC_ADDDOF returned generation %d", gen);
 	r->gen = gen < 0 ? -1 : gen;
-	errno = err;
 	return gen < 0 ? -1 : 1;
 }
 
@@ -533,14 +556,14 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, const drti_extend
 		cap = more <= DRTI_DOF_MAX ? size + more : size;
 	}
 	if ((mfd = (int)syscall(SYS_memfd_create, "dtrace-dof", 1u /* MFD_CLOEXEC */)) < 0) {
-		drti_say(r, "memfd_create: %s", strerror(errno));
+		drti_say(r, "memfd_create: %m");
 		return NULL;
 	}
 	copy = ftruncate(mfd, (off_t)cap) == 0 ?
 	    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
 	if (copy == MAP_FAILED)
-		drti_say(r, "cannot map a copy of the DOF: %s", strerror(errno));
-	close(mfd);
+		drti_say(r, "cannot map a copy of the DOF: %m");
+	drti_close(mfd);
 	if (copy == MAP_FAILED)
 		return NULL;
 	memcpy(copy, dof, size);
@@ -554,7 +577,7 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, const drti_extend
 			drti_say(r, left < 0 ? "cannot read the DOF to drop its is-enabled "
 			    "offsets" : "no probe site but is-enabled ones: not registered "
 			    "under lockdown");
-			munmap(copy, cap);
+			drti_munmap(copy, cap);
 			return NULL;
 		}
 	}
@@ -585,9 +608,9 @@ drti_register_dof(drti_reg_t *r, const void *dof, const drti_extend_t *ext)
 		r->helper.dofhp_dof = (uint64_t)(uintptr_t)copy;
 		rc = drti_adddof(r, fd);
 		err = errno;
-		munmap(copy, len);
+		drti_munmap(copy, len);
 	}
-	close(fd);
+	drti_close(fd);
 	errno = err;
 	return rc;
 }
@@ -616,20 +639,19 @@ drti_unregister(drti_reg_t *r)
 	    (arg = drti_fuse_remove_arg(r->gen, &map, &maplen)) == 0) {
 		err = errno;
 		rc = -1;
-		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %s",
-		    "a FUSE helper", strerror(err));
+		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %m",
+		    "a FUSE helper");
 	} else if (ioctl(fd, DTRACEHIOC_REMOVE_LINUX, arg) < 0) {
 		err = errno;
 		rc = -1;
-		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %s", r->gen,
-		    strerror(err));
+		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %m", r->gen);
 	} else {
 		drti_say(r, "DTRACEHIOC_REMOVE of generation %d done", r->gen);
 		r->gen = -1;
 	}
 	if (map != NULL)
-		munmap(map, maplen);
-	close(fd);
+		drti_munmap(map, maplen);
+	drti_close(fd);
 	errno = err;
 	return rc;
 }

@@ -96,8 +96,8 @@ drti_elf_section(const drti_sites_t *s, const char *name, uint32_t type, ElfW(Sh
 		const char *n = (const char *)s->map + strs->sh_offset + sh[i].sh_name;
 
 		if (sh[i].sh_name >= strs->sh_size ||
-		    strnlen(n, strs->sh_size - sh[i].sh_name) == strs->sh_size - sh[i].sh_name ||
-		    strcmp(n, name) != 0 || sh[i].sh_type != type)
+		    memchr(n, '\0', strs->sh_size - sh[i].sh_name) == NULL ||
+		    drti_strcmp(n, name) != 0 || sh[i].sh_type != type)
 			continue;
 		if (sh[i].sh_offset > s->maplen || sh[i].sh_size > s->maplen - sh[i].sh_offset)
 			return -1;
@@ -113,12 +113,12 @@ drti_same_object(const drti_sites_t *s)
 {
 	const ElfW(Ehdr) *eh = s->map;
 
-	if (s->maplen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	if (s->maplen < sizeof(*eh) || drti_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
 	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum != s->phnum ||
 	    eh->e_phoff > s->maplen || s->maplen - eh->e_phoff < s->phnum * sizeof(ElfW(Phdr)))
 		return 0;
-	return memcmp((const char *)s->map + eh->e_phoff, s->phdr,
+	return drti_memcmp((const char *)s->map + eh->e_phoff, s->phdr,
 	    s->phnum * sizeof(ElfW(Phdr))) == 0;
 }
 
@@ -147,16 +147,15 @@ drti_sites_load(drti_sites_t *s)
 	if (s->tried)
 		return s->notes != NULL;
 	s->tried = 1;
-	if ((fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return drti_say(s->reg, "cannot open %s for its notes: %s", s->path,
-		    strerror(errno)), 0;
+	if ((fd = drti_open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return drti_say(s->reg, "cannot open %s for its notes: %m", s->path), 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		s->maplen = (size_t)st.st_size;
 		s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (s->map == MAP_FAILED)
 			s->map = NULL;
 	}
-	close(fd);
+	drti_close(fd);
 	if (s->map == NULL || !drti_same_object(s)) {
 		drti_say(s->reg, "%s is not the object loaded: no inline sites", s->path);
 		return 0;
@@ -181,7 +180,7 @@ static void
 drti_sites_unload(drti_sites_t *s)
 {
 	if (s->map != NULL)
-		munmap(s->map, s->maplen);
+		drti_munmap(s->map, s->maplen);
 	s->map = NULL;
 	s->notes = NULL;
 	s->tried = 0;
@@ -210,7 +209,7 @@ drti_note_at(const drti_sites_t *s, size_t *off, drti_note_t *n)
 	end = desc + ((descsz + 3) & ~(size_t)3);
 	*off = end;
 	if (w[2] != STAPSDT_NOTE_TYPE || namesz != sizeof(STAPSDT_NOTE_NAME) ||
-	    memcmp(w + 3, STAPSDT_NOTE_NAME, namesz) != 0 || descsz < sizeof(a) + 2)
+	    drti_memcmp(w + 3, STAPSDT_NOTE_NAME, namesz) != 0 || descsz < sizeof(a) + 2)
 		return -1;
 	d = s->notes + desc;
 	memcpy(a, d, sizeof(a));
@@ -317,26 +316,25 @@ drti_records_ok(const drti_dofprov_t *p)
 	return 1;
 }
 
-/* The provider whose section header is pv, in *p; 0, or -1 if it cannot be read. */
+/*
+ * Section i of the DOF d, if it is a provider that can be read
+ * (drti_provider_at, then its offsets and strings), in *p; 0, or -1.
+ */
 static int
-drti_dofprov(char *d, size_t size, dof_sec_t *pv, drti_dofprov_t *p)
+drti_dofprov(char *d, size_t size, uint32_t i, drti_dofprov_t *p)
 {
-	const dof_provider_t *prov;
+	dof_provider_t *prov;
 	dof_sec_t *st;
 
-	if (pv->dofs_size < sizeof(dof_provider_t) || pv->dofs_offset % 4 != 0)
+	if (drti_provider_at(d, size, i, &prov, &p->probes) <= 0)
 		return -1;
-	prov = (const dof_provider_t *)(const void *)(d + pv->dofs_offset);
 	p->d = d;
 	p->size = size;
-	p->probes = drti_dof_section(d, size, prov->dofpv_probes);
 	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
 	st = drti_dof_section(d, size, prov->dofpv_strtab);
 	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
 	    drti_dof_section(d, size, prov->dofpv_prenoffs);
-	if (p->probes == NULL || p->offs == NULL || st == NULL ||
-	    p->probes->dofs_entsize < sizeof(dof_probe_t) || p->probes->dofs_offset % 8 != 0 ||
-	    p->probes->dofs_entsize % 8 != 0 || p->offs->dofs_offset % 4 != 0 ||
+	if (p->offs == NULL || st == NULL || p->offs->dofs_offset % 4 != 0 ||
 	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
 		return -1;
 	p->strtab = d + st->dofs_offset;
@@ -399,13 +397,10 @@ drti_find_provider(const char *d, const char *prov, drti_dofprov_t *p)
 {
 	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
 
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *pv = drti_dof_section((char *)d, h->dofh_loadsz, i);
-
-		if (pv != NULL && pv->dofs_type == DOF_SECT_PROVIDER &&
-		    drti_dofprov((char *)d, h->dofh_loadsz, pv, p) == 0 && strcmp(p->name, prov) == 0)
+	for (uint32_t i = 0; i < h->dofh_secnum; i++)
+		if (drti_dofprov((char *)d, h->dofh_loadsz, i, p) == 0 &&
+		    drti_strcmp(p->name, prov) == 0)
 			return 0;
-	}
 	return -1;
 }
 
@@ -441,7 +436,7 @@ drti_note_record(const drti_sites_t *s, const drti_dofprov_t *p, const drti_note
 {
 	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
 
-	if (strcmp(n->provider, p->name) != 0)
+	if (drti_strcmp(n->provider, p->name) != 0)
 		return -1;
 	for (uint64_t j = 0; j < nrec; j++)
 		if (drti_name_is(drti_str(p, drti_probe(p, j)->dofpr_name), n->name))
@@ -461,8 +456,8 @@ drti_same_probe(const drti_dofprov_t *p, uint64_t j, uint64_t k)
 {
 	const dof_probe_t *a = drti_probe(p, j), *b = drti_probe(p, k);
 
-	return strcmp(drti_str(p, a->dofpr_name), drti_str(p, b->dofpr_name)) == 0 &&
-	    strcmp(drti_str(p, a->dofpr_func), drti_str(p, b->dofpr_func)) == 0;
+	return drti_strcmp(drti_str(p, a->dofpr_name), drti_str(p, b->dofpr_name)) == 0 &&
+	    drti_strcmp(drti_str(p, a->dofpr_func), drti_str(p, b->dofpr_func)) == 0;
 }
 
 static int
@@ -691,11 +686,9 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	int rc, merged = 0;
 
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *pv = drti_dof_section(copy, size, i);
 		drti_dofprov_t p;
 
-		if (pv == NULL || pv->dofs_type != DOF_SECT_PROVIDER ||
-		    drti_dofprov(copy, size, pv, &p) != 0)
+		if (drti_dofprov(copy, size, i, &p) != 0)
 			continue;
 		rc = drti_extend_provider(s, &p, &end, cap);
 		added += rc > 0;
