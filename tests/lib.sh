@@ -74,6 +74,8 @@ wait_until() {
 		sleep 0.05
 	done
 }
+# gone PID: process PID has ended (a condition for wait_until).
+gone() { ! kill -0 "$1" 2>/dev/null; }
 # line_or_gone FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
 # also true (ending the wait) once process PID is gone, so a wait for a
 # tracer's line ends when the tracer has died; the caller's check then fails.
