@@ -76,6 +76,9 @@ wait_until() {
 }
 # gone PID: process PID has ended (a condition for wait_until).
 gone() { ! kill -0 "$1" 2>/dev/null; }
+# wait_for FILE PID: true once FILE exists; false if PID left first.
+wait_for() { wait_until has_file "$@"; [ -e "$1" ]; }
+has_file() { [ -e "$1" ] || gone "$2"; }
 # line_or_gone FILE REGEX [PID]: FILE has a line matching REGEX; with PID,
 # also true (ending the wait) once process PID is gone, so a wait for a
 # tracer's line ends when the tracer has died; the caller's check then fails.
