@@ -93,6 +93,32 @@ wait_line() {
 	grep -q -- "$2" "$1" 2>/dev/null
 }
 
+# stop_program PID: wait for PID to leave (it ends after its last marker),
+# then kill it, which only a hang at the cap leaves to do.
+stop_program() {
+	wait_until gone "$1"
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# pool MAX CMD...: CMD in the background once fewer than MAX of this
+# shell's jobs run ($! is its pid).
+pool() {
+	local max=$1; shift
+	while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n; done
+	"$@" &
+}
+
+# show FILE...: the last $SHOW_LINES (40) lines of each file, indented
+# under its name, for a failure report.
+show() {
+	local f
+	for f in "$@"; do
+		echo "    --- $(basename "$f"):"
+		sed 's/^/    | /' "$f" 2>/dev/null | tail -n "${SHOW_LINES:-40}"
+	done
+}
+
 # build_driver OUT SRC...: a test driver (tests/unit, tests/macho/mutate.c)
 # from its own sources and the core library as the Makefile builds it for
 # tests, with ASan and UBSan ($B/test/libusdtc.a; the program's file reading
