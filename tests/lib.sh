@@ -84,7 +84,7 @@ has_file() { [ -e "$1" ] || gone "$2"; }
 # tracer's line ends when the tracer has died; the caller's check then fails.
 line_or_gone() {
 	grep -q -- "$2" "$1" 2>/dev/null && return 0
-	[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null
+	[ -n "${3:-}" ] && gone "$3"
 }
 # wait_line FILE REGEX [PID]: wait until line_or_gone FILE REGEX [PID]; false
 # if FILE has no such line by then.

@@ -29,8 +29,7 @@ trace_run() {
 	w=$(scratch)
 	"$prog" "$w/stop" "$w/ready" > "$w/prog.out" 2>&1 &
 	pid=$!
-	ready_or_gone() { [ -e "$w/ready" ] || ! kill -0 "$pid" 2>/dev/null; }
-	wait_until ready_or_gone
+	wait_until has_file "$w/ready" "$pid"
 	"$script" "$prog" > "$w/t.bt"
 	timeout 300 bpftrace ${byp:+-p "$pid"} "$w/t.bt" > "$w/bt.out" 2> "$w/bt.err"
 	rc=$?
