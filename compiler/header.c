@@ -732,6 +732,48 @@ asm_generic_unit_note(asm_writer_t *w, const target_t *t)
 	asm_plain(w, "\t.endif");
 }
 
+/* The probe's name pair of a site record (dof.h), once per assembler file. */
+#define SITE_PROBE	DOF_SITE_PROBE_PREFIX PARAM("f")
+
+/*
+ * An inline site's record in DOF_SITES_SECTION (dof.h's dof_site_rec_t):
+ * the site (990b), its function (the asm's operand 0, `"i"(__func__)`,
+ * printed bare by %c0) and the probe's name pair, each PC-relative, so
+ * the linker resolves them all and leaves no dynamic relocation; in the
+ * group of the code around it (`?`), as the note is.  The name pair is a
+ * weak hidden string in a COMDAT group of its own: one per program.
+ */
+static void
+asm_site_record(asm_writer_t *w)
+{
+	strbuf_t *l;
+
+	asm_sym_directive(w, ".ifndef", SITE_PROBE);
+	asm_push_section(w, DOF_SITE_PROBE_SECTION, "", "a", "progbits", SITE_PROBE);
+	asm_sym_directive(w, ".weak", SITE_PROBE);
+	asm_sym_directive(w, ".hidden", SITE_PROBE);
+	l = asm_begin(w);
+	put_asm_symbol(l, SITE_PROBE);
+	sb_putc(l, ':');
+	asm_end(w);
+	asm_plain(w, "\t.asciz \"" PARAM("p") "\"");
+	asm_plain(w, "\t.asciz \"" PARAM("n") "\"");
+	asm_plain(w, "\t.popsection");
+	asm_plain(w, "\t.endif");
+	asm_plain(w, "\t.pushsection " DOF_SITES_SECTION ",\"a?\",@progbits");
+	asm_plain(w, "\t.balign 4");
+	asm_plain(w, "\t.4byte 990b-.");
+	w->percent = false;	/* %c0: the operand, the function's name */
+	asm_plain(w, "\t.4byte %c0-.");
+	w->percent = true;
+	l = asm_begin(w);
+	sb_puts(l, "\t.4byte ");
+	put_asm_symbol(l, SITE_PROBE);
+	sb_puts(l, "-.");
+	asm_end(w);
+	asm_plain(w, "\t.popsection");
+}
+
 /*
  * An x86_64 inline site, in the manner of <sys/sdt.h>: the probe's
  * semaphore (_USDT_SEM_), and no unit: nothing calls the stub from here.
@@ -758,6 +800,7 @@ asm_generic_site(asm_writer_t *w)
 	sb_puts(l, "\t.reloc 990b,R_X86_64_NONE,");
 	put_asm_symbol(l, UNIT_FUNC);
 	asm_end(w);
+	asm_site_record(w);
 	asm_plain(w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",@note");
 	sb_puts(w->out, "_USDT_NOTE_(\"990b\", p, n, a)\n");
 }
@@ -834,7 +877,7 @@ asm_generic_enabled_x86_64(asm_writer_t *w)
  *
  * No argument of _USDT_S holds a comma outside parentheses, so that the
  * preprocessor splits it where it should: each asm operand in o brings its
- * own leading comma (_USDT_M, _USDT_O, _USDT_READS), after an "i"(0)
+ * own leading comma (_USDT_M, _USDT_O, _USDT_READS), after the "i"(__func__)
  * operand the site never names; a part that is empty is _USDT_0, an
  * empty macro, since C89 has no empty macro arguments.
  */
@@ -861,7 +904,7 @@ put_form_macros(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_O(i) , \"r\"(__usdt_r##i)\n");
 	sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
-	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(0) o); } }))\n");
+	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(__func__) o); } }))\n");
 	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
 	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
 	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "

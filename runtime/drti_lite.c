@@ -53,8 +53,13 @@
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
  * What each registered copy adds to the DOF (the header's inline sites,
- * from this object's own notes) is drti_sites.h's, asked only once a
- * device is open.
+ * from the site records the header put in this object's memory, each in
+ * the record of its function) is drti_sites.h's, asked only once a device
+ * is open.  No file is ever opened or mapped for it: not the object's, not
+ * /proc/self/exe's, so a library replaced, deleted or unreadable after it
+ * was loaded changes nothing.  Without DTrace (no device) the constructor
+ * reads the environment and tries the device, and returns: it looks at no
+ * loaded object, site or DOF.
  * This code lives inside other people's programs: it never aborts, never
  * writes to stdout, and every symbol but the references to __SUNW_dof and
  * the -G object's own weak hidden symbols is static.
@@ -73,9 +78,17 @@
 
 /* The DOF of the -G object this file is linked into. */
 extern const char __SUNW_dof[] __attribute__((visibility("hidden")));
-/* Where the linker put its notes' base (drti_sites.h); weak: an older -G object has none. */
-extern const char drti_stapsdt_base[] __asm__(STAPSDT_BASE_SYMBOL)
-    __attribute__((weak, visibility("hidden")));
+/*
+ * The inline sites' records of the object (dof.h, drti_sites.h), which the
+ * linker gathers between these two symbols; the empty record here makes
+ * the section exist in every -G output, so they are always defined.
+ */
+extern const dof_site_rec_t drti_sites_start[] __asm__("__start_" DOF_SITES_SECTION)
+    __attribute__((visibility("hidden")));
+extern const dof_site_rec_t drti_sites_stop[] __asm__("__stop_" DOF_SITES_SECTION)
+    __attribute__((visibility("hidden")));
+static const dof_site_rec_t drti_no_site
+    __attribute__((section(DOF_SITES_SECTION), used, aligned(4)));
 /* Its semaphores, zero-ended (weak: an older -G object has none). */
 extern volatile unsigned short *const __usdt_semaphores[]
     __attribute__((weak, visibility("hidden")));
@@ -182,8 +195,8 @@ drti_describe(struct drti_state *d)
 	d->sites.bias = s.base;
 	d->sites.phdr = s.phdr;
 	d->sites.phnum = s.phnum;
-	d->sites.path = s.path != NULL && s.path[0] != '\0' ? s.path : "/proc/self/exe";
-	d->sites.base = (uintptr_t)drti_stapsdt_base;
+	d->sites.recs = drti_sites_start;
+	d->sites.nrecs = (size_t)(drti_sites_stop - drti_sites_start);
 	return 0;
 }
 
@@ -224,7 +237,6 @@ drti_register_all(struct drti_state *d)
 		any |= d->reg.gen >= 0;
 	}
 	d->reg.gen = -1;
-	drti_sites_unload(&d->sites);
 	return any;
 }
 
@@ -254,6 +266,18 @@ drti_bias_semaphores(void)
 		    (unsigned short)STAPSDT_SEMAPHORE_DTRACE_BIAS, __ATOMIC_RELAXED);
 }
 
+/* Whether a helper device can be opened (closed again): the cheap first step. */
+static int
+drti_device_there(const drti_reg_t *r)
+{
+	int fd = drti_open_device(r);
+
+	if (fd < 0)
+		return 0;
+	drti_close(fd);
+	return 1;
+}
+
 static void __attribute__((constructor))
 drti_init(void)
 {
@@ -262,6 +286,8 @@ drti_init(void)
 	if (drti_disabled())
 		return;
 	drti_reg_init(&d->reg);
+	if (!d->reg.debug && !drti_device_there(&d->reg))
+		return;		/* no DTrace, the usual case: nothing else is done */
 	if (drti_describe(d) != 0)
 		return;
 	if (!drti_dof_magic_ok(__SUNW_dof)) {

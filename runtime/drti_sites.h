@@ -1,44 +1,39 @@
 /*
  * drti_sites.h - the header's inline probe sites, added to the DOF that
- * drti_lite.c hands DTrace (and records of one function name merged).
+ * drti_lite.c hands DTrace, each in a probe record named by the function
+ * it sits in.
  *
  * Why: `-G` run without the program's objects (build style b: glib,
  * libvirt, meson builds) writes a DOF that records only the probe stubs,
  * and on x86_64 the header makes most probes inline sites (a 1-byte nop
- * with its arguments already in the call-convention registers, where
- * DTrace reads them), which never call a stub: DTrace listed those probes
- * and never saw them fire.  Every site, inline or not, has its stapsdt
- * note, which bpftrace reads, so the notes are the list of sites DTrace
- * must get too.  The notes are not loaded (`.note.stapsdt` is not
- * SHF_ALLOC), so, as FreeBSD's drti re-reads its own file, this code maps
- * the file of the object it is linked into (the dynamic loader's name for
- * it; /proc/self/exe for the program), and trusts it only when its program
- * headers are byte for byte the ones the loader mapped.  A note's address
- * is moved by the object's `.stapsdt.base` as tracers move it (the -G
- * object defines `_.stapsdt.base`; its run-time address says where the
- * linker put it), and a site is taken only inside an executable segment
- * of the object, on a 1-byte nop or a breakpoint (drti_site_ok).
+ * with its arguments in the call-convention registers), which never call a
+ * stub.  Each inline site records itself, in the loaded section
+ * DOF_SITES_SECTION (dof.h's dof_site_rec_t: the site, the `__func__` of
+ * its function and its probe's names, each PC-relative, so no dynamic
+ * relocation): the linker gathers every record of the object between
+ * `__start_` and `__stop_` of that section.  So this code reads nothing
+ * but its own object's memory: no file is opened or mapped, whatever is on
+ * disk (a library replaced by an upgrade, deleted, unreadable); and a site
+ * is registered only where the header's code put a record (and only on a
+ * 1-byte nop or a uprobe's int3, inside an executable segment of the
+ * object).
  *
- * A note of provider P, probe N (`__` in N is `-` in DOF) becomes an offset
- * of the first probe record of P named N, unless some record of that name
- * already has that address (a stub, a -G-rewritten site): so style c's DOF
- * and every stub stay as they were, and nothing is there twice (dtprobed
- * refuses a probe whose offsets repeat).  Offsets are 32-bit and added to
- * the record's function address, and a site may lie below its stub, so
- * the record's address becomes its lowest tracepoint, and its offsets and
- * is-enabled offsets are written again, after the DOF, as new arrays that
- * the PROFFS and PRENOFFS section headers then point to.
+ * The records' sites join the DOF grouped by (probe, function): every
+ * tracepoint of the provider, the DOF's own records' and the sites', goes
+ * to the record of its probe name and function name, one record each,
+ * as Oracle's `-G` makes them (`test:main:probe1`); a site already in the
+ * DOF (-G given the objects recorded it, in the record of its function) is
+ * not added again.  Two records of one probe and one function name (two
+ * `static` functions of one name in two files) become one, since dtprobed
+ * files probes under provider, module, function and name and refuses a
+ * DOF that repeats one.  Every record is written again after the DOF, its
+ * address absolute (the lowest of its tracepoints) and its offsets from
+ * it; the DOF's relocations of the old records become DOF_RELO_NONE.
  *
- * The same rewrite makes one record of two that share a probe name and a
- * function name (two `static` functions of one name in two files, which
- * -G records apart): dtprobed files each probe under provider, module,
- * function and name, and refused the whole DOF.  The first record takes
- * the tracepoints of both; the other, left empty, is dropped
- * (drti_drop_empty).
- *
- * All of it runs only after a helper device was opened (drti_extend_t):
- * without DTrace a program's start-up is what it was.  Nothing allocates:
- * the file is mapped for the registration and unmapped after it.
+ * Linear: one pass over the records and the sites, with hash tables in a
+ * scratch mapping made and unmapped here.  All of it runs only once a
+ * helper device was opened (drti_extend_t): without DTrace a program's
+ * start-up does none of it.
  */
 #ifndef USDTC_DRTI_SITES_H
 #define USDTC_DRTI_SITES_H
@@ -48,242 +43,97 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
+#include "dof.h"
 #include "drti_proto.h"
-#include "stapsdt.h"
 
-/* The object drti_lite.c is in, and the notes of its file once mapped. */
+/* The object drti_lite.c is in: where its site records and segments are. */
 typedef struct drti_sites {
 	const drti_reg_t *reg;		/* for drti_say */
 	uintptr_t bias;			/* the object's load bias */
 	const ElfW(Phdr) *phdr;		/* its program headers, as mapped */
 	ElfW(Half) phnum;
-	const char *path;		/* its file */
-	uintptr_t base;			/* run-time _.stapsdt.base, 0 if none */
-	int tried;			/* the file was looked at */
-	void *map;			/* the file, mapped; NULL if unusable */
-	size_t maplen;
-	const char *notes;		/* its .note.stapsdt */
-	size_t notes_size;
-	const char *dofs;		/* its .SUNW_dof as loaded: every -G object's DOFs */
-	size_t dofs_size;
-	const void *dof;		/* the DOF being registered, in .SUNW_dof */
+	const dof_site_rec_t *recs;	/* its site records */
+	size_t nrecs;
 } drti_sites_t;
 
-/* One stapsdt note. */
-typedef struct drti_note {
-	const char *provider, *name;
-	uint64_t site;			/* link-time address, base-adjusted */
-} drti_note_t;
-
-/* The section of the mapped ELF file named name, of type type, into *sec; 0 or -1. */
-static int
-drti_elf_section(const drti_sites_t *s, const char *name, uint32_t type, ElfW(Shdr) *sec)
+/* The address a PC-relative field names, or 0 for a field of 0 (no site). */
+static uintptr_t
+drti_rel(const int32_t *field)
 {
-	const ElfW(Ehdr) *eh = s->map;
-	const ElfW(Shdr) *sh, *strs;
-
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff > s->maplen || eh->e_shnum > (s->maplen - eh->e_shoff) / sizeof(*sh) ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		return -1;
-	sh = (const ElfW(Shdr) *)(const void *)((const char *)s->map + eh->e_shoff);
-	strs = &sh[eh->e_shstrndx];
-	if (strs->sh_offset > s->maplen || strs->sh_size > s->maplen - strs->sh_offset)
-		return -1;
-	for (ElfW(Half) i = 0; i < eh->e_shnum; i++) {
-		const char *n = (const char *)s->map + strs->sh_offset + sh[i].sh_name;
-
-		if (sh[i].sh_name >= strs->sh_size ||
-		    memchr(n, '\0', strs->sh_size - sh[i].sh_name) == NULL ||
-		    drti_strcmp(n, name) != 0 || sh[i].sh_type != type)
-			continue;
-		if (sh[i].sh_offset > s->maplen || sh[i].sh_size > s->maplen - sh[i].sh_offset)
-			return -1;
-		*sec = sh[i];
-		return 0;
-	}
-	return -1;
+	return *field == 0 ? 0 : (uintptr_t)field + (uintptr_t)(intptr_t)*field;
 }
 
-/* Whether the mapped file is the object the loader mapped: same program headers. */
+/*
+ * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
+ * segment of the object (an executable one if exec); *room: the bytes from
+ * addr to that part's end.
+ */
 static int
-drti_same_object(const drti_sites_t *s)
-{
-	const ElfW(Ehdr) *eh = s->map;
-
-	if (s->maplen < sizeof(*eh) || drti_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum != s->phnum ||
-	    eh->e_phoff > s->maplen || s->maplen - eh->e_phoff < s->phnum * sizeof(ElfW(Phdr)))
-		return 0;
-	return drti_memcmp((const char *)s->map + eh->e_phoff, s->phdr,
-	    s->phnum * sizeof(ElfW(Phdr))) == 0;
-}
-
-/* Whether [addr, addr + size) lies in one PT_LOAD segment of the object. */
-static int
-drti_site_in_load(const drti_sites_t *s, uint64_t addr, uint64_t size)
+drti_in_object(const drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
 {
 	for (ElfW(Half) i = 0; i < s->phnum; i++) {
 		const ElfW(Phdr) *ph = &s->phdr[i];
+		uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD && addr >= ph->p_vaddr &&
-		    addr - ph->p_vaddr <= ph->p_memsz && size <= ph->p_memsz - (addr - ph->p_vaddr))
-			return 1;
+		if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
+		    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
+			continue;
+		*room = (size_t)(ph->p_filesz - (addr - start));
+		return 1;
 	}
 	return 0;
 }
 
-/* Map the object's file and find its notes, once; whether there are any. */
-static int
-drti_sites_load(drti_sites_t *s)
+/* The NUL-ended string at addr inside the object (at most max bytes), or NULL. */
+static const char *
+drti_object_str(const drti_sites_t *s, uintptr_t addr, size_t max)
 {
-	struct stat st;
-	ElfW(Shdr) sec;
-	int fd;
+	size_t room;
 
-	if (s->tried)
-		return s->notes != NULL;
-	s->tried = 1;
-	if ((fd = drti_open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return drti_say(s->reg, "cannot open %s for its notes: %m", s->path), 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		s->maplen = (size_t)st.st_size;
-		s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (s->map == MAP_FAILED)
-			s->map = NULL;
-	}
-	drti_close(fd);
-	if (s->map == NULL || !drti_same_object(s)) {
-		drti_say(s->reg, "%s is not the object loaded: no inline sites", s->path);
-		return 0;
-	}
-	if (drti_elf_section(s, STAPSDT_NOTE_SECTION, SHT_NOTE, &sec) == 0) {
-		s->notes = (const char *)s->map + sec.sh_offset;
-		s->notes_size = sec.sh_size;
-	}
-	if (drti_elf_section(s, DOF_ELF_SECTION, SHT_SUNW_dof, &sec) != 0 ||
-	    !(sec.sh_flags & SHF_ALLOC) || !drti_site_in_load(s, sec.sh_addr, sec.sh_size)) {
-		drti_say(s->reg, "%s has no %s where it is loaded: no inline sites", s->path,
-		    DOF_ELF_SECTION);
-		s->notes = NULL;
-		return 0;
-	}
-	s->dofs = (const char *)(s->bias + (uintptr_t)sec.sh_addr);
-	s->dofs_size = sec.sh_size;
-	return s->notes != NULL;
+	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
+		return NULL;
+	return memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
+	    (const char *)addr : NULL;
 }
 
-static void
-drti_sites_unload(drti_sites_t *s)
+/* FNV-1a of a probe name, `__` read as `-` (a declared name hashes as its DOF name). */
+static uint32_t
+drti_hash_name(const char *s, uint32_t h)
 {
-	if (s->map != NULL)
-		drti_munmap(s->map, s->maplen);
-	s->map = NULL;
-	s->notes = NULL;
-	s->tried = 0;
-}
+	while (*s != '\0') {
+		int dash = s[0] == '_' && s[1] == '_';
 
-/*
- * The stapsdt note at *off of the notes into *n, *off moved past it; 1,
- * 0 at the end, -1 for a note that is not one (skipped).
- */
-static int
-drti_note_at(const drti_sites_t *s, size_t *off, drti_note_t *n)
-{
-	const uint32_t *w = (const uint32_t *)(const void *)(s->notes + *off);
-	size_t namesz, descsz, desc, end;
-	const char *d;
-	uint64_t a[STAPSDT_NADDRS];
-
-	if (*off + 12 > s->notes_size)
-		return 0;
-	namesz = w[0];
-	descsz = w[1];
-	desc = *off + 12 + ((namesz + 3) & ~(size_t)3);
-	if (namesz > s->notes_size || descsz > s->notes_size || desc > s->notes_size ||
-	    descsz > s->notes_size - desc)
-		return 0;
-	end = desc + ((descsz + 3) & ~(size_t)3);
-	*off = end;
-	if (w[2] != STAPSDT_NOTE_TYPE || namesz != sizeof(STAPSDT_NOTE_NAME) ||
-	    drti_memcmp(w + 3, STAPSDT_NOTE_NAME, namesz) != 0 || descsz < sizeof(a) + 2)
-		return -1;
-	d = s->notes + desc;
-	memcpy(a, d, sizeof(a));
-	n->provider = d + sizeof(a);
-	if (memchr(n->provider, '\0', descsz - sizeof(a)) == NULL)
-		return -1;
-	n->name = n->provider + strlen(n->provider) + 1;
-	if ((size_t)(n->name - d) >= descsz || memchr(n->name, '\0', descsz - (size_t)(n->name - d)) == NULL)
-		return -1;
-	n->site = a[STAPSDT_PC];
-	if (s->base != 0 && a[STAPSDT_BASE] != 0)
-		n->site += (uint64_t)(s->base - s->bias) - a[STAPSDT_BASE];
-	return 1;
-}
-
-/*
- * Whether the link-time address site is one of the header's inline sites:
- * inside an executable segment of the object, a 1-byte nop (or a uprobe's
- * int3 on one) that is not the start of a stub's 5-byte nop (0f 1f 44 00
- * 00; a unit's note points there, and -G leaves out the stubs nothing
- * calls).  Only x86_64 has inline sites (header.c): elsewhere every note is
- * a stub's or a site -G recorded.
- */
-static int
-drti_site_ok(const drti_sites_t *s, uint64_t site)
-{
-#if defined(__x86_64__)
-	static const uint8_t nop5_tail[] = { 0x1f, 0x44, 0x00, 0x00 };
-
-	for (ElfW(Half) i = 0; i < s->phnum; i++) {
-		const ElfW(Phdr) *ph = &s->phdr[i];
-		const volatile uint8_t *at = (const volatile uint8_t *)(s->bias + (uintptr_t)site);
-		int stub = 1;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || site < ph->p_vaddr ||
-		    site - ph->p_vaddr >= ph->p_filesz)
-			continue;
-		if (at[0] != 0x90 && at[0] != 0xcc)
-			return 0;
-		for (size_t k = 0; k < sizeof(nop5_tail) && stub; k++)
-			stub = site - ph->p_vaddr + 1 + k < ph->p_filesz && at[1 + k] == nop5_tail[k];
-		return !stub;
+		h = (h ^ (uint8_t)(dash ? '-' : *s)) * 16777619u;
+		s += dash ? 2 : 1;
 	}
-#else
-	(void)s;
-	(void)site;
-#endif
-	return 0;
+	return h;
 }
 
-/* Whether the DOF probe name dof is the note's probe name (`__` there is `-` here). */
+/* Whether the DOF probe name dof is the declared name decl (`__` there is `-` here). */
 static int
-drti_name_is(const char *dof, const char *note)
+drti_name_is(const char *dof, const char *decl)
 {
-	while (*dof != '\0' && *note != '\0') {
-		if (*dof == '-' && note[0] == '_' && note[1] == '_')
-			note += 2;
-		else if (*dof == *note)
-			note++;
+	while (*dof != '\0' && *decl != '\0') {
+		if (*dof == '-' && decl[0] == '_' && decl[1] == '_')
+			decl += 2;
+		else if (*dof == *decl)
+			decl++;
 		else
 			return 0;
 		dof++;
 	}
-	return *dof == '\0' && *note == '\0';
+	return *dof == '\0' && *decl == '\0';
 }
 
 /* One provider of a DOF copy, its sections found. */
 typedef struct drti_dofprov {
 	char *d;			/* the DOF */
 	size_t size;
-	const char *strtab;
-	size_t strsz;
-	dof_sec_t *probes, *offs, *enoffs;	/* enoffs NULL if none */
+	uint32_t probes_idx;		/* the probe records' section index */
+	dof_sec_t *probes, *offs, *enoffs, *strs;	/* enoffs NULL if none */
 	const char *name;
+	uint64_t nrec;
 } drti_dofprov_t;
 
 static dof_probe_t *
@@ -295,17 +145,17 @@ drti_probe(const drti_dofprov_t *p, uint64_t j)
 static const char *
 drti_str(const drti_dofprov_t *p, uint32_t i)
 {
-	return i < p->strsz && memchr(p->strtab + i, '\0', p->strsz - i) != NULL ?
-	    p->strtab + i : "";
+	const char *t = p->d + p->strs->dofs_offset;
+
+	return i < p->strs->dofs_size && memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
+	    t + i : "";
 }
 
 /* Whether every offset array of every record lies in its section. */
 static int
 drti_records_ok(const drti_dofprov_t *p)
 {
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
-
-	for (uint64_t j = 0; j < nrec; j++) {
+	for (uint64_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
 
 		if (((uint64_t)pr->dofpr_offidx + pr->dofpr_noffs) * 4 > p->offs->dofs_size ||
@@ -316,391 +166,471 @@ drti_records_ok(const drti_dofprov_t *p)
 	return 1;
 }
 
-/*
- * Section i of the DOF d, if it is a provider that can be read
- * (drti_provider_at, then its offsets and strings), in *p; 0, or -1.
- */
+/* Section i of the DOF d, if it is a provider that can be read, in *p; 0, or -1. */
 static int
 drti_dofprov(char *d, size_t size, uint32_t i, drti_dofprov_t *p)
 {
 	dof_provider_t *prov;
-	dof_sec_t *st;
 
 	if (drti_provider_at(d, size, i, &prov, &p->probes) <= 0)
 		return -1;
 	p->d = d;
 	p->size = size;
+	p->probes_idx = prov->dofpv_probes;
+	p->nrec = p->probes->dofs_size / p->probes->dofs_entsize;
 	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
-	st = drti_dof_section(d, size, prov->dofpv_strtab);
+	p->strs = drti_dof_section(d, size, prov->dofpv_strtab);
 	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
 	    drti_dof_section(d, size, prov->dofpv_prenoffs);
-	if (p->offs == NULL || st == NULL || p->offs->dofs_offset % 4 != 0 ||
+	if (p->offs == NULL || p->strs == NULL || p->offs->dofs_offset % 4 != 0 ||
 	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
 		return -1;
-	p->strtab = d + st->dofs_offset;
-	p->strsz = st->dofs_size;
 	p->name = drti_str(p, prov->dofpv_name);
 	return drti_records_ok(p) ? 0 : -1;
 }
 
 /*
- * The link-time address site as record pr holds addresses: the dynamic
+ * The run-time address of a record's function address: the dynamic
  * loader has already relocated a -G object's DOF in a PIE or a shared
  * library (.SUNW_dof is writable), and dtprobed, like this, takes an
  * address above the load bias as relocated.
  */
 static uint64_t
-drti_dof_form(const drti_sites_t *s, const dof_probe_t *pr, uint64_t site)
+drti_abs(const drti_sites_t *s, uint64_t addr)
 {
-	return s->bias != 0 && pr->dofpr_addr > s->bias ? site + s->bias : site;
+	return s->bias != 0 && addr > s->bias ? addr : addr + s->bias;
 }
 
-/* Whether record j has the tracepoint at the link-time address site. */
-static int
-drti_record_has(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, uint64_t site)
-{
-	const dof_probe_t *pr = drti_probe(p, j);
-	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+/* ---- the scratch: hash tables and chains, one mapping ---------------------- */
 
-	for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
-		if (pr->dofpr_addr + o[pr->dofpr_offidx + k] == drti_dof_form(s, pr, site))
+/* A group: one probe name and one function name, a record of the new DOF. */
+typedef struct drti_group {
+	uint32_t tmpl;			/* the record whose name and arguments it takes */
+	uint32_t func;			/* its function name in the old strings, or ~0 */
+	const char *xfunc;		/* else the name in the object (a site's) */
+	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
+	uint32_t newfunc;		/* where its name went in the new strings */
+} drti_group_t;
+
+typedef struct drti_scratch {
+	void *map;
+	size_t maplen;
+	uint32_t *byname;		/* probe name -> first record + 1 */
+	uint32_t nbyname;		/* slots, a power of two */
+	uint32_t *bygroup;		/* (name, function) -> group + 1 */
+	uint32_t nbygroup;
+	uint64_t *points;		/* every tracepoint's address, 0 empty */
+	uint64_t npoints;
+	drti_group_t *groups;
+	uint32_t ngroups;
+	uint32_t *rec_next;		/* record -> next record of its group + 1 */
+	uint32_t *site_next;		/* site -> next site of its group + 1 */
+	uint64_t *site_addr;		/* site -> its address */
+	uint32_t nsites;
+} drti_scratch_t;
+
+/* The smallest power of two at least twice n (and at least 8). */
+static uint64_t
+drti_slots(uint64_t n)
+{
+	uint64_t s = 8;
+
+	while (s < 2 * n)
+		s *= 2;
+	return s;
+}
+
+/* The scratch for nrec records, npoint tracepoints and nsite sites; 0 or -1. */
+static int
+drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t nsite)
+{
+	uint64_t ng = nrec + nsite, len;
+	char *m;
+
+	memset(x, 0, sizeof(*x));
+	if (nrec > UINT32_MAX / 4 || nsite > UINT32_MAX / 4 || npoint > UINT32_MAX)
+		return -1;
+	x->nbyname = (uint32_t)drti_slots(nrec);
+	x->nbygroup = (uint32_t)drti_slots(ng);
+	x->npoints = drti_slots(npoint + nsite);
+	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng +
+	    4 * ((uint64_t)x->nbyname + x->nbygroup + nrec + nsite) + 64;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	x->map = m;
+	x->maplen = len;
+	x->points = (uint64_t *)(void *)m;
+	x->site_addr = x->points + x->npoints;
+	x->groups = (drti_group_t *)(void *)(x->site_addr + nsite);
+	x->byname = (uint32_t *)(void *)(x->groups + ng);
+	x->bygroup = x->byname + x->nbyname;
+	x->rec_next = x->bygroup + x->nbygroup;
+	x->site_next = x->rec_next + nrec;
+	return 0;
+}
+
+/* Whether addr was a tracepoint already; it is one now. */
+static int
+drti_point_seen(drti_scratch_t *x, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;
+
+	for (;; i++) {
+		uint64_t *slot = &x->points[i & (x->npoints - 1)];
+
+		if (*slot == addr)
 			return 1;
+		if (*slot == 0) {
+			*slot = addr;
+			return 0;
+		}
+	}
+}
+
+/* The first record named like the declared probe name decl, or -1. */
+static int64_t
+drti_record_named(const drti_dofprov_t *p, const drti_scratch_t *x, const char *decl)
+{
+	for (uint32_t i = drti_hash_name(decl, 2166136261u);; i++) {
+		uint32_t r = x->byname[i & (x->nbyname - 1)];
+
+		if (r == 0)
+			return -1;
+		if (drti_name_is(drti_str(p, drti_probe(p, r - 1)->dofpr_name), decl))
+			return r - 1;
+	}
+}
+
+static void
+drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
+{
+	const char *name = drti_str(p, drti_probe(p, j)->dofpr_name);
+
+	if (drti_record_named(p, x, name) >= 0)
+		return;
+	for (uint32_t i = drti_hash_name(name, 2166136261u);; i++)
+		if (x->byname[i & (x->nbyname - 1)] == 0) {
+			x->byname[i & (x->nbyname - 1)] = j + 1;
+			return;
+		}
+}
+
+static const char *
+drti_group_func(const drti_dofprov_t *p, const drti_group_t *g)
+{
+	return g->xfunc != NULL ? g->xfunc : drti_str(p, g->func);
+}
+
+/*
+ * The group of record tmpl's probe name and the function func (in the
+ * strings if xfunc is NULL, else xfunc), made if new; its index.
+ */
+static uint32_t
+drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t func,
+    const char *xfunc)
+{
+	const char *name = drti_str(p, drti_probe(p, tmpl)->dofpr_name);
+	const char *fn = xfunc != NULL ? xfunc : drti_str(p, func);
+	uint32_t h = drti_hash_name(fn, drti_hash_name(name, 2166136261u) * 31u);
+
+	for (;; h++) {
+		uint32_t *slot = &x->bygroup[h & (x->nbygroup - 1)];
+		drti_group_t *g;
+
+		if (*slot == 0) {
+			g = &x->groups[x->ngroups];
+			g->tmpl = tmpl;
+			g->func = func;
+			g->xfunc = xfunc;
+			*slot = ++x->ngroups;
+			return *slot - 1;
+		}
+		g = &x->groups[*slot - 1];
+		if (drti_strcmp(drti_str(p, drti_probe(p, g->tmpl)->dofpr_name), name) == 0 &&
+		    drti_strcmp(drti_group_func(p, g), fn) == 0)
+			return *slot - 1;
+	}
+}
+
+/* ---- reading the site records ------------------------------------------------ */
+
+/*
+ * Site record k of provider p: its record (the first of its probe name)
+ * in *tmpl, its address in *site, its function's name in *func; 1, or 0
+ * when it is not a site to add (another provider's, unknown probe, not on
+ * a nop of an executable segment, its names not in the object).
+ */
+static int
+drti_site_read(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    size_t k, uint32_t *tmpl, uint64_t *site, const char **func)
+{
+	const dof_site_rec_t *r = &s->recs[k];
+	const char *prov = drti_object_str(s, drti_rel(&r->dsr_probe), DTRACE_PROVNAMELEN);
+	const char *name;
+	uintptr_t at = drti_rel(&r->dsr_site);
+	size_t room;
+	int64_t j;
+
+	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
+		return 0;
+	name = drti_object_str(s, (uintptr_t)(prov + strlen(prov) + 1), 2 * DTRACE_NAMELEN);
+	if (name == NULL || (j = drti_record_named(p, x, name)) < 0 ||
+	    !drti_in_object(s, at, 1, 1, &room))
+		return 0;
+#if defined(__x86_64__) || defined(__i386__)
+	if (*(const volatile uint8_t *)at != 0x90 && *(const volatile uint8_t *)at != 0xcc)
+		return 0;
+#endif
+	if ((*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
+		return 0;
+	*tmpl = (uint32_t)j;
+	*site = at;
+	return 1;
+}
+
+/* ---- writing the provider again ---------------------------------------------- */
+
+/* Where the new arrays go, and how far they reach. */
+typedef struct drti_out {
+	char *d;
+	size_t at, cap;			/* the next free byte; the copy's size */
+	uint32_t *offs, *enoffs;	/* the new offset arrays */
+	uint64_t noffs, nenoffs;	/* entries written */
+} drti_out_t;
+
+/* The lowest tracepoint of group g (records' offsets and is-enabled offsets, sites). */
+static uint64_t
+drti_group_low(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    const drti_group_t *g)
+{
+	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t lo = UINT64_MAX;
+
+	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
+		const dof_probe_t *pr = drti_probe(p, r - 1);
+		uint64_t base = drti_abs(s, pr->dofpr_addr);
+
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			lo = base + o[pr->dofpr_offidx + k] < lo ? base + o[pr->dofpr_offidx + k] : lo;
+		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+			lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
+		if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
+			lo = base;
+	}
+	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
+		lo = x->site_addr[t - 1] < lo ? x->site_addr[t - 1] : lo;
+	return lo;
+}
+
+/* One offset from lo into arr[*n], if it fits (32 bits, UINT16_MAX a record); 1 if put. */
+static int
+drti_put_off(uint32_t *arr, uint64_t *n, uint32_t *cnt, uint64_t lo, uint64_t addr)
+{
+	if (addr - lo > UINT32_MAX || *cnt == UINT16_MAX)
+		return 0;
+	arr[(*n)++] = (uint32_t)(addr - lo);
+	++*cnt;
+	return 1;
+}
+
+/* Group g as new record nr, its offsets appended to the new arrays. */
+static void
+drti_write_group(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    const drti_group_t *g, dof_probe_t *nr, drti_out_t *o)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t lo = drti_group_low(s, p, x, g);
+	uint32_t cnt = 0, ecnt = 0;
+
+	memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
+	nr->dofpr_addr = lo;
+	nr->dofpr_func = g->newfunc;
+	nr->dofpr_offidx = (uint32_t)o->noffs;
+	nr->dofpr_enoffidx = (uint32_t)o->nenoffs;
+	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
+		const dof_probe_t *pr = drti_probe(p, r - 1);
+		uint64_t base = drti_abs(s, pr->dofpr_addr);
+
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_put_off(o->offs, &o->noffs, &cnt, lo, base + oo[pr->dofpr_offidx + k]);
+		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+			drti_put_off(o->enoffs, &o->nenoffs, &ecnt, lo, base + eo[pr->dofpr_enoffidx + k]);
+	}
+	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
+		drti_put_off(o->offs, &o->noffs, &cnt, lo, x->site_addr[t - 1]);
+	nr->dofpr_noffs = (uint16_t)cnt;
+	nr->dofpr_nenoffs = (uint16_t)ecnt;
+	if (ecnt == 0)
+		nr->dofpr_enoffidx = 0;
+	nr->dofpr_pad1 = 0;
+	nr->dofpr_pad2 = 0;
+}
+
+/* n bytes at o->at aligned to align, within the copy; NULL if they do not fit. */
+static char *
+drti_out_take(drti_out_t *o, size_t n, size_t align)
+{
+	size_t at = (o->at + align - 1) & ~(align - 1);
+
+	if (at > o->cap || n > o->cap - at)
+		return NULL;
+	o->at = at + n;
+	return o->d + at;
+}
+
+/*
+ * Provider p written again after the DOF (from o->at), one record per
+ * group: its strings (the old ones, then the new function names), records,
+ * offsets and is-enabled offsets; 0, or -1 if the copy has no room.
+ */
+static int
+drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch_t *x,
+    drti_out_t *o)
+{
+	size_t strsz = (size_t)p->strs->dofs_size, es = (size_t)p->probes->dofs_entsize;
+	uint64_t npt = p->offs->dofs_size / 4 + x->nsites;
+	uint64_t nen = p->enoffs == NULL ? 0 : p->enoffs->dofs_size / 4;
+	char *strs = drti_out_take(o, strsz, 1), *recs;
+	size_t strend = strsz;
+
+	if (strs == NULL)
+		return -1;
+	memcpy(strs, p->d + p->strs->dofs_offset, strsz);
+	for (uint32_t i = 0; i < x->ngroups; i++) {
+		drti_group_t *g = &x->groups[i];
+		size_t n;
+
+		if (g->xfunc == NULL) {
+			g->newfunc = g->func;
+			continue;
+		}
+		n = strnlen(g->xfunc, DTRACE_FUNCNAMELEN - 1);
+		if (drti_out_take(o, n + 1, 1) == NULL)
+			return -1;
+		memcpy(strs + strend, g->xfunc, n);
+		strs[strend + n] = '\0';
+		g->newfunc = (uint32_t)strend;
+		strend += n + 1;
+	}
+	if ((recs = drti_out_take(o, es * x->ngroups, 8)) == NULL ||
+	    (o->offs = (uint32_t *)(void *)drti_out_take(o, 4 * npt, 4)) == NULL ||
+	    (o->enoffs = (uint32_t *)(void *)drti_out_take(o, 4 * nen, 4)) == NULL)
+		return -1;
+	memset(recs, 0, es * x->ngroups);
+	for (uint32_t i = 0; i < x->ngroups; i++)
+		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
+	for (uint64_t j = 0; j < p->nrec; j++)
+		drti_probe(p, j)->dofpr_pad2 = 0;	/* each relocation: none */
+	drti_move_relocations(p->d, p->size, p->probes, p->probes_idx);
+	p->strs->dofs_offset = (uint64_t)(strs - p->d);
+	p->strs->dofs_size = strend;
+	p->probes->dofs_offset = (uint64_t)(recs - p->d);
+	p->probes->dofs_size = es * x->ngroups;
+	p->offs->dofs_offset = (uint64_t)((char *)o->offs - p->d);
+	p->offs->dofs_size = 4 * o->noffs;
+	if (p->enoffs != NULL) {
+		p->enoffs->dofs_offset = (uint64_t)((char *)o->enoffs - p->d);
+		p->enoffs->dofs_size = 4 * o->nenoffs;
+	}
 	return 0;
 }
 
 /*
- * The DOF after the one at *at in the object's .SUNW_dof, or NULL: each
- * -G object's list of DOFs (8-aligned, zero-ended) where the linker put it.
- */
-static const char *
-drti_next_dof(const drti_sites_t *s, size_t *at)
-{
-	while (*at + sizeof(dof_hdr_t) <= s->dofs_size) {
-		const char *d = s->dofs + *at;
-		const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
-
-		if (!drti_dof_magic_ok(d)) {
-			*at += 8;
-			continue;
-		}
-		if (h->dofh_loadsz < sizeof(*h) || h->dofh_loadsz > s->dofs_size - *at)
-			return NULL;
-		*at += (h->dofh_loadsz + 7) & ~(uint64_t)7;
-		return d;
-	}
-	return NULL;
-}
-
-/* Provider prov of the DOF d (loaded, read only here) into *p; 0 or -1. */
-static int
-drti_find_provider(const char *d, const char *prov, drti_dofprov_t *p)
-{
-	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
-
-	for (uint32_t i = 0; i < h->dofh_secnum; i++)
-		if (drti_dofprov((char *)d, h->dofh_loadsz, i, p) == 0 &&
-		    drti_strcmp(p->name, prov) == 0)
-			return 0;
-	return -1;
-}
-
-/*
- * Whether note n is a site this DOF should add: no DOF of the object
- * (several -G objects may be linked together) has a record of its probe
- * at its address, and this DOF is the first of them with its provider.
- */
-static int
-drti_note_unrecorded(const drti_sites_t *s, const drti_note_t *n)
-{
-	const char *d;
-	size_t at = 0;
-	int first = -1;
-	drti_dofprov_t p;
-
-	while ((d = drti_next_dof(s, &at)) != NULL) {
-		if (drti_find_provider(d, n->provider, &p) != 0)
-			continue;
-		if (first < 0)
-			first = d == s->dof;
-		for (uint64_t j = 0; j < p.probes->dofs_size / p.probes->dofs_entsize; j++)
-			if (drti_name_is(drti_str(&p, drti_probe(&p, j)->dofpr_name), n->name) &&
-			    drti_record_has(s, &p, j, n->site))
-				return 0;
-	}
-	return first == 1;
-}
-
-/* The record note n adds a site to, or -1: none of its name, or one has it. */
-static int64_t
-drti_note_record(const drti_sites_t *s, const drti_dofprov_t *p, const drti_note_t *n)
-{
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
-
-	if (drti_strcmp(n->provider, p->name) != 0)
-		return -1;
-	for (uint64_t j = 0; j < nrec; j++)
-		if (drti_name_is(drti_str(p, drti_probe(p, j)->dofpr_name), n->name))
-			return drti_note_unrecorded(s, n) ? (int64_t)j : -1;
-	return -1;
-}
-
-/*
- * Whether records j and k are one probe of one function name: two static
- * functions of one name in two files (-G records each under its name).
- * dtprobed refuses a DOF with two such records (it files each probe under
- * provider, module, function and name), so they become one, with the
- * tracepoints of both, under the first: its leader.
- */
-static int
-drti_same_probe(const drti_dofprov_t *p, uint64_t j, uint64_t k)
-{
-	const dof_probe_t *a = drti_probe(p, j), *b = drti_probe(p, k);
-
-	return drti_strcmp(drti_str(p, a->dofpr_name), drti_str(p, b->dofpr_name)) == 0 &&
-	    drti_strcmp(drti_str(p, a->dofpr_func), drti_str(p, b->dofpr_func)) == 0;
-}
-
-static int
-drti_is_leader(const drti_dofprov_t *p, uint64_t j)
-{
-	for (uint64_t k = 0; k < j; k++)
-		if (drti_same_probe(p, k, j))
-			return 0;
-	return 1;
-}
-
-/* site into out[*cnt] (if out is not NULL and it is not there yet), *lo lowered. */
-static void
-drti_put_site(uint64_t *out, uint32_t *cnt, uint64_t site, uint64_t *lo)
-{
-	if (out != NULL) {
-		uint32_t k = 0;
-
-		while (k < *cnt && out[k] != site)	/* a site noted twice */
-			k++;
-		if (k < *cnt)
-			return;
-		out[*cnt] = site;
-	}
-	++*cnt;
-	if (site < *lo)
-		*lo = site;
-}
-
-/*
- * The tracepoints of record j, old and new, as it holds addresses: into
- * out (if not NULL) the old offsets of j and of the records it leads and
- * the notes' sites for it; returns how many (none if j is led by
- * another), and the lowest address in *lo.
- */
-static uint32_t
-drti_record_sites(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j,
-    uint64_t *out, uint64_t *lo)
-{
-	const dof_probe_t *pr = drti_probe(p, j);
-	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
-	uint32_t cnt = 0;
-	drti_note_t n;
-	size_t off = 0;
-	int rc;
-
-	*lo = pr->dofpr_addr;
-	if (!drti_is_leader(p, j))
-		return 0;
-	for (uint64_t m = j; m < nrec; m++) {
-		const dof_probe_t *pm = drti_probe(p, m);
-
-		if (m != j && (!drti_same_probe(p, j, m) || pm->dofpr_addr - pr->dofpr_addr +
-		    0x7fffffffu > 0xfffffffeu))
-			continue;
-		for (uint32_t k = 0; k < pm->dofpr_noffs && cnt < UINT16_MAX; k++)
-			drti_put_site(out, &cnt, pm->dofpr_addr + o[pm->dofpr_offidx + k], lo);
-	}
-	while ((rc = drti_note_at(s, &off, &n)) != 0) {
-		uint64_t site = drti_dof_form(s, pr, n.site);
-
-		if (rc < 0 || cnt == UINT16_MAX || !drti_name_is(drti_str(p, pr->dofpr_name), n.name) ||
-		    drti_note_record(s, p, &n) != (int64_t)j ||
-		    !drti_site_ok(s, n.site) || pr->dofpr_addr - site + 0x7fffffffu > 0xfffffffeu)
-			continue;
-		drti_put_site(out, &cnt, site, lo);
-	}
-	return cnt;
-}
-
-/* How many notes the file has: a bound on the sites any DOF can gain. */
-static size_t
-drti_note_count(const drti_sites_t *s)
-{
-	drti_note_t n;
-	size_t off = 0, cnt = 0;
-
-	while (drti_note_at(s, &off, &n) != 0)
-		cnt++;
-	return cnt;
-}
-
-/* drti_extend_t's room: new offset arrays of every provider, with every note. */
-static size_t
-drti_sites_room(void *arg, const void *dof)
-{
-	drti_sites_t *s = arg;
-	const dof_hdr_t *h = dof;
-
-	s->dof = dof;
-	drti_sites_load(s);	/* without notes, records of one name still merge */
-	/*
-	 * Per provider: its offset arrays, with a site per note at most (the
-	 * old ones fit in the DOF's size), then scratch: a drti_newrec_t per
-	 * record (48 bytes of DOF each) and 8 bytes per site of one record.
-	 */
-	return 64 + 4 * (size_t)h->dofh_loadsz + 16 * drti_note_count(s) * h->dofh_secnum;
-}
-
-/* Where record j's tracepoints go, worked out before any record changes. */
-typedef struct drti_newrec {
-	uint64_t lo;			/* its new function address */
-	uint32_t offidx, noffs, enoffidx, nenoffs;
-} drti_newrec_t;
-
-/* The is-enabled offsets of record j and those it leads, each as f(..., address). */
-static uint32_t
-drti_record_enabled(const drti_dofprov_t *p, uint64_t j, uint32_t *out, uint64_t *lo)
-{
-	const uint32_t *eo = p->enoffs == NULL ? NULL :
-	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize;
-	uint32_t cnt = 0;
-
-	if (eo == NULL || !drti_is_leader(p, j))
-		return 0;
-	for (int pass = 0; pass < 2; pass++, cnt = 0) {
-		for (uint64_t m = j; m < nrec; m++) {
-			const dof_probe_t *pm = drti_probe(p, m);
-
-			if (m != j && !drti_same_probe(p, j, m))
-				continue;
-			for (uint32_t k = 0; k < pm->dofpr_nenoffs && cnt < UINT16_MAX; k++, cnt++) {
-				uint64_t at = pm->dofpr_addr + eo[pm->dofpr_enoffidx + k];
-
-				if (pass == 0 && at < *lo)
-					*lo = at;
-				else if (pass == 1 && out != NULL)
-					out[cnt] = (uint32_t)(at - *lo);
-			}
-		}
-		if (pass == 1 || out == NULL)
-			break;
-	}
-	return cnt;
-}
-
-/*
- * Record j's tracepoints written at *at (advanced) from its lowest one,
- * its is-enabled offsets at *enat (advanced); the record itself is left
- * as it is, for the other records' look-ups, and what it becomes is in
- * *nr.  scratch: room for its sites.
- */
-static void
-drti_rebase_record(const drti_sites_t *s, const drti_dofprov_t *p, uint64_t j, size_t *at,
-    size_t *enat, uint64_t *scratch, drti_newrec_t *nr)
-{
-	uint32_t *no = (uint32_t *)(void *)(p->d + *at), *neo = (uint32_t *)(void *)(p->d + *enat);
-	uint64_t lo;
-	uint32_t cnt = drti_record_sites(s, p, j, scratch, &lo), ecnt;
-
-	drti_record_enabled(p, j, NULL, &lo);		/* the lowest of both */
-	ecnt = drti_record_enabled(p, j, neo, &lo);
-	for (uint32_t k = 0; k < cnt; k++)
-		no[k] = (uint32_t)(scratch[k] - lo);
-	nr->lo = lo;
-	nr->noffs = cnt;
-	nr->nenoffs = ecnt;
-	*at += 4 * (size_t)cnt;
-	*enat += 4 * (size_t)ecnt;
-}
-
-/*
- * Provider p's records with the notes' sites added, their arrays written
- * from *end (advanced) within cap; 1 if any site was added.
+ * Provider p with the site records' sites, in groups by (probe, function);
+ * 1 if it was written again (from *end, advanced, within cap), 0 if
+ * nothing changes, -1 if it could not be.
  */
 static int
 drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
 {
-	uint64_t nrec = p->probes->dofs_size / p->probes->dofs_entsize, lo, added = 0, led = 0;
-	uint64_t total = 0, entotal = 0, most = 0;
-	size_t at, enat, offs0, recs, scratch;
-	drti_newrec_t *nr;
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	drti_scratch_t x;
+	drti_out_t o = { p->d, *end, cap, NULL, NULL, 0, 0 };
+	int rc = 0;
 
-	for (uint64_t j = 0; j < nrec; j++) {
-		uint32_t cnt = drti_record_sites(s, p, j, NULL, &lo);
+	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4, s->nrecs) != 0)
+		return drti_say(s->reg, "no scratch memory for the inline sites: %m"), -1;
+	for (uint32_t j = 0; j < p->nrec; j++) {
+		const dof_probe_t *pr = drti_probe(p, j);
+		uint32_t g = drti_group(p, &x, j, pr->dofpr_func, NULL);
 
-		if (!drti_is_leader(p, j))
-			led++;
+		drti_name_record(p, &x, j);
+		x.rec_next[j] = x.groups[g].recs;	/* the chain runs backwards: order */
+		x.groups[g].recs = j + 1;		/* within a record does not matter */
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_point_seen(&x, drti_abs(s, pr->dofpr_addr) + oo[pr->dofpr_offidx + k]);
+	}
+	for (size_t k = 0; k < s->nrecs; k++) {
+		uint32_t tmpl, g;
+		uint64_t site;
+		const char *func;
+
+		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
+			continue;
+		g = drti_group(p, &x, tmpl, 0, func);
+		x.site_addr[x.nsites] = site;
+		x.site_next[x.nsites] = x.groups[g].sites;
+		x.groups[g].sites = ++x.nsites;
+	}
+	if (x.nsites != 0 || x.ngroups != p->nrec) {
+		rc = drti_write_provider(s, p, &x, &o) == 0 ? 1 : -1;
+		if (rc > 0)
+			*end = o.at;
 		else
-			added += cnt - drti_probe(p, j)->dofpr_noffs;
-		total += cnt;
-		entotal += drti_probe(p, j)->dofpr_nenoffs;
-		most = cnt > most ? cnt : most;
+			drti_say(s->reg, "no room for the inline sites of %s", p->name);
 	}
-	offs0 = at = (*end + 7) & ~(size_t)7;
-	enat = at + 4 * total;
-	recs = (enat + 4 * entotal + 7) & ~(size_t)7;
-	scratch = recs + nrec * sizeof(*nr);
-	if ((added == 0 && led == 0) || scratch > cap || (cap - scratch) / 8 < most)
-		return 0;
-	nr = (drti_newrec_t *)(void *)(p->d + recs);
-	for (uint64_t j = 0; j < nrec; j++) {
-		nr[j].offidx = (uint32_t)((at - offs0) / 4);
-		nr[j].enoffidx = (uint32_t)((enat - offs0) / 4 - total);
-		drti_rebase_record(s, p, j, &at, &enat, (uint64_t *)(void *)(p->d + scratch), &nr[j]);
-	}
-	for (uint64_t j = 0; j < nrec; j++) {
-		dof_probe_t *pr = drti_probe(p, j);
-
-		pr->dofpr_addr = nr[j].lo;
-		pr->dofpr_offidx = nr[j].offidx;
-		pr->dofpr_noffs = (uint16_t)nr[j].noffs;
-		pr->dofpr_enoffidx = p->enoffs == NULL || nr[j].nenoffs == 0 ? 0 : nr[j].enoffidx;
-		pr->dofpr_nenoffs = (uint16_t)nr[j].nenoffs;
-	}
-	p->offs->dofs_offset = offs0;
-	p->offs->dofs_size = 4 * total;
-	if (p->enoffs != NULL) {
-		p->enoffs->dofs_offset = offs0 + 4 * total;
-		p->enoffs->dofs_size = 4 * entotal;
-	}
-	memset(p->d + recs, 0, cap - recs);	/* the scratch is not DOF */
-	*end = enat;
-	return led > 0 ? 2 : 1;
+	drti_munmap(x.map, x.maplen);
+	return rc;
 }
 
-/* drti_extend_t's add: the notes' sites in every provider of the copy. */
+/*
+ * drti_extend_t's room: per provider, its strings, records and offsets
+ * again, and for each site record a record, an offset and a function name.
+ */
+static size_t
+drti_sites_room(void *arg, const void *dof)
+{
+	const drti_sites_t *s = arg;
+	const dof_hdr_t *h = dof;
+	uint64_t per_site = sizeof(dof_probe_t) + 8 + DTRACE_FUNCNAMELEN, nprov = 0;
+
+	if (s->nrecs == 0)
+		return 0;
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		const dof_sec_t *sec = drti_dof_section((char *)(uintptr_t)dof,
+		    (size_t)h->dofh_loadsz, i);
+
+		nprov += sec != NULL && sec->dofs_type == DOF_SECT_PROVIDER;
+	}
+	return (size_t)((nprov + 1) * h->dofh_loadsz + 64 + nprov * (s->nrecs * per_site + 32));
+}
+
+/* drti_extend_t's add: the sites in every provider of the copy; its new size. */
 static size_t
 drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 {
 	drti_sites_t *s = arg;
 	dof_hdr_t *h = (dof_hdr_t *)(void *)copy;
-	size_t end = size, added = 0;
-	int rc, merged = 0;
+	size_t end = size;
+	int any = 0;
 
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
 		drti_dofprov_t p;
 
-		if (drti_dofprov(copy, size, i, &p) != 0)
-			continue;
-		rc = drti_extend_provider(s, &p, &end, cap);
-		added += rc > 0;
-		merged |= rc == 2;
+		if (drti_dofprov(copy, size, i, &p) == 0 && drti_extend_provider(s, &p, &end, cap) > 0)
+			any = 1;
 	}
-	if (added == 0)
+	if (!any)
 		return size;
 	end = (end + 7) & ~(size_t)7;
 	h->dofh_loadsz = h->dofh_filesz = end;
-	if (merged && drti_drop_empty(copy, end) < 0)
-		drti_say(s->reg, "cannot drop the records merged into others");
-	drti_say(s->reg, "inline sites from %s added (%zu bytes of DOF)", s->path, end);
+	drti_say(s->reg, "%zu site records read, records by function (%zu bytes of DOF)",
+	    s->nrecs, end);
 	return end;
 }
 

@@ -158,6 +158,31 @@ typedef struct dof_relodesc {
 #define DOF_LINK_SECTION_PREFIX	"__usdtc_link_"
 #define DOF_LINK_SYMBOL_PREFIX	"__start___usdtc_link_"
 
+/*
+ * The header's inline sites (x86_64) record themselves in the loaded
+ * section DOF_SITES_SECTION (a C identifier: the linker defines its
+ * `__start_` and `__stop_`), one dof_site_rec_t each, in the COMDAT group
+ * of the code around them (flag `?`), so that drti_lite finds every site
+ * the header put in its object, and the function it sits in, from memory,
+ * without reading a file.  Every field is PC-relative (the target's
+ * address minus the field's own): the static linker resolves them and no
+ * dynamic relocation is left.  dsr_probe points at DOF_SITE_PROBE_PREFIX f
+ * (f the probe function's name after MDL_PROBE_PREFIX), a weak hidden
+ * string pair "provider\0probe\0" in its own COMDAT group, the probe as
+ * declared (`__` for DOF's `-`); dsr_func at the `__func__` string of the
+ * function the site is in.  drti_lite.c's own empty record defines the
+ * section in every -G output: a field of 0 is no site.
+ */
+#define DOF_SITES_SECTION	"usdtc_sites"
+#define DOF_SITE_PROBE_PREFIX	"__usdtc_probe_"
+#define DOF_SITE_PROBE_SECTION	".rodata.usdtc_probe"
+
+typedef struct dof_site_rec {
+	int32_t dsr_site;	/* the tracepoint: a 1-byte nop */
+	int32_t dsr_func;	/* its function's name */
+	int32_t dsr_probe;	/* "provider\0probe\0" */
+} dof_site_rec_t;
+
 /* DTrace's limits (sys/dtrace.h): lengths include the terminating NUL. */
 #define DTRACE_PROVNAMELEN	64
 #define DTRACE_FUNCNAMELEN	128

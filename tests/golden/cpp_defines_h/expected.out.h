@@ -123,6 +123,21 @@ _USDT_SEM_(p, n) \
 "\t.hidden __dtrace_" f "\n" \
 "990:\tnop\n" \
 "\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
+"\t.ifndef __usdtc_probe_" f "\n" \
+"\t.pushsection .rodata.usdtc_probe,\"aG\",@progbits,__usdtc_probe_" f ",comdat\n" \
+"\t.weak __usdtc_probe_" f "\n" \
+"\t.hidden __usdtc_probe_" f "\n" \
+"__usdtc_probe_" f ":\n" \
+"\t.asciz \"" p "\"\n" \
+"\t.asciz \"" n "\"\n" \
+"\t.popsection\n" \
+"\t.endif\n" \
+"\t.pushsection usdtc_sites,\"a\?\",@progbits\n" \
+"\t.balign 4\n" \
+"\t.4byte 990b-.\n" \
+"\t.4byte %c0-.\n" \
+"\t.4byte __usdtc_probe_" f "-.\n" \
+"\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
 _USDT_NOTE_("990b", p, n, a)
 #define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
@@ -148,7 +163,7 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
 #define _USDT_O(i) , "r"(__usdt_r##i)
 #ifndef _USDT_PROBE_CALLS
-#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(0) o); } }))
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(__func__) o); } }))
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
