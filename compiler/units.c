@@ -480,7 +480,7 @@ units_add_semaphore_table(units_t *u)
 			char *name = mdl_semaphore_name(p->name, p->probes[j]->name);
 
 			if (name == NULL || elfw_add_reloc(u->w, sec, k++ * asz,
-			    u->t->arch->reloc_abs64, elfw_symbol_ref(u->w, name), 0) < 0)
+			    u->t->arch->reloc_pc64, elfw_symbol_ref(u->w, name), 0) < 0)
 				rc = -1;
 			free(name);
 		}

@@ -89,9 +89,16 @@ extern const dof_site_rec_t drti_sites_stop[] __asm__("__stop_" DOF_SITES_SECTIO
     __attribute__((visibility("hidden")));
 static const dof_site_rec_t drti_no_site
     __attribute__((section(DOF_SITES_SECTION), used, aligned(4)));
+/* This -G object's DOF list, among those of the output (dof.h's DOF_LISTS_SECTION). */
+__asm__(".pushsection " DOF_LISTS_SECTION ",\"a\"\n\t.balign 8\n"
+    "\t.8byte __SUNW_dof - .\n\t.popsection");
+extern const int64_t drti_lists_start[] __asm__("__start_" DOF_LISTS_SECTION)
+    __attribute__((visibility("hidden")));
+extern const int64_t drti_lists_stop[] __asm__("__stop_" DOF_LISTS_SECTION)
+    __attribute__((visibility("hidden")));
 /* Its semaphores, zero-ended (weak: an older -G object has none). */
-extern volatile unsigned short *const __usdt_semaphores[]
-    __attribute__((weak, visibility("hidden")));
+/* Its semaphores, each PC-relative, zero-ended (stapsdt.h; weak: an older -G object has none). */
+extern const int64_t __usdt_semaphores[] __attribute__((weak, visibility("hidden")));
 
 #define DRTI_MAX_DOFS 256
 
@@ -197,6 +204,8 @@ drti_describe(struct drti_state *d)
 	d->sites.phnum = s.phnum;
 	d->sites.recs = drti_sites_start;
 	d->sites.nrecs = (size_t)(drti_sites_stop - drti_sites_start);
+	d->sites.lists = drti_lists_start;
+	d->sites.nlists = (size_t)(drti_lists_stop - drti_lists_start);
 	return 0;
 }
 
@@ -261,21 +270,43 @@ drti_bias_semaphores(void)
 {
 	if (__usdt_semaphores == NULL)
 		return;
-	for (size_t i = 0; __usdt_semaphores[i] != NULL; i++)
-		__atomic_fetch_or(__usdt_semaphores[i],
+	for (const int64_t *e = __usdt_semaphores; *e != 0; e++)
+		__atomic_fetch_or((unsigned short *)((uintptr_t)e + (uintptr_t)*e),
 		    (unsigned short)STAPSDT_SEMAPHORE_DTRACE_BIAS, __ATOMIC_RELAXED);
 }
 
-/* Whether a helper device can be opened (closed again): the cheap first step. */
+/*
+ * Whether the helper device's directory cannot be opened (/dev/dtrace
+ * absent: no DTrace, the usual case), found with the fewest calls of libc
+ * (each first call of a libc function costs a symbol look-up of the
+ * dynamic linker, about 700 instructions): the device's path, its
+ * directory cut from it here, and one open with O_PATH, which reaches no
+ * file system's daemon but for the directory's own look-up.  0 when there
+ * is a directory: then drti_open_device decides, with every check.
+ */
 static int
-drti_device_there(const drti_reg_t *r)
+drti_helper_absent(void)
 {
-	int fd = drti_open_device(r);
+	const char *dev = drti_secure_getenv("DTRACE_DOF_INIT_DEVNAME");
+	char dir[256];
+	size_t cut = 0;
+	int fd;
 
-	if (fd < 0)
+	if (dev == NULL || dev[0] == '\0')
+		dev = DTRACE_HELPER_DEVICE;
+	for (size_t n = 0; dev[n] != '\0'; n++) {
+		if (n == sizeof(dir) - 1)
+			return 0;
+		dir[n] = dev[n];
+		cut = dev[n] == '/' ? n : cut;
+	}
+	if (cut == 0)
 		return 0;
+	dir[cut] = '\0';
+	if ((fd = drti_open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 1;
 	drti_close(fd);
-	return 1;
+	return 0;
 }
 
 static void __attribute__((constructor))
@@ -283,11 +314,10 @@ drti_init(void)
 {
 	struct drti_state *d = drti_state();
 
-	if (drti_disabled())
-		return;
-	drti_reg_init(&d->reg);
-	if (!d->reg.debug && !drti_device_there(&d->reg))
+	if (drti_disabled() ||
+	    (drti_secure_getenv("DTRACE_DOF_INIT_DEBUG") == NULL && drti_helper_absent()))
 		return;		/* no DTrace, the usual case: nothing else is done */
+	drti_reg_init(&d->reg);
 	if (drti_describe(d) != 0)
 		return;
 	if (!drti_dof_magic_ok(__SUNW_dof)) {

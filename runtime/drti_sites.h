@@ -55,6 +55,9 @@ typedef struct drti_sites {
 	ElfW(Half) phnum;
 	const dof_site_rec_t *recs;	/* its site records */
 	size_t nrecs;
+	const char *orig;		/* the DOF being registered, where -G put it */
+	const int64_t *lists;		/* every -G object's DOF list, PC-relative */
+	size_t nlists;
 } drti_sites_t;
 
 /* The address a PC-relative field names, or 0 for a field of 0 (no site). */
@@ -62,6 +65,12 @@ static uintptr_t
 drti_rel(const int32_t *field)
 {
 	return *field == 0 ? 0 : (uintptr_t)field + (uintptr_t)(intptr_t)*field;
+}
+
+static const char *
+drti_rel64(const int64_t *field)
+{
+	return *field == 0 ? NULL : (const char *)((uintptr_t)field + (uintptr_t)*field);
 }
 
 /*
@@ -199,6 +208,44 @@ static uint64_t
 drti_abs(const drti_sites_t *s, uint64_t addr)
 {
 	return s->bias != 0 && addr > s->bias ? addr : addr + s->bias;
+}
+
+/*
+ * The probe addresses of the copy d made absolute: -G writes each one
+ * relative to its own u64 (target.h's DOF_ADDR_SELF, a DOFREL relocation),
+ * which the static linker resolves, so that no dynamic relocation is left
+ * per probe; the u64's run-time address is in orig, the DOF itself.  Each
+ * relocation done becomes DOF_RELO_NONE (the helper must not add a base).
+ */
+static void
+drti_resolve_dofrel(char *d, size_t size, const char *orig)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		dof_sec_t *u = drti_dof_section(d, size, i), *rs, *tgt;
+		dof_relohdr_t *rh;
+
+		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+			continue;
+		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
+		if ((rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+		    (tgt = drti_dof_section(d, size, rh->dofr_tgtsec)) == NULL ||
+		    tgt->dofs_type != DOF_SECT_PROBES || tgt->dofs_offset % 8 != 0 ||
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_offset % 8 != 0)
+			continue;
+		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
+			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);
+			uint64_t at = tgt->dofs_offset + rd->dofr_offset;
+
+			if (rd->dofr_type != DOF_RELO_DOFREL || rd->dofr_offset % 8 != 0 ||
+			    rd->dofr_offset > tgt->dofs_size || tgt->dofs_size - rd->dofr_offset < 8)
+				continue;
+			*(uint64_t *)(void *)(d + at) += (uint64_t)(uintptr_t)(orig + at);
+			rd->dofr_type = DOF_RELO_NONE;
+		}
+	}
 }
 
 /* ---- the scratch: hash tables and chains, one mapping ---------------------- */
@@ -351,6 +398,113 @@ drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t f
 		    drti_strcmp(drti_group_func(p, g), fn) == 0)
 			return *slot - 1;
 	}
+}
+
+/* ---- the other -G objects' DOFs ---------------------------------------------- */
+
+/* The points of record set p's relocation header rh (DOFREL: relative to their u64), into the set. */
+static void
+drti_reloc_points(drti_scratch_t *x, const drti_dofprov_t *p, const dof_sec_t *rs)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+
+	for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
+		const dof_relodesc_t *rd = (const dof_relodesc_t *)(const void *)(p->d +
+		    rs->dofs_offset + o);
+		uint64_t j = rd->dofr_offset / p->probes->dofs_entsize, base;
+		const dof_probe_t *pr;
+
+		if (rd->dofr_type != DOF_RELO_DOFREL || j >= p->nrec ||
+		    rd->dofr_offset % p->probes->dofs_entsize != 0)
+			continue;
+		pr = drti_probe(p, j);
+		base = pr->dofpr_addr + (uint64_t)(uintptr_t)&pr->dofpr_addr;
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_point_seen(x, base + oo[pr->dofpr_offidx + k]);
+	}
+}
+
+/*
+ * The tracepoints of provider prov in the DOF d (another -G object's, as
+ * it lies in memory: its addresses still relative, DOFREL), into the set;
+ * whether d has that provider.
+ */
+static int
+drti_other_points(drti_scratch_t *x, const char *d, const char *prov)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	char *dd = (char *)(uintptr_t)d;
+	size_t size = (size_t)h->dofh_loadsz;
+	int has = 0;
+
+	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+		drti_dofprov_t p;
+
+		if (drti_dofprov(dd, size, i, &p) != 0 || drti_strcmp(p.name, prov) != 0)
+			continue;
+		has = 1;
+		for (uint32_t k = 0; x != NULL && k < h->dofh_secnum; k++) {
+			const dof_sec_t *u = drti_dof_section(dd, size, k), *rs;
+			const dof_relohdr_t *rh;
+
+			if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+			    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+				continue;
+			rh = (const dof_relohdr_t *)(const void *)(d + u->dofs_offset);
+			if (rh->dofr_tgtsec == p.probes_idx &&
+			    (rs = drti_dof_section(dd, size, rh->dofr_relsec)) != NULL &&
+			    rs->dofs_entsize >= sizeof(dof_relodesc_t) && rs->dofs_offset % 8 == 0)
+				drti_reloc_points(x, &p, rs);
+		}
+	}
+	return has;
+}
+
+/* The next DOF of a list after d, or NULL at its end (drti_lite.c's drti_find_dofs). */
+static const char *
+drti_list_next(const char *d)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+	if (h->dofh_filesz < sizeof(*h))
+		return NULL;
+	d += (h->dofh_filesz + 7) & ~(uint64_t)7;
+	return drti_dof_magic_ok(d) ? d : NULL;
+}
+
+/* A bound on the tracepoints of every -G object's DOFs: a 4-byte offset each at most. */
+static uint64_t
+drti_others_size(const drti_sites_t *s)
+{
+	uint64_t n = 0;
+
+	for (size_t l = 0; l < s->nlists; l++)
+		for (const char *d = drti_rel64(&s->lists[l]); d != NULL && drti_dof_magic_ok(d);
+		    d = drti_list_next(d))
+			n += ((const dof_hdr_t *)(const void *)d)->dofh_loadsz / 4;
+	return n;
+}
+
+/*
+ * The DOFs of every -G object of the output, each list (8-aligned DOFs,
+ * zero-ended) in DOF_LISTS_SECTION's order: the points of provider prov
+ * in those that are not s->orig go into the set; returns whether s->orig
+ * is the first with that provider (the one that adds the sites).
+ */
+static int
+drti_other_dofs(const drti_sites_t *s, drti_scratch_t *x, const char *prov)
+{
+	int first = -1;
+
+	for (size_t l = 0; l < s->nlists; l++)
+		for (const char *d = drti_rel64(&s->lists[l]); d != NULL && drti_dof_magic_ok(d);
+		    d = drti_list_next(d)) {
+			int has = drti_other_points(d == s->orig ? NULL : x, d, prov);
+
+			if (has && first < 0)
+				first = d == s->orig;
+		}
+	return first != 0;
 }
 
 /* ---- reading the site records ------------------------------------------------ */
@@ -553,8 +707,13 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 	drti_out_t o = { p->d, *end, cap, NULL, NULL, 0, 0 };
 	int rc = 0;
 
-	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4, s->nrecs) != 0)
+	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s), s->nrecs) != 0)
 		return drti_say(s->reg, "no scratch memory for the inline sites: %m"), -1;
+	if (!drti_other_dofs(s, &x, p->name)) {
+		drti_munmap(x.map, x.maplen);
+		drti_say(s->reg, "%s: an earlier -G object of this output adds its sites", p->name);
+		return 0;
+	}
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
 		uint32_t g = drti_group(p, &x, j, pr->dofpr_func, NULL);
@@ -595,12 +754,13 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 static size_t
 drti_sites_room(void *arg, const void *dof)
 {
-	const drti_sites_t *s = arg;
+	drti_sites_t *s = arg;
 	const dof_hdr_t *h = dof;
 	uint64_t per_site = sizeof(dof_probe_t) + 8 + DTRACE_FUNCNAMELEN, nprov = 0;
 
+	s->orig = dof;
 	if (s->nrecs == 0)
-		return 0;
+		return 8;	/* none, but drti_sites_add resolves the addresses */
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
 		const dof_sec_t *sec = drti_dof_section((char *)(uintptr_t)dof,
 		    (size_t)h->dofh_loadsz, i);
@@ -610,7 +770,10 @@ drti_sites_room(void *arg, const void *dof)
 	return (size_t)((nprov + 1) * h->dofh_loadsz + 64 + nprov * (s->nrecs * per_site + 32));
 }
 
-/* drti_extend_t's add: the sites in every provider of the copy; its new size. */
+/*
+ * drti_extend_t's add: the copy's addresses made absolute, then the sites
+ * in every provider; its new size.
+ */
 static size_t
 drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 {
@@ -619,7 +782,8 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	size_t end = size;
 	int any = 0;
 
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+	drti_resolve_dofrel(copy, size, s->orig);
+	for (uint32_t i = 0; s->nrecs != 0 && i < h->dofh_secnum; i++) {
 		drti_dofprov_t p;
 
 		if (drti_dofprov(copy, size, i, &p) == 0 && drti_extend_provider(s, &p, &end, cap) > 0)

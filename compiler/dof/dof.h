@@ -174,6 +174,13 @@ typedef struct dof_relodesc {
  * section in every -G output: a field of 0 is no site.
  */
 #define DOF_SITES_SECTION	"usdtc_sites"
+/*
+ * And every -G object's drti_lite lists its DOF list (__SUNW_dof) in
+ * DOF_LISTS_SECTION, 8 bytes PC-relative each: so each copy of drti_lite
+ * sees the DOFs of every other -G object linked into the same output, and
+ * adds no site that one of them recorded or will add.
+ */
+#define DOF_LISTS_SECTION	"usdtc_dofs"
 #define DOF_SITE_PROBE_PREFIX	"__usdtc_probe_"
 #define DOF_SITE_PROBE_SECTION	".rodata.usdtc_probe"
 

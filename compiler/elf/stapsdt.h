@@ -90,10 +90,12 @@ enum stapsdt_addr { STAPSDT_PC, STAPSDT_BASE, STAPSDT_SEMAPHORE, STAPSDT_NADDRS 
 #define STAPSDT_SEMAPHORE_COUNT		0x3fff
 
 /*
- * The -G object's table of its semaphores, for drti_lite.c: one address
- * per probe, then a zero address, in a writable section of its own (the
- * addresses are relocated at load time), under a symbol made local as
- * __SUNW_dof is, so that each drti_lite copy sees its own object's table.
+ * The -G object's table of its semaphores, for drti_lite.c: one 8-byte
+ * entry per probe, the semaphore's address minus the entry's own (a
+ * PC-relative relocation the static linker resolves: no dynamic
+ * relocation, nothing to do at load time; the semaphores are hidden),
+ * then a zero entry, in a section of its own, under a symbol made local
+ * as __SUNW_dof is, so that each drti_lite copy sees its own object's table.
  */
 #define STAPSDT_SEMAPHORE_TABLE_SECTION	".data.usdt_semaphores"
 #define STAPSDT_SEMAPHORE_TABLE_SYMBOL	"__usdt_semaphores"

@@ -47,6 +47,7 @@ static const target_t targets[] = {
 		.os = TARGET_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
+		.dof_addr = DOF_ADDR_SELF,	/* drti_lite makes them absolute */
 	},
 	{
 		/* FreeBSD and illumos: kernel DTrace, DOF v2 is-enabled sites. */
@@ -71,6 +72,7 @@ static const target_t targets[] = {
 		.os = TARGET_OS_LINUX,
 		.dof_enabled_version = 3,
 		.stapsdt = true,
+		.dof_addr = DOF_ADDR_SELF,
 	},
 	{
 		/* macOS: Mach-O, DOF version 3 only, int is-enabled (macho_objgen.c). */
@@ -200,7 +202,8 @@ target_names(void)
 enum dof_addr_reloc
 target_dof_addr(const target_t *t, bool lazyload)
 {
-	return lazyload && t->dof_addr == DOF_ADDR_DOFBASE ? DOF_ADDR_ABS : t->dof_addr;
+	/* FreeBSD's kernel reads DOFREL itself; on Linux drti_lite resolves it. */
+	return lazyload && t->os != TARGET_OS_FREEBSD ? DOF_ADDR_ABS : t->dof_addr;
 }
 
 bool

@@ -84,10 +84,14 @@ enum target_os { TARGET_OS_LINUX, TARGET_OS_FREEBSD, TARGET_OS_ILLUMOS, TARGET_O
  * How the -G object makes a DOF probe record's dofpr_addr the function's
  * address, as the consumer of that system relocates it (doc/dof.md):
  *  DOF_ADDR_ABS      the linker writes the absolute address (reloc_abs64;
- *                    the loader relocates it in a PIE), DOF SETX: Linux;
+ *                    the loader relocates it in a PIE), DOF SETX: Linux
+ *                    under -x lazyload (no drti_lite);
  *  DOF_ADDR_SELF     the linker writes it relative to the u64 itself
  *                    (reloc_pc64), DOF DOFREL: FreeBSD's kernel adds the
- *                    u64's address, as for FreeBSD's own dtrace -G;
+ *                    u64's address, as for FreeBSD's own dtrace -G; on
+ *                    Linux drti_lite does, in the copy it registers
+ *                    (runtime/drti_sites.h), so that no probe costs a
+ *                    dynamic relocation at start-up;
  *  DOF_ADDR_DOFBASE  relative to the DOF's first byte (reloc_pc64 plus the
  *                    u64's offset), DOF SETX with DOF_RELDATA_DOFBASE:
  *                    illumos' kernel adds dofhp_addr, which drti_kernel.c
