@@ -58,6 +58,7 @@ typedef struct drti_sites {
 	const char *orig;		/* the DOF being registered, where -G put it */
 	const int64_t *lists;		/* every -G object's DOF list, PC-relative */
 	size_t nlists;
+	ElfW(Half) last[2];		/* the segment last found (drti_in_object) */
 } drti_sites_t;
 
 /* The address a PC-relative field names, or 0 for a field of 0 (no site). */
@@ -79,9 +80,10 @@ drti_rel64(const int64_t *field)
  * addr to that part's end.
  */
 static int
-drti_in_object(const drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
 {
-	for (ElfW(Half) i = 0; i < s->phnum; i++) {
+	for (ElfW(Half) n = 0; n < s->phnum; n++) {
+		ElfW(Half) i = (ElfW(Half))((s->last[exec] + n) % s->phnum);	/* the last hit first */
 		const ElfW(Phdr) *ph = &s->phdr[i];
 		uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
 
@@ -89,6 +91,7 @@ drti_in_object(const drti_sites_t *s, uintptr_t addr, size_t len, int exec, size
 		    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
 			continue;
 		*room = (size_t)(ph->p_filesz - (addr - start));
+		s->last[exec] = i;
 		return 1;
 	}
 	return 0;
@@ -96,7 +99,7 @@ drti_in_object(const drti_sites_t *s, uintptr_t addr, size_t len, int exec, size
 
 /* The NUL-ended string at addr inside the object (at most max bytes), or NULL. */
 static const char *
-drti_object_str(const drti_sites_t *s, uintptr_t addr, size_t max)
+drti_object_str(drti_sites_t *s, uintptr_t addr, size_t max)
 {
 	size_t room;
 
@@ -253,6 +256,7 @@ drti_resolve_dofrel(char *d, size_t size, const char *orig)
 /* A group: one probe name and one function name, a record of the new DOF. */
 typedef struct drti_group {
 	uint32_t tmpl;			/* the record whose name and arguments it takes */
+	uint32_t hash;			/* of its probe name and function name */
 	uint32_t func;			/* its function name in the old strings, or ~0 */
 	const char *xfunc;		/* else the name in the object (a site's) */
 	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
@@ -271,6 +275,8 @@ typedef struct drti_scratch {
 	drti_group_t *groups;
 	uint32_t ngroups;
 	uint32_t *rec_next;		/* record -> next record of its group + 1 */
+	uint32_t *rec_hash;		/* record -> its probe name's hash */
+	const char **rec_name;		/* record -> its probe name */
 	uint32_t *site_next;		/* site -> next site of its group + 1 */
 	uint64_t *site_addr;		/* site -> its address */
 	uint32_t nsites;
@@ -300,8 +306,8 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->nbyname = (uint32_t)drti_slots(nrec);
 	x->nbygroup = (uint32_t)drti_slots(ng);
 	x->npoints = drti_slots(npoint + nsite);
-	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng +
-	    4 * ((uint64_t)x->nbyname + x->nbygroup + nrec + nsite) + 64;
+	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng + 8 * nrec +
+	    4 * ((uint64_t)x->nbyname + x->nbygroup + 2 * nrec + nsite) + 64;
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
@@ -310,10 +316,12 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->points = (uint64_t *)(void *)m;
 	x->site_addr = x->points + x->npoints;
 	x->groups = (drti_group_t *)(void *)(x->site_addr + nsite);
-	x->byname = (uint32_t *)(void *)(x->groups + ng);
+	x->rec_name = (const char **)(void *)(x->groups + ng);
+	x->byname = (uint32_t *)(void *)(x->rec_name + nrec);
 	x->bygroup = x->byname + x->nbyname;
 	x->rec_next = x->bygroup + x->nbygroup;
 	x->site_next = x->rec_next + nrec;
+	x->rec_hash = x->site_next + nsite;
 	return 0;
 }
 
@@ -335,28 +343,32 @@ drti_point_seen(drti_scratch_t *x, uint64_t addr)
 	}
 }
 
-/* The first record named like the declared probe name decl, or -1. */
+/* The first record named like the declared probe name decl (of hash h), or -1. */
 static int64_t
-drti_record_named(const drti_dofprov_t *p, const drti_scratch_t *x, const char *decl)
+drti_record_named(const drti_scratch_t *x, const char *decl, uint32_t h)
 {
-	for (uint32_t i = drti_hash_name(decl, 2166136261u);; i++) {
+	for (uint32_t i = h;; i++) {
 		uint32_t r = x->byname[i & (x->nbyname - 1)];
 
 		if (r == 0)
 			return -1;
-		if (drti_name_is(drti_str(p, drti_probe(p, r - 1)->dofpr_name), decl))
+		if (x->rec_hash[r - 1] == h && drti_name_is(x->rec_name[r - 1], decl))
 			return r - 1;
 	}
 }
 
+/* Record j's name and hash kept, and the record found by its name if it is the first. */
 static void
 drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
 {
 	const char *name = drti_str(p, drti_probe(p, j)->dofpr_name);
+	uint32_t h = drti_hash_name(name, 2166136261u);
 
-	if (drti_record_named(p, x, name) >= 0)
+	x->rec_name[j] = name;
+	x->rec_hash[j] = h;
+	if (drti_record_named(x, name, h) >= 0)
 		return;
-	for (uint32_t i = drti_hash_name(name, 2166136261u);; i++)
+	for (uint32_t i = h;; i++)
 		if (x->byname[i & (x->nbyname - 1)] == 0) {
 			x->byname[i & (x->nbyname - 1)] = j + 1;
 			return;
@@ -371,30 +383,31 @@ drti_group_func(const drti_dofprov_t *p, const drti_group_t *g)
 
 /*
  * The group of record tmpl's probe name and the function func (in the
- * strings if xfunc is NULL, else xfunc), made if new; its index.
+ * strings if xfunc is NULL, else xfunc, its name hashed to fh), made if
+ * new; its index.
  */
 static uint32_t
 drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t func,
-    const char *xfunc)
+    const char *xfunc, uint32_t fh)
 {
-	const char *name = drti_str(p, drti_probe(p, tmpl)->dofpr_name);
 	const char *fn = xfunc != NULL ? xfunc : drti_str(p, func);
-	uint32_t h = drti_hash_name(fn, drti_hash_name(name, 2166136261u) * 31u);
+	uint32_t h = (x->rec_hash[tmpl] * 31u) ^ fh;
 
-	for (;; h++) {
-		uint32_t *slot = &x->bygroup[h & (x->nbygroup - 1)];
+	for (uint32_t i = h;; i++) {
+		uint32_t *slot = &x->bygroup[i & (x->nbygroup - 1)];
 		drti_group_t *g;
 
 		if (*slot == 0) {
 			g = &x->groups[x->ngroups];
 			g->tmpl = tmpl;
+			g->hash = h;
 			g->func = func;
 			g->xfunc = xfunc;
 			*slot = ++x->ngroups;
 			return *slot - 1;
 		}
 		g = &x->groups[*slot - 1];
-		if (drti_strcmp(drti_str(p, drti_probe(p, g->tmpl)->dofpr_name), name) == 0 &&
+		if (g->hash == h && drti_strcmp(x->rec_name[g->tmpl], x->rec_name[tmpl]) == 0 &&
 		    drti_strcmp(drti_group_func(p, g), fn) == 0)
 			return *slot - 1;
 	}
@@ -516,7 +529,7 @@ drti_other_dofs(const drti_sites_t *s, drti_scratch_t *x, const char *prov)
  * a nop of an executable segment, its names not in the object).
  */
 static int
-drti_site_read(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
     size_t k, uint32_t *tmpl, uint64_t *site, const char **func)
 {
 	const dof_site_rec_t *r = &s->recs[k];
@@ -529,7 +542,7 @@ drti_site_read(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratc
 	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
 		return 0;
 	name = drti_object_str(s, (uintptr_t)(prov + strlen(prov) + 1), 2 * DTRACE_NAMELEN);
-	if (name == NULL || (j = drti_record_named(p, x, name)) < 0 ||
+	if (name == NULL || (j = drti_record_named(x, name, drti_hash_name(name, 2166136261u))) < 0 ||
 	    !drti_in_object(s, at, 1, 1, &room))
 		return 0;
 #if defined(__x86_64__) || defined(__i386__)
@@ -700,7 +713,7 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
  * nothing changes, -1 if it could not be.
  */
 static int
-drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
+drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
 {
 	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
 	drti_scratch_t x;
@@ -716,9 +729,11 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 	}
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
-		uint32_t g = drti_group(p, &x, j, pr->dofpr_func, NULL);
+		uint32_t g;
 
 		drti_name_record(p, &x, j);
+		g = drti_group(p, &x, j, pr->dofpr_func, NULL,
+		    drti_hash_name(drti_str(p, pr->dofpr_func), 2166136261u));
 		x.rec_next[j] = x.groups[g].recs;	/* the chain runs backwards: order */
 		x.groups[g].recs = j + 1;		/* within a record does not matter */
 		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
@@ -731,7 +746,7 @@ drti_extend_provider(const drti_sites_t *s, drti_dofprov_t *p, size_t *end, size
 
 		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
 			continue;
-		g = drti_group(p, &x, tmpl, 0, func);
+		g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
 		x.site_addr[x.nsites] = site;
 		x.site_next[x.nsites] = x.groups[g].sites;
 		x.groups[g].sites = ++x.nsites;
