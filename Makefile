@@ -362,7 +362,7 @@ deps:
 # libFuzzer); `make fuzz` builds them with clang's libFuzzer in
 # build-fuzz/ and runs each for FUZZ_SECONDS (tests/fuzz/campaign), or,
 # given FUZZ_CPU_SECONDS, until each has used that much CPU time.
-FUZZERS = frontend decode macho rewrite
+FUZZERS = frontend decode macho rewrite sites
 FUZZ_SECONDS ?= 60
 FUZZ_CPU_SECONDS ?= 0
 FUZZ_NICE ?= 19
@@ -370,11 +370,15 @@ REPLAYS = $(FUZZERS:%=$(B)/fuzz/replay_%)
 
 $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $(filter-out $(B)/.flags,$^) $(LDLIBS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(filter-out $(B)/.flags %.h,$^) $(LDLIBS)
+
+# The sites harness includes drti_lite's code itself (runtime/drti_sites.h).
+$(B)/fuzz/replay_sites $(B)/fuzz/fuzz_sites: runtime/drti_sites.h runtime/drti_proto.h \
+	runtime/drti_fuse.h
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
 fuzzers: $(FUZZERS:%=$(B)/fuzz/fuzz_%) $(USDTC)
 

@@ -138,6 +138,19 @@ drti_name_is(const char *dof, const char *decl)
 	return *dof == '\0' && *decl == '\0';
 }
 
+/* How many section headers of the DOF d (size bytes) lie inside it. */
+static uint32_t
+drti_nsec(const char *d, size_t size)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	uint64_t fit;
+
+	if (h->dofh_secsize < sizeof(dof_sec_t) || h->dofh_secoff > size)
+		return 0;
+	fit = (size - h->dofh_secoff) / h->dofh_secsize;
+	return h->dofh_secnum < fit ? h->dofh_secnum : (uint32_t)fit;
+}
+
 /* One provider of a DOF copy, its sections found. */
 typedef struct drti_dofprov {
 	char *d;			/* the DOF */
@@ -178,9 +191,12 @@ drti_records_ok(const drti_dofprov_t *p)
 	return 1;
 }
 
-/* Section i of the DOF d, if it is a provider that can be read, in *p; 0, or -1. */
+/*
+ * Section i of the DOF d, if it is a provider that can be read (named
+ * want, if want is not NULL), in *p; 0, or -1.
+ */
 static int
-drti_dofprov(char *d, size_t size, uint32_t i, drti_dofprov_t *p)
+drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t *p)
 {
 	dof_provider_t *prov;
 
@@ -198,6 +214,8 @@ drti_dofprov(char *d, size_t size, uint32_t i, drti_dofprov_t *p)
 	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
 		return -1;
 	p->name = drti_str(p, prov->dofpv_name);
+	if (want != NULL && drti_strcmp(p->name, want) != 0)
+		return -1;
 	return drti_records_ok(p) ? 0 : -1;
 }
 
@@ -223,9 +241,7 @@ drti_abs(const drti_sites_t *s, uint64_t addr)
 static void
 drti_resolve_dofrel(char *d, size_t size, const char *orig)
 {
-	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
-
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
 		dof_sec_t *u = drti_dof_section(d, size, i), *rs, *tgt;
 		dof_relohdr_t *rh;
 
@@ -236,7 +252,8 @@ drti_resolve_dofrel(char *d, size_t size, const char *orig)
 		if ((rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
 		    (tgt = drti_dof_section(d, size, rh->dofr_tgtsec)) == NULL ||
 		    tgt->dofs_type != DOF_SECT_PROBES || tgt->dofs_offset % 8 != 0 ||
-		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_offset % 8 != 0)
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
+		    rs->dofs_offset % 8 != 0)
 			continue;
 		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
 			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);
@@ -248,6 +265,30 @@ drti_resolve_dofrel(char *d, size_t size, const char *orig)
 			*(uint64_t *)(void *)(d + at) += (uint64_t)(uintptr_t)(orig + at);
 			rd->dofr_type = DOF_RELO_NONE;
 		}
+	}
+}
+
+/*
+ * Every relocation of the DOF d that applies to section tgt (probe records
+ * written again, their addresses absolute): DOF_RELO_NONE.
+ */
+static void
+drti_relocs_none(char *d, size_t size, uint32_t tgt)
+{
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
+		dof_sec_t *u = drti_dof_section(d, size, i), *rs;
+		dof_relohdr_t *rh;
+
+		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+			continue;
+		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
+		if (rh->dofr_tgtsec != tgt || (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
+		    rs->dofs_offset % 8 != 0)
+			continue;
+		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize)
+			((dof_relodesc_t *)(void *)(d + rs->dofs_offset + o))->dofr_type = DOF_RELO_NONE;
 	}
 }
 
@@ -450,13 +491,13 @@ drti_other_points(drti_scratch_t *x, const char *d, const char *prov)
 	size_t size = (size_t)h->dofh_loadsz;
 	int has = 0;
 
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
 		drti_dofprov_t p;
 
-		if (drti_dofprov(dd, size, i, &p) != 0 || drti_strcmp(p.name, prov) != 0)
+		if (drti_dofprov(dd, size, i, prov, &p) != 0)
 			continue;
 		has = 1;
-		for (uint32_t k = 0; x != NULL && k < h->dofh_secnum; k++) {
+		for (uint32_t k = 0; x != NULL && k < drti_nsec(d, size); k++) {
 			const dof_sec_t *u = drti_dof_section(dd, size, k), *rs;
 			const dof_relohdr_t *rh;
 
@@ -466,34 +507,51 @@ drti_other_points(drti_scratch_t *x, const char *d, const char *prov)
 			rh = (const dof_relohdr_t *)(const void *)(d + u->dofs_offset);
 			if (rh->dofr_tgtsec == p.probes_idx &&
 			    (rs = drti_dof_section(dd, size, rh->dofr_relsec)) != NULL &&
-			    rs->dofs_entsize >= sizeof(dof_relodesc_t) && rs->dofs_offset % 8 == 0)
+			    rs->dofs_entsize >= sizeof(dof_relodesc_t) && rs->dofs_entsize % 8 == 0 &&
+			    rs->dofs_offset % 8 == 0)
 				drti_reloc_points(x, &p, rs);
 		}
 	}
 	return has;
 }
 
+/*
+ * d if a DOF lies there, inside the object (its header, its loaded and
+ * file sizes), else NULL: a list's end, or memory no -G object wrote.
+ */
+static const char *
+drti_list_dof(drti_sites_t *s, const char *d)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	size_t room;
+
+	if (d == NULL || (uintptr_t)d % 8 != 0 || !drti_in_object(s, (uintptr_t)d, 8, 0, &room) ||
+	    !drti_dof_magic_ok(d) || room < sizeof(*h) || h->dofh_loadsz < sizeof(*h) ||
+	    h->dofh_loadsz > room || h->dofh_filesz > room)
+		return NULL;
+	return d;
+}
+
 /* The next DOF of a list after d, or NULL at its end (drti_lite.c's drti_find_dofs). */
 static const char *
-drti_list_next(const char *d)
+drti_list_next(drti_sites_t *s, const char *d)
 {
 	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
 
 	if (h->dofh_filesz < sizeof(*h))
 		return NULL;
-	d += (h->dofh_filesz + 7) & ~(uint64_t)7;
-	return drti_dof_magic_ok(d) ? d : NULL;
+	return drti_list_dof(s, d + ((h->dofh_filesz + 7) & ~(uint64_t)7));
 }
 
 /* A bound on the tracepoints of every -G object's DOFs: a 4-byte offset each at most. */
 static uint64_t
-drti_others_size(const drti_sites_t *s)
+drti_others_size(drti_sites_t *s)
 {
 	uint64_t n = 0;
 
 	for (size_t l = 0; l < s->nlists; l++)
-		for (const char *d = drti_rel64(&s->lists[l]); d != NULL && drti_dof_magic_ok(d);
-		    d = drti_list_next(d))
+		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
+		    d = drti_list_next(s, d))
 			n += ((const dof_hdr_t *)(const void *)d)->dofh_loadsz / 4;
 	return n;
 }
@@ -505,13 +563,13 @@ drti_others_size(const drti_sites_t *s)
  * is the first with that provider (the one that adds the sites).
  */
 static int
-drti_other_dofs(const drti_sites_t *s, drti_scratch_t *x, const char *prov)
+drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 {
 	int first = -1;
 
 	for (size_t l = 0; l < s->nlists; l++)
-		for (const char *d = drti_rel64(&s->lists[l]); d != NULL && drti_dof_magic_ok(d);
-		    d = drti_list_next(d)) {
+		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
+		    d = drti_list_next(s, d)) {
 			int has = drti_other_points(d == s->orig ? NULL : x, d, prov);
 
 			if (has && first < 0)
@@ -691,9 +749,7 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 	memset(recs, 0, es * x->ngroups);
 	for (uint32_t i = 0; i < x->ngroups; i++)
 		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
-	for (uint64_t j = 0; j < p->nrec; j++)
-		drti_probe(p, j)->dofpr_pad2 = 0;	/* each relocation: none */
-	drti_move_relocations(p->d, p->size, p->probes, p->probes_idx);
+	drti_relocs_none(p->d, p->size, p->probes_idx);
 	p->strs->dofs_offset = (uint64_t)(strs - p->d);
 	p->strs->dofs_size = strend;
 	p->probes->dofs_offset = (uint64_t)(recs - p->d);
@@ -776,7 +832,7 @@ drti_sites_room(void *arg, const void *dof)
 	s->orig = dof;
 	if (s->nrecs == 0)
 		return 8;	/* none, but drti_sites_add resolves the addresses */
-	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
+	for (uint32_t i = 0; i < drti_nsec(dof, (size_t)h->dofh_loadsz); i++) {
 		const dof_sec_t *sec = drti_dof_section((char *)(uintptr_t)dof,
 		    (size_t)h->dofh_loadsz, i);
 
@@ -798,10 +854,11 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	int any = 0;
 
 	drti_resolve_dofrel(copy, size, s->orig);
-	for (uint32_t i = 0; s->nrecs != 0 && i < h->dofh_secnum; i++) {
+	for (uint32_t i = 0; s->nrecs != 0 && i < drti_nsec(copy, size); i++) {
 		drti_dofprov_t p;
 
-		if (drti_dofprov(copy, size, i, &p) == 0 && drti_extend_provider(s, &p, &end, cap) > 0)
+		if (drti_dofprov(copy, size, i, NULL, &p) == 0 &&
+		    drti_extend_provider(s, &p, &end, cap) > 0)
 			any = 1;
 	}
 	if (!any)
