@@ -69,6 +69,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dof.h"
@@ -177,7 +178,7 @@ drti_set_module(struct drti_state *d, const char *path)
 	ssize_t n;
 
 	if (path == NULL || path[0] == '\0') {
-		n = readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof(exe) - 1);
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);	/* GLIBC_2.2.5: no newer version to check at load */
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "a.out";
 	}
@@ -276,13 +277,39 @@ drti_bias_semaphores(void)
 }
 
 /*
+ * openat(AT_FDCWD, path, flags) and close(fd) as system calls of our own
+ * where the architecture's convention is known: the first call of a libc
+ * function costs the dynamic linker a symbol look-up, about 700
+ * instructions, which the no-DTrace start-up need not pay.
+ */
+static long
+drti_sys2(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = 0;
+	long ret;
+
+	__asm__ __volatile__("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+	    : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a, x1 __asm__("x1") = b,
+	    x2 __asm__("x2") = c, x3 __asm__("x3") = 0;
+
+	__asm__ __volatile__("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+#else
+	return nr == SYS_close ? drti_close((int)a) : drti_open((const char *)b, (int)c);
+#endif
+}
+
+/*
  * Whether the helper device's directory cannot be opened (/dev/dtrace
- * absent: no DTrace, the usual case), found with the fewest calls of libc
- * (each first call of a libc function costs a symbol look-up of the
- * dynamic linker, about 700 instructions): the device's path, its
- * directory cut from it here, and one open with O_PATH, which reaches no
- * file system's daemon but for the directory's own look-up.  0 when there
- * is a directory: then drti_open_device decides, with every check.
+ * absent: no DTrace, the usual case), found with one libc call (the
+ * environment's) and two system calls: the device's path, its directory
+ * cut from it here, and one open with O_PATH, which reaches no file
+ * system's daemon but for the directory's own look-up.  0 when there is a
+ * directory: then drti_open_device decides, with every check.
  */
 static int
 drti_helper_absent(void)
@@ -303,9 +330,9 @@ drti_helper_absent(void)
 	if (cut == 0)
 		return 0;
 	dir[cut] = '\0';
-	if ((fd = drti_open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((fd = (int)drti_sys2(SYS_openat, AT_FDCWD, (long)dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 1;
-	drti_close(fd);
+	drti_sys2(SYS_close, fd, 0, 0);
 	return 0;
 }
 
