@@ -740,8 +740,13 @@ asm_generic_unit_note(asm_writer_t *w, const target_t *t)
  * the site (990b), its function (the asm's operand 0, `"i"(__func__)`,
  * printed bare by %c0) and the probe's name pair, each PC-relative, so
  * the linker resolves them all and leaves no dynamic relocation; in the
- * group of the code around it (`?`), as the note is.  The name pair is a
- * weak hidden string in a COMDAT group of its own: one per program.
+ * group of the code around it (`?`), as the note is, and linked to the
+ * code's section (`o`, SHF_LINK_ORDER, to a label of this asm's own,
+ * %=): under --gc-sections a linker that does not keep the section for
+ * `__start_`'s sake (lld, which drops it otherwise) keeps the record
+ * exactly when it keeps the code, so a record neither keeps dead code
+ * alive nor is lost with live code.  The name pair is a weak hidden
+ * string in a COMDAT group of its own: one per program.
  */
 static void
 asm_site_record(asm_writer_t *w)
@@ -760,10 +765,11 @@ asm_site_record(asm_writer_t *w)
 	asm_plain(w, "\t.asciz \"" PARAM("n") "\"");
 	asm_plain(w, "\t.popsection");
 	asm_plain(w, "\t.endif");
-	asm_plain(w, "\t.pushsection " DOF_SITES_SECTION ",\"a?\",@progbits");
+	w->percent = false;	/* %=: a number of this asm's own; %c0: the operand */
+	asm_plain(w, ".Lusdtc_site%=:");
+	asm_plain(w, "\t.pushsection " DOF_SITES_SECTION ",\"ao?\",@progbits,.Lusdtc_site%=");
 	asm_plain(w, "\t.balign 4");
 	asm_plain(w, "\t.4byte 990b-.");
-	w->percent = false;	/* %c0: the operand, the function's name */
 	asm_plain(w, "\t.4byte %c0-.");
 	w->percent = true;
 	l = asm_begin(w);

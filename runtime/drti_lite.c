@@ -79,20 +79,22 @@
 
 /* The DOF of the -G object this file is linked into. */
 extern const char __SUNW_dof[] __attribute__((visibility("hidden")));
-/*
- * The inline sites' records of the object (dof.h, drti_sites.h), which the
- * linker gathers between these two symbols; the empty record here makes
- * the section exist in every -G output, so they are always defined.
- */
+/* The inline sites' records of the object (dof.h, drti_sites.h), gathered by the linker. */
 extern const dof_site_rec_t drti_sites_start[] __asm__("__start_" DOF_SITES_SECTION)
     __attribute__((visibility("hidden")));
 extern const dof_site_rec_t drti_sites_stop[] __asm__("__stop_" DOF_SITES_SECTION)
     __attribute__((visibility("hidden")));
-static const dof_site_rec_t drti_no_site
-    __attribute__((section(DOF_SITES_SECTION), used, aligned(4)));
-/* This -G object's DOF list, among those of the output (dof.h's DOF_LISTS_SECTION). */
-__asm__(".pushsection " DOF_LISTS_SECTION ",\"a\"\n\t.balign 8\n"
-    "\t.8byte __SUNW_dof - .\n\t.popsection");
+/*
+ * Both sections are retained (SHF_GNU_RETAIN, `R`): lld's --gc-sections
+ * keeps no section for its `__start_` alone, and the symbols must exist.
+ * This -G object's DOF list is listed among those of the output (dof.h's
+ * DOF_LISTS_SECTION), and its empty site record (a field of 0: no site)
+ * keeps DOF_SITES_SECTION defined where no header put one.
+ */
+__asm__(".pushsection " DOF_LISTS_SECTION ",\"aR\",@progbits\n\t.balign 8\n"
+    "\t.8byte __SUNW_dof - .\n\t.popsection\n"
+    "\t.pushsection " DOF_SITES_SECTION ",\"aR\",@progbits\n\t.balign 4\n"
+    "\t.4byte 0, 0, 0\n\t.popsection");
 extern const int64_t drti_lists_start[] __asm__("__start_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
 extern const int64_t drti_lists_stop[] __asm__("__stop_" DOF_LISTS_SECTION)

@@ -132,7 +132,8 @@ _USDT_SEM_(p, n) \
 "\t.asciz \"" n "\"\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
-"\t.pushsection usdtc_sites,\"a\?\",@progbits\n" \
+".Lusdtc_site%=:\n" \
+"\t.pushsection usdtc_sites,\"ao\?\",@progbits,.Lusdtc_site%=\n" \
 "\t.balign 4\n" \
 "\t.4byte 990b-.\n" \
 "\t.4byte %c0-.\n" \
