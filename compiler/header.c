@@ -36,7 +36,8 @@
  * FreeBSD, illumos) keep the call, which -G turns into a tracepoint where
  * it is given the objects; so does every probe under -D_USDT_PROBE_CALLS.
  * DTrace sees inline sites either way: -G given the object records them,
- * and otherwise drti_lite adds them from the notes (runtime/drti_sites.h).
+ * and otherwise drti_lite adds them from the site records the asm writes
+ * beside them (asm_site_record, runtime/drti_sites.h).
  *
  * Unlike dtrace's header, ours also carries each probe's code: the probe
  * unit of target.h, in a COMDAT group signed by the probe function's name:
