@@ -739,7 +739,9 @@ asm_generic_unit_note(asm_writer_t *w, const target_t *t)
 /*
  * An inline site's record in DOF_SITES_SECTION (dof.h's dof_site_rec_t):
  * the site (990b), its function (the asm's operand 0, `"i"(__func__)`,
- * printed bare by %c0) and the probe's name pair, each PC-relative, so
+ * printed bare by %c0; 0 under gcc's large code model, _USDT_FREC, where
+ * drti_lite names the site after its probe's stub) and the probe's name
+ * pair, each PC-relative, so
  * the linker resolves them all and leaves no dynamic relocation; in the
  * group of the code around it (`?`), as the note is, and linked to the
  * code's section (`o`, SHF_LINK_ORDER, to a label of this asm's own,
@@ -771,7 +773,7 @@ asm_site_record(asm_writer_t *w)
 	asm_plain(w, "\t.pushsection " DOF_SITES_SECTION ",\"ao?\",@progbits,.Lusdtc_site%=");
 	asm_plain(w, "\t.balign 4");
 	asm_plain(w, "\t.4byte 990b-.");
-	asm_plain(w, "\t.4byte %c0-.");
+	sb_puts(w->out, "\"\\t.4byte \" _USDT_FREC \"\\n\"\n");	/* %c0-., or 0 (put_form_macros) */
 	w->percent = true;
 	l = asm_begin(w);
 	sb_puts(l, "\t.4byte ");
@@ -909,9 +911,13 @@ put_form_macros(strbuf_t *out, const target_t *t)
 	}
 	sb_puts(out, "#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)\n");
 	sb_puts(out, "#define _USDT_O(i) , \"r\"(__usdt_r##i)\n");
+	/* gcc's large code model takes no address as an "i" operand: no name there */
+	sb_puts(out, "#ifdef __code_model_large__\n#define _USDT_FOP \"i\"(0)\n"
+	    "#define _USDT_FREC \"0\"\n#else\n#define _USDT_FOP \"i\"(__func__)\n"
+	    "#define _USDT_FREC \"%c0-.\"\n#endif\n");
 	sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
-	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : \"i\"(__func__) o); } }))\n");
+	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : _USDT_FOP o); } }))\n");
 	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
 	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
 	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "

@@ -582,7 +582,8 @@ drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 
 /*
  * Site record k of provider p: its record (the first of its probe name)
- * in *tmpl, its address in *site, its function's name in *func; 1, or 0
+ * in *tmpl, its address in *site, its function's name in *func (NULL if
+ * the record names none); 1, or 0
  * when it is not a site to add (another provider's, unknown probe, not on
  * a nop of an executable segment, its names not in the object).
  */
@@ -607,7 +608,8 @@ drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x
 	if (*(const volatile uint8_t *)at != 0x90 && *(const volatile uint8_t *)at != 0xcc)
 		return 0;
 #endif
-	if ((*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
+	*func = NULL;		/* none recorded (gcc's large code model): the stub's name */
+	if (r->dsr_func != 0 && (*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
 		return 0;
 	*tmpl = (uint32_t)j;
 	*site = at;
@@ -802,7 +804,11 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 
 		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
 			continue;
-		g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
+		if (func == NULL)
+			g = drti_group(p, &x, tmpl, drti_probe(p, tmpl)->dofpr_func, NULL,
+			    drti_hash_name(drti_str(p, drti_probe(p, tmpl)->dofpr_func), 2166136261u));
+		else
+			g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
 		x.site_addr[x.nsites] = site;
 		x.site_next[x.nsites] = x.groups[g].sites;
 		x.groups[g].sites = ++x.nsites;

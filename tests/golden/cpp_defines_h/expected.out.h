@@ -136,7 +136,7 @@ _USDT_SEM_(p, n) \
 "\t.pushsection usdtc_sites,\"ao\?\",@progbits,.Lusdtc_site%=\n" \
 "\t.balign 4\n" \
 "\t.4byte 990b-.\n" \
-"\t.4byte %c0-.\n" \
+"\t.4byte " _USDT_FREC "\n" \
 "\t.4byte __usdtc_probe_" f "-.\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
@@ -163,8 +163,15 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
 #define _USDT_O(i) , "r"(__usdt_r##i)
+#ifdef __code_model_large__
+#define _USDT_FOP "i"(0)
+#define _USDT_FREC "0"
+#else
+#define _USDT_FOP "i"(__func__)
+#define _USDT_FREC "%c0-."
+#endif
 #ifndef _USDT_PROBE_CALLS
-#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : "i"(__func__) o); } }))
+#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r _USDT_ASM(_USDT_SITE(_USDT_P_##T) : : _USDT_FOP o); } }))
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
