@@ -43,6 +43,7 @@ typedef struct arch {
 	 * the two a call or tail jump to a probe function carries (-G rewriting).
 	 */
 	unsigned reloc_abs64;		/* R_X86_64_64 */
+	unsigned reloc_abs32;		/* R_X86_64_32: DWARF's section offsets */
 	unsigned reloc_pc64;		/* R_X86_64_PC64 */
 	unsigned reloc_relative;	/* R_X86_64_RELATIVE */
 	unsigned reloc_glob_dat;	/* R_X86_64_GLOB_DAT */
