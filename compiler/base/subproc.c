@@ -205,8 +205,8 @@ read_some(int fd, char *buf, size_t size, size_t *lenp)
 		r = read(fd, to, room);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0;	/* EAGAIN: more may come */
+		if (r <= 0)	/* EAGAIN: more may come; the end, or an error: no more */
+			return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 		if (to != scratch)
 			*lenp += (size_t)r;
 	}
@@ -225,7 +225,7 @@ spawn_wait_output(pid_t pid, int fd, char *buf, size_t size, size_t *lenp,
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		int wait = step;
+		int ms = step;
 
 		if ((r = spawn_exited(pid, statusp)) != 0)
 			break;
@@ -235,10 +235,10 @@ spawn_wait_output(pid_t pid, int fd, char *buf, size_t size, size_t *lenp,
 			return ETIMEDOUT;
 		}
 		/* Output wakes us; the exit is looked for in steps up to 100 ms. */
-		if (open_fd && poll(&pfd, 1, wait) > 0)
+		if (open_fd && poll(&pfd, 1, ms) > 0)
 			open_fd = read_some(fd, buf, size, lenp);
 		else if (!open_fd)
-			poll(NULL, 0, wait);
+			poll(NULL, 0, ms);
 		step = step < 100 ? step * 2 : 100;
 	}
 	if (r < 0)
