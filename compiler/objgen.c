@@ -631,6 +631,8 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 			return err_errno(e, ENOMEM, "the link anchors");
 		if (!o->lazyload && units_add_semaphore_table(b) != 0 && !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the semaphore table");
+		if (units_add_semaphore_dwarf(b) != 0 && !elfw_failed(b->w, e))
+			return err_errno(e, ENOMEM, "the semaphores' debug information");
 	}
 	elfw_add_section(b->w, &stack);
 	return elfw_failed(b->w, e) ? -1 : 0;

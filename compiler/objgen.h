@@ -40,6 +40,12 @@ typedef struct objgen_opts {
 	 * its CPU (-m32 for i386 with an x86_64 compiler), or NULL.
 	 */
 	const char *cc_flag;
+	/*
+	 * sdtobj.c: the compiler command ($CC, or one found for the target:
+	 * shell words), and how long its compile may take (ms).
+	 */
+	const char *cc_cmd;
+	int cc_timeout_ms;
 } objgen_opts_t;
 
 /*

@@ -73,41 +73,46 @@ write_source(const mdl_model_t *m, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Run `$CC $CFLAGS [flag] -x c -c -o out src`; 0, or -1 with e. */
+/*
+ * Run `CC $CFLAGS [flag] -g -x c -c -o out src`, CC being o->cc_cmd (and
+ * both split as the shell splits them, subproc.h), bounded by
+ * o->cc_timeout_ms; 0, or -1 with e.  -g, as SystemTap's -G compiles
+ * them: the semaphores' DWARF lets a debugger print them (`print
+ * prov_probe_semaphore` is an unsigned short, not "unknown type").
+ */
 static int
-compile(const char *src, const char *out, const char *flag, err_t *e)
+compile(const char *src, const char *out, const objgen_opts_t *o, err_t *e)
 {
-	const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
-	char *line = NULL, **argv = NULL;
+	const char *words[] = { o->cc_cmd != NULL ? o->cc_cmd : "cc", getenv("CFLAGS") };
+	const char *tail[] = { "-g", "-x", "c", "-c", "-o", out, src };
+	size_t ntail = sizeof(tail) / sizeof(tail[0]), n;
+	char **argv = spawn_words_n(words, 2, ntail + 1, &n);
 	const int fds[3] = { -1, -1, -1 };
 	int rc = -1, status, err;
-	size_t n;
+	size_t len;
 	pid_t pid;
 
-	if (cc == NULL || cc[strspn(cc, " \t\n")] == '\0')	/* unset or blank */
-		cc = "cc";
-	if (asprintf(&line, "%s %s %s", cc, cflags != NULL ? cflags : "",
-	    flag != NULL ? flag : "") < 0 || (argv = spawn_words(line, 6, &n)) == NULL) {
-		free(line);
-		return err_set(e, "out of memory");
-	}
-	argv[n++] = "-x";
-	argv[n++] = "c";
-	argv[n++] = "-c";
-	argv[n++] = "-o";
-	argv[n++] = (char *)out;
-	argv[n++] = (char *)src;
+	if (argv == NULL)
+		return errno == EINVAL ? err_set(e, "$CC or $CFLAGS has a quote that is never "
+		    "closed [OPT_BAD_QUOTE]") : err_set(e, "out of memory");
+	if (o->cc_flag != NULL)
+		argv[n++] = (char *)o->cc_flag;
+	for (size_t i = 0; i < ntail; i++)
+		argv[n++] = (char *)tail[i];
 	argv[n] = NULL;
 	if ((err = spawn_argv(argv, fds, &pid)) != 0)
 		err_errno(e, err, "cannot run the compiler '%s' ($CC) for the semaphores", argv[0]);
-	else if ((err = spawn_wait(pid, &status)) != 0)
+	else if ((err = spawn_wait_output(pid, -1, NULL, 0, &len, o->cc_timeout_ms > 0 ?
+	    o->cc_timeout_ms : -1, &status)) == ETIMEDOUT)
+		err_set(e, "'%s' ($CC) did not compile the semaphores in %d s: more time with "
+		    "USDTC_CC_TIMEOUT=SECONDS [G_CC_TIMEOUT]", argv[0], o->cc_timeout_ms / 1000);
+	else if (err != 0)
 		err_errno(e, err, "waiting for '%s'", argv[0]);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		err_set(e, "'%s' ($CC) failed to compile the semaphores", argv[0]);
 	else
 		rc = 0;
 	free(argv);
-	free(line);
 	return rc;
 }
 
@@ -139,15 +144,18 @@ sdtobj_write(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
 		unlink(src);
 		return err_set(e, "%s: cannot write the semaphores' source", src);
 	}
-	rc = compile(src, out_path, o->cc_flag, e);
+	rc = compile(src, out_path, o, e);
 	unlink(src);
 	if (rc == 0 && check_identity(t, out_path, o->out_name != NULL ? o->out_name : out_path,
 	    e) != 0) {
 		char why[ERR_MSG_MAX];
 
 		snprintf(why, sizeof(why), "%s", e->msg);
-		return err_set(e, "the compiler ($CC) writes objects for another machine than "
-		    "target %s: %s", t->name, why);
+		return err_set(e, "the compiler '%s' ($CC) writes objects for another machine "
+		    "than target %s: set CC to a compiler for %s (export it: -G reads $CC "
+		    "from the environment, not from make's variables), or give the --target= "
+		    "of the compiler's machine: %s", o->cc_cmd != NULL ? o->cc_cmd : "cc",
+		    t->name, t->name, why);
 	}
 	return rc;
 }

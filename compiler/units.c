@@ -25,7 +25,8 @@
  * model (dofgen.c), or one DOF per provider ended by 8 zero bytes
  * (units_add_dof says when), whose probe addresses
  * are relocations against the probe functions; and for drti_lite the
- * table of the object's semaphores (units_add_semaphore_table).  A -G object given the
+ * table of the object's semaphores (units_add_semaphore_table), and their
+ * DWARF for debuggers (units_add_semaphore_dwarf).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
  * site rewrite_plan.c turned into a tracepoint (units_add_site_notes).
  *
@@ -486,4 +487,139 @@ units_add_semaphore_table(units_t *u)
 		}
 	}
 	return sec < 0 ? -1 : rc;
+}
+
+/* ---- the semaphores' debug information (units_add_semaphore_dwarf) -------- */
+
+/* The DWARF 4 codes written here (the DWARF 4 standard, section 7). */
+enum {
+	DW_TAG_compile_unit = 0x11, DW_TAG_base_type = 0x24, DW_TAG_variable = 0x34,
+	DW_AT_location = 0x02, DW_AT_name = 0x03, DW_AT_byte_size = 0x0b,
+	DW_AT_language = 0x13, DW_AT_producer = 0x25, DW_AT_encoding = 0x3e,
+	DW_AT_external = 0x3f, DW_AT_type = 0x49,
+	DW_FORM_string = 0x08, DW_FORM_data1 = 0x0b, DW_FORM_ref4 = 0x13,
+	DW_FORM_exprloc = 0x18, DW_FORM_flag_present = 0x19,
+	DW_ATE_unsigned = 0x07, DW_LANG_C99 = 0x0c, DW_OP_addr = 0x03,
+};
+
+/*
+ * The abbreviations: 1 the unit (producer, language, name), 2 the base
+ * type (name, encoding, size), 3 a variable (name, type, external,
+ * location).  Every code and value is below 128: one ULEB128 byte each.
+ */
+static const unsigned char sem_abbrev[] = {
+	1, DW_TAG_compile_unit, 1,
+	DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data1,
+	DW_AT_name, DW_FORM_string, 0, 0,
+	2, DW_TAG_base_type, 0,
+	DW_AT_name, DW_FORM_string, DW_AT_encoding, DW_FORM_data1,
+	DW_AT_byte_size, DW_FORM_data1, 0, 0,
+	3, DW_TAG_variable, 0,
+	DW_AT_name, DW_FORM_string, DW_AT_type, DW_FORM_ref4,
+	DW_AT_external, DW_FORM_flag_present, DW_AT_location, DW_FORM_exprloc, 0, 0,
+	0,
+};
+
+/* A little-endian word of n bytes (the ELF writer's order). */
+static void
+put_le(strbuf_t *sb, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sb_putc(sb, (char)(v >> (8 * i)));
+}
+
+/* One variable DIE for semaphore name; its DW_OP_addr's offset in *addr_at. */
+static void
+put_semaphore_die(strbuf_t *info, const char *name, uint32_t type_at, size_t *addr_at)
+{
+	sb_putc(info, 3);
+	sb_append(info, name, strlen(name) + 1);
+	put_le(info, type_at, 4);
+	sb_putc(info, 1 + 8);	/* the expression: DW_OP_addr and 8 bytes */
+	sb_putc(info, DW_OP_addr);
+	*addr_at = info->len;
+	put_le(info, 0, 8);
+}
+
+int
+units_add_semaphore_dwarf(units_t *u)
+{
+	static const char type_name[] = "short unsigned int";
+	const arch_t *a = u->t->arch;
+	strbuf_t info;
+	size_t n = 0, k = 0, *addr_at;
+	uint32_t type_at;
+	int abbrev_sec, info_sec, rc = 0;
+
+	if (!u->t->stapsdt || address_size(u->t) != 8 || a->reloc_abs32 == 0)
+		return 0;
+	for (size_t i = 0; i < u->m->nproviders; i++)
+		n += u->m->providers[i]->nprobes;
+	if (n == 0)
+		return 0;
+	if ((addr_at = calloc(n, sizeof(*addr_at))) == NULL)
+		return -1;
+	sb_init(&info);
+	put_le(&info, 0, 4);	/* unit_length, set below */
+	put_le(&info, 4, 2);	/* version */
+	put_le(&info, 0, 4);	/* .debug_abbrev offset: relocated */
+	sb_putc(&info, 8);	/* address size */
+	sb_putc(&info, 1);
+	sb_puts(&info, "usdtc -G");
+	sb_putc(&info, '\0');
+	sb_putc(&info, DW_LANG_C99);
+	sb_puts(&info, "<usdtc semaphores>");
+	sb_putc(&info, '\0');
+	type_at = (uint32_t)info.len;
+	sb_putc(&info, 2);
+	sb_append(&info, type_name, sizeof(type_name));
+	sb_putc(&info, DW_ATE_unsigned);
+	sb_putc(&info, STAPSDT_SEMAPHORE_SIZE);
+	for (size_t i = 0; rc == 0 && i < u->m->nproviders; i++) {
+		const mdl_provider_t *p = u->m->providers[i];
+
+		for (size_t j = 0; rc == 0 && j < p->nprobes; j++) {
+			char *name = mdl_semaphore_name(p->name, p->probes[j]->name);
+
+			if (name == NULL)
+				rc = -1;
+			else
+				put_semaphore_die(&info, name, type_at, &addr_at[k++]);
+			free(name);
+		}
+	}
+	sb_putc(&info, 0);	/* the unit's children end */
+	if (rc == 0 && !info.failed) {
+		uint32_t len = (uint32_t)info.len - 4;
+
+		memcpy(info.data, &len, 4);	/* little-endian hosts and targets alike */
+		elfw_section_desc_t ad = { ".debug_abbrev", SHT_PROGBITS, 0, 1, 0, sem_abbrev,
+		    sizeof(sem_abbrev), 0 };
+		elfw_section_desc_t id = { ".debug_info", SHT_PROGBITS, 0, 1, 0, info.data,
+		    info.len, 0 };
+
+		abbrev_sec = elfw_add_section(u->w, &ad);
+		info_sec = elfw_add_section(u->w, &id);
+		if (abbrev_sec < 0 || info_sec < 0 || elfw_add_reloc(u->w, info_sec, 6,
+		    a->reloc_abs32, elfw_section_symbol(u->w, abbrev_sec), 0) < 0)
+			rc = -1;
+		k = 0;
+		for (size_t i = 0; rc == 0 && i < u->m->nproviders; i++) {
+			const mdl_provider_t *p = u->m->providers[i];
+
+			for (size_t j = 0; rc == 0 && j < p->nprobes; j++, k++) {
+				char *name = mdl_semaphore_name(p->name, p->probes[j]->name);
+
+				if (name == NULL || elfw_add_reloc(u->w, info_sec, addr_at[k],
+				    a->reloc_abs64, elfw_symbol_ref(u->w, name), 0) < 0)
+					rc = -1;
+				free(name);
+			}
+		}
+	} else {
+		rc = -1;
+	}
+	sb_free(&info);
+	free(addr_at);
+	return rc;
 }

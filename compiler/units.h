@@ -115,4 +115,15 @@ int units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
  */
 int units_add_semaphore_table(units_t *u);
 
+/*
+ * The semaphores' debug information, as SystemTap's -G object has it (it
+ * compiles them with -g): one DWARF 4 unit in .debug_info and
+ * .debug_abbrev declaring each probe's semaphore an external `short
+ * unsigned int` at its symbol's address, so that gdb's `print
+ * P_N_semaphore` prints it.  Nothing for a target without stapsdt
+ * semaphores or 64-bit addresses.  Returns 0, or -1 as
+ * units_add_probe_group.
+ */
+int units_add_semaphore_dwarf(units_t *u);
+
 #endif

@@ -16,6 +16,12 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$TESTS_DIR/.." && pwd)
 CC=${CC:-cc}
 suite_failed=0
+# The caller's locale stays for characters (LC_CTYPE: a UTF-8 locale is
+# tested as it comes), but sort order, numbers and the tools' messages
+# are C's: no check depends on how sort(1) collates ".x" and "_x", on
+# printf's decimal comma, or on the language of a tool's error.
+if [ -n "${LC_ALL:-}" ]; then export LC_CTYPE=$LC_ALL; unset LC_ALL; fi
+export LC_COLLATE=C LC_NUMERIC=C LC_MESSAGES=C
 
 ok()   { echo "ok - $1"; }
 fail() { echo "FAIL - $1: $2"; suite_failed=1; }

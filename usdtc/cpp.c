@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,11 +108,35 @@ spawn(char **argv, int in_fd, int out_fd, pid_t *pidp, err_t *e)
 }
 
 /*
- * Write in to *to_fd and read *from_fd into out until cpp closes its
- * output.  A cpp that stops reading just ends the writing.  Closes both.
+ * Read what *from_fd holds now into out and close it: cpp has exited, and
+ * a process it left behind may keep the pipe open for ever.
  */
 static int
-exchange(int *to_fd, int *from_fd, const strbuf_t *in, strbuf_t *out, err_t *e)
+drain(int *from_fd, strbuf_t *out, err_t *e)
+{
+	char buf[16384];
+	ssize_t n;
+
+	fcntl(*from_fd, F_SETFL, fcntl(*from_fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(*from_fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			sb_append(out, buf, (size_t)n);
+	close(*from_fd);
+	*from_fd = -1;
+	if (n < 0 && errno != EAGAIN)
+		return err_errno(e, errno, "cannot read the output of cpp");
+	return 0;
+}
+
+/*
+ * Write in to *to_fd and read *from_fd into out until cpp closes its
+ * output or exits (then *reaped is set, with its wait status in *status:
+ * a wrapper's background process holding the pipe does not hold us).  A
+ * cpp that stops reading just ends the writing.  Closes both.
+ */
+static int
+exchange(pid_t pid, int *status, bool *reaped, int *to_fd, int *from_fd,
+    const strbuf_t *in, strbuf_t *out, err_t *e)
 {
 	size_t done = 0;
 	char buf[16384];
@@ -121,11 +146,19 @@ exchange(int *to_fd, int *from_fd, const strbuf_t *in, strbuf_t *out, err_t *e)
 			{ *from_fd, POLLIN, 0 }, { *to_fd, POLLOUT, 0 }
 		};
 		ssize_t n;
+		int r = poll(pfd, *to_fd >= 0 ? 2 : 1, 100);
 
-		if (poll(pfd, *to_fd >= 0 ? 2 : 1, -1) < 0) {
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_errno(e, errno, "cannot wait for cpp");
+		}
+		if (r == 0 && (r = spawn_exited(pid, status)) != 0) {
+			if (r < 0)
+				return err_errno(e, errno, "cannot wait for cpp");
+			*reaped = true;
+			return drain(from_fd, out, e) != 0 ? -1 : out->failed ?
+			    err_set(e, "out of memory reading the output of cpp") : 0;
 		}
 		if (*to_fd >= 0 && (pfd[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
 			n = send(*to_fd, in->data + done, in->len - done,
@@ -155,13 +188,16 @@ exchange(int *to_fd, int *from_fd, const strbuf_t *in, strbuf_t *out, err_t *e)
 	return 0;
 }
 
-/* Wait for pid and turn a failure into a message naming cmd. */
+/*
+ * Wait for pid, unless it was (reaped, status), and turn a failure into a
+ * message naming cmd.
+ */
 static int
-wait_cpp(pid_t pid, const char *cmd, err_t *e)
+wait_cpp(pid_t pid, bool reaped, int status, const char *cmd, err_t *e)
 {
-	int status, rc;
+	int rc;
 
-	if ((rc = spawn_wait(pid, &status)) != 0)
+	if (!reaped && (rc = spawn_wait(pid, &status)) != 0)
 		return err_errno(e, rc, "cannot wait for %s", cmd);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
@@ -177,7 +213,8 @@ cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
 {
 	const char *cmd = o->cmd != NULL && o->cmd[0] != '\0' ? o->cmd : "cpp";
 	char **argv = NULL;
-	int sv[2] = { -1, -1 }, pipefd[2] = { -1, -1 }, rc = -1;
+	int sv[2] = { -1, -1 }, pipefd[2] = { -1, -1 }, rc = -1, status = 0;
+	bool reaped = false;
 	strbuf_t in, out;
 	size_t argc;
 	pid_t pid;
@@ -187,7 +224,11 @@ cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
 	*outp = NULL;
 	*lenp = 0;
 	if ((argv = spawn_words(cmd, o->nargs + 1, &argc)) == NULL) {
-		err_set(e, "out of memory running cpp");
+		if (errno == EINVAL)
+			err_set(e, "the preprocessor command '%s' has a quote that is never "
+			    "closed [OPT_BAD_QUOTE]", cmd);
+		else
+			err_set(e, "out of memory running cpp");
 		goto out;
 	}
 	if (argc == 0) {
@@ -213,13 +254,13 @@ cpp_run(const cpp_opts_t *o, const char *path, const char *text, size_t len,
 	close(sv[1]);
 	close(pipefd[1]);
 	sv[1] = pipefd[1] = -1;
-	rc = exchange(&sv[0], &pipefd[0], &in, &out, e);
+	rc = exchange(pid, &status, &reaped, &sv[0], &pipefd[0], &in, &out, e);
 	if (sv[0] >= 0)
 		close(sv[0]);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	sv[0] = pipefd[0] = -1;
-	if (wait_cpp(pid, argv[0], rc == 0 ? e : NULL) != 0)
+	if (wait_cpp(pid, reaped, status, argv[0], rc == 0 ? e : NULL) != 0)
 		rc = -1;
 	if (rc == 0) {
 		sb_append(&out, "", 0);	/* NUL-terminated even when empty */

@@ -436,58 +436,120 @@ parse_args(options_t *o, int argc, char **argv)
 	}
 }
 
+/* ---- -G's target and compiler -------------------------------------------- */
+
 /*
- * What `$CC -dumpmachine` prints, its first line, into buf; false when CC
- * is not set or does not answer.
+ * How long -G waits for $CC (its -dumpmachine, the semaphores' compile):
+ * $USDTC_CC_TIMEOUT seconds, else 120, so a compiler or wrapper that never
+ * answers ends the build with a message, not a hang.
  */
-static bool
-cc_machine(char *buf, size_t size)
+static int
+cc_timeout_ms(void)
+{
+	const char *env = getenv("USDTC_CC_TIMEOUT");
+	char *end;
+	long s;
+
+	if (env == NULL || *env == '\0')
+		return 120 * 1000;
+	errno = 0;
+	s = strtol(env, &end, 10);
+	if (errno != 0 || *end != '\0' || s <= 0 || s > 86400) {
+		error("USDTC_CC_TIMEOUT must be a whole number of seconds (1 to 86400), "
+		    "not '%s' [OPT_BAD_VALUE]", env);
+		exit(2);
+	}
+	return (int)s * 1000;
+}
+
+/* $CC when set and not blank, else NULL. */
+static const char *
+cc_env(void)
 {
 	const char *cc = getenv("CC");
+
+	return cc != NULL && cc[strspn(cc, " \t\n")] != '\0' ? cc : NULL;
+}
+
+/* The words of the given commands, split as the shell does; exits on an open quote. */
+static char **
+words_or_exit(const char *const *cmds, size_t n, size_t extra, size_t *argc)
+{
+	char **argv = spawn_words_n(cmds, n, extra, argc);
+
+	if (argv == NULL && errno == EINVAL) {
+		error("$CC or $CFLAGS has a quote that is never closed: CC='%s' CFLAGS='%s' "
+		    "[OPT_BAD_QUOTE]", cmds[0] != NULL ? cmds[0] : "",
+		    n > 1 && cmds[1] != NULL ? cmds[1] : "");
+		exit(2);
+	}
+	if (argv == NULL) {
+		error("out of memory");
+		exit(1);
+	}
+	return argv;
+}
+
+/*
+ * What `$CC -dumpmachine` prints, its first line; NULL when CC is not set
+ * or does not answer.  Asked once.  The wait is for $CC's exit, bounded
+ * (spawn_wait_output): a wrapper's background process that keeps its
+ * output open does not hold -G, and one that never answers is an error.
+ */
+static const char *
+cc_machine(void)
+{
+	static char buf[256];
+	static int asked;
+	const char *cc = cc_env();
 	char **argv;
-	size_t n;
-	int fds[3] = { -1, -1, -1 }, p[2], status;
-	ssize_t got = 0, r;
+	size_t n, len;
+	int fds[3] = { -1, -1, -1 }, p[2], status, rc, timeout = cc_timeout_ms();
 	pid_t pid;
 
-	if (cc == NULL || *cc == '\0' || (argv = spawn_words(cc, 1, &n)) == NULL)
-		return false;
+	if (asked++ || cc == NULL)
+		return buf[0] != '\0' ? buf : NULL;
+	argv = words_or_exit(&cc, 1, 1, &n);
 	argv[n++] = "-dumpmachine";
 	argv[n] = NULL;
 	if (pipe(p) != 0) {
 		free(argv);
-		return false;
+		return NULL;
 	}
 	fds[1] = p[1];
-	if (spawn_argv(argv, fds, &pid) != 0) {
-		close(p[0]);
-		close(p[1]);
-		free(argv);
-		return false;
-	}
+	rc = spawn_argv(argv, fds, &pid);
 	close(p[1]);
-	while ((size_t)got + 1 < size && (r = read(p[0], buf + got, size - 1 - (size_t)got)) > 0)
-		got += r;
+	if (rc == 0)
+		rc = spawn_wait_output(pid, p[0], buf, sizeof(buf), &len, timeout, &status);
 	close(p[0]);
+	if (rc == ETIMEDOUT) {
+		error("$CC ('%s') did not answer -dumpmachine in %d s: give --target=, or more "
+		    "time with USDTC_CC_TIMEOUT=SECONDS [G_CC_TIMEOUT]", cc, timeout / 1000);
+		exit(1);
+	}
 	free(argv);
-	buf[got] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return spawn_wait(pid, &status) == 0 && WIFEXITED(status) &&
-	    WEXITSTATUS(status) == 0 && got > 0;
+	if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		buf[0] = '\0';
+	return buf[0] != '\0' ? buf : NULL;
 }
 
-/* 32 or 64 when -m32/-m64 is among the words of $CC or $CFLAGS, else 0. */
+/*
+ * 32 or 64 when -m32/-m64 is among the words of $CC or $CFLAGS (the last
+ * one, as the compiler takes it), else 0.
+ */
 static int
 cc_bits(void)
 {
 	const char *vars[] = { getenv("CC"), getenv("CFLAGS") };
+	size_t n;
+	char **argv = words_or_exit(vars, 2, 0, &n);
 	int bits = 0;
 
-	for (size_t i = 0; i < 2; i++)
-		for (const char *s = vars[i]; s != NULL && (s = strstr(s, "-m")) != NULL; s += 2)
-			if ((s[2] == '3' && s[3] == '2') || (s[2] == '6' && s[3] == '4'))
-				if ((s[4] == '\0' || s[4] == ' ' || s[4] == '\t'))
-					bits = s[2] == '3' ? 32 : 64;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[i], "-m32") == 0 || strcmp(argv[i], "-m64") == 0)
+			bits = argv[i][2] == '3' ? 32 : 64;
+	free(argv);
 	return bits;
 }
 
@@ -499,11 +561,11 @@ cc_bits(void)
 static const target_t *
 build_target(const options_t *o)
 {
-	char triple[256];
+	const char *triple = cc_machine();
 	int bits = o->bits != 0 ? o->bits : cc_bits();
 	const target_t *t = NULL;
 
-	if (cc_machine(triple, sizeof(triple)) && (t = target_for_triple(triple, bits)) == NULL)
+	if (triple != NULL && (t = target_for_triple(triple, bits)) == NULL)
 		warning("cannot tell a target from $CC's machine '%s': writing for the host "
 		    "(give --target=)", triple);
 	if (t == NULL && bits != 0 && (t = target_for_triple(target_host()->name, bits)) == NULL) {
@@ -511,6 +573,99 @@ build_target(const options_t *o)
 		exit(2);
 	}
 	return t != NULL ? t : target_host();
+}
+
+/* An error for two choices of -G's target that disagree; exits. */
+static void __attribute__((format(printf, 1, 2), noreturn))
+conflict(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" [OPT_CONFLICT]\n", stderr);
+	exit(2);
+}
+
+/*
+ * -G's choices of target, each said by -32/-64, --target=, the -m32/-m64
+ * of $CC or $CFLAGS, and $CC's own machine, must agree: an object of the
+ * half or machine one of them did not ask for is never written.  $CC's
+ * machine counts where -G compiles with it (sdt_only targets); an x86_64
+ * $CC compiles for i386 with -m32 (cc_half_flag).
+ */
+static void
+check_choices(const options_t *o)
+{
+	int ccb = cc_bits();
+	const char *triple;
+	const target_t *own;
+
+	if (o->bits != 0 && o->target != NULL && o->bits != target_bits(o->target))
+		conflict("-%d and --target=%s disagree: %s is a %d-bit target; give one of them",
+		    o->bits, o->target->name, o->target->name, target_bits(o->target));
+	if (o->bits != 0 && ccb != 0 && o->bits != ccb)
+		conflict("-%d and the -m%d of $CC or $CFLAGS disagree", o->bits, ccb);
+	if (o->target != NULL && ccb != 0 && ccb != target_bits(o->target))
+		conflict("--target=%s and the -m%d of $CC or $CFLAGS disagree: %s is a %d-bit target",
+		    o->target->name, ccb, o->target->name, target_bits(o->target));
+	if (o->target == NULL || !o->target->sdt_only || (triple = cc_machine()) == NULL)
+		return;
+	own = target_for_triple(triple, target_bits(o->target));
+	if (own != o->target)
+		conflict("--target=%s and $CC ('%s', a compiler for %s) disagree: set CC to a "
+		    "compiler for %s, or leave CC unset to use %s-gcc", o->target->name,
+		    cc_env(), triple, o->target->name, o->target->cc_triples != NULL ?
+		    o->target->cc_triples : "the target's");
+}
+
+/* Whether PATH has an executable file called name. */
+static bool
+on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	for (const char *p = path != NULL ? path : "/usr/bin:/bin"; ; p++) {
+		size_t len = strcspn(p, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len != 0 ? p : ".",
+		    name) < (int)sizeof(buf) && access(buf, X_OK) == 0)
+			return true;
+		p += len;
+		if (*p == '\0')
+			return false;
+	}
+}
+
+/*
+ * The compiler -G compiles a sdt_only target's semaphores with: $CC, else
+ * the host's cc where it compiles for t (the same target, or x86_64 for
+ * i386 with -m32), else the first of t's cross compilers on PATH
+ * (s390x-linux-gnu-gcc for --target=s390x-linux), else cc (and a compiler
+ * of another machine is then an error saying how to name one).
+ */
+static const char *
+cc_command(const target_t *t)
+{
+	static char name[128];
+	const char *cc = cc_env(), *p;
+	const target_t *host = target_host();
+
+	if (cc != NULL || !t->sdt_only || t->cc_triples == NULL || host == t ||
+	    target_for_triple(host->name, target_bits(t)) == t)
+		return cc != NULL ? cc : "cc";
+	for (p = t->cc_triples; *p != '\0'; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+
+		snprintf(name, sizeof(name), "%.*s-gcc", (int)len, p);
+		if (on_path(name))
+			return name;
+		p += len;
+	}
+	return "cc";
 }
 
 /*
@@ -524,12 +679,12 @@ build_target(const options_t *o)
 static const char *
 cc_half_flag(const target_t *t)
 {
-	char triple[256];
+	const char *triple;
 	const target_t *own;
 
 	if (!t->sdt_only || cc_bits() != 0)
 		return NULL;
-	own = cc_machine(triple, sizeof(triple)) ? target_for_triple(triple, 0) : target_host();
+	own = (triple = cc_machine()) != NULL ? target_for_triple(triple, 0) : target_host();
 	if (own != NULL && own->arch == &arch_x86_64 && strcmp(t->arch->name, "i386") == 0)
 		return "-m32";
 	return NULL;
@@ -551,6 +706,8 @@ apply_environment(options_t *o)
 	/* No linker named: -G merges drti_lite itself (elfmerge.c). */
 	if (o->ld_cmd == NULL && (env = getenv("USDTC_LD")) != NULL && *env != '\0')
 		o->ld_cmd = env;
+	if (o->mode == MODE_OBJECT)
+		check_choices(o);
 	if (o->target == NULL)
 		o->target = o->mode == MODE_OBJECT ? build_target(o) : target_host();
 }
@@ -695,6 +852,8 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.temps = &temps,
 		.out_name = out,
 		.cc_flag = cc_half_flag(o->target),
+		.cc_cmd = cc_command(o->target),
+		.cc_timeout_ms = cc_timeout_ms(),
 	};
 	const char *tmp;
 	err_t e;

@@ -61,12 +61,44 @@ restore_signals(const sigset_t *old)
 }
 
 /*
+ * 0 if the symlink at path (lstat'ed into lst) may be followed, as the
+ * kernel's protected_symlinks allows: unless it sits in a sticky
+ * world-writable directory (/tmp), it may; there, only if it is ours or the
+ * directory owner's.  usdtc resolves links itself, to rename its temporary
+ * over the file they lead to, so the kernel's own check never applies to
+ * that rename: without this, another user's link in /tmp would have root
+ * replace any file.  -1 with e otherwise.
+ */
+static int
+link_allowed(const char *path, const struct stat *lst, err_t *e)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL ? strdup(".") :
+	    strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	struct stat dst;
+	int ok;
+
+	if (dir == NULL)
+		return err_errno(e, ENOMEM, "%s", path);
+	ok = stat(dir, &dst) != 0 || !(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) ||
+	    lst->st_uid == geteuid() || lst->st_uid == dst.st_uid;
+	if (!ok)
+		err_set(e, "%s: a symlink of another user (uid %u) in the sticky world-writable "
+		    "directory %s: not followed, as the kernel's protected_symlinks refuses "
+		    "it; remove it, or name the file it leads to [OUT_SYMLINK]", path,
+		    (unsigned)lst->st_uid, dir);
+	free(dir);
+	return ok ? 0 : -1;
+}
+
+/*
  * Follow the symlinks at path's last component (as open() would) to the
- * name of the file itself, which need not exist; malloc'd, or NULL with
- * errno set (ELOOP after 40 links, as the kernel).
+ * name of the file itself, which need not exist, each link checked
+ * (link_allowed); malloc'd, or NULL with e set (ELOOP after 40 links, as
+ * the kernel).
  */
 static char *
-follow_links(const char *path)
+follow_links(const char *path, err_t *e)
 {
 	char *cur = strdup(path), target[PATH_MAX];
 	struct stat st;
@@ -77,6 +109,10 @@ follow_links(const char *path)
 
 		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
 			return cur;
+		if (link_allowed(cur, &st, e) != 0) {
+			free(cur);
+			return NULL;
+		}
 		if ((n = readlink(cur, target, sizeof(target) - 1)) < 0)
 			break;
 		target[n] = '\0';
@@ -92,7 +128,41 @@ follow_links(const char *path)
 		free(cur);
 		errno = ELOOP;
 	}
+	err_errno(e, errno, "%s", path);
 	return NULL;
+}
+
+/*
+ * 0 if the device, FIFO or socket at dest (stat'ed into st) may be written
+ * into: the links to it may be followed (follow_links), and a FIFO is
+ * written into as the kernel's protected_fifos allows an O_CREAT open: not
+ * in a sticky world-writable directory, or ours or the directory owner's.
+ * -1 with e otherwise.
+ */
+static int
+into_allowed(const char *dest, const struct stat *st, err_t *e)
+{
+	char *real;
+	const char *slash;
+	struct stat dst;
+	int ok = 1;
+
+	if ((real = follow_links(dest, e)) == NULL)
+		return -1;
+	if (!S_ISFIFO(st->st_mode)) {
+		free(real);
+		return 0;
+	}
+	slash = strrchr(real, '/');
+	if (slash != NULL)
+		real[slash == real ? 1 : slash - real] = '\0';
+	if (stat(slash != NULL ? real : ".", &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+	    (dst.st_mode & S_IWOTH) && st->st_uid != geteuid() && st->st_uid != dst.st_uid)
+		ok = err_set(e, "%s: a FIFO of another user (uid %u) in a sticky world-writable "
+		    "directory: not written into, as the kernel's protected_fifos refuses "
+		    "it [OUT_FIFO]", dest, (unsigned)st->st_uid) + 1;
+	free(real);
+	return ok ? 0 : -1;
 }
 
 /*
@@ -175,7 +245,13 @@ temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_
 	if (stat(dest, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_set(e, "%s: is a directory", dest);
 	if (stat(dest, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device, FIFO or socket: written into on commit, never replaced. */
+		/*
+		 * A device, FIFO or socket: written into on commit, never
+		 * replaced; a name the kernel opens (/dev/stdout), its links
+		 * checked as any output's.
+		 */
+		if (into_allowed(dest, &st, e) != 0)
+			return -1;
 		t->into = true;
 		if ((t->dest = strdup(dest)) == NULL)
 			return err_errno(e, ENOMEM, "%s", dest);
@@ -186,8 +262,8 @@ temp_entry_init(temp_entry_t *t, const char *dest, const struct stat *like, err_
 			return err_errno(e, errno, "%s", dest);
 		return fd;
 	}
-	if ((t->dest = follow_links(dest)) == NULL)
-		return err_errno(e, errno, "%s", dest);
+	if ((t->dest = follow_links(dest, e)) == NULL)
+		return -1;
 	if ((fd = temp_beside(t->dest, &t->tmp)) < 0)
 		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
 	if ((t->path = strdup(t->tmp)) == NULL) {
@@ -303,8 +379,8 @@ link_entry_init(temp_entry_t *t, const temp_entry_t *from, const char *dest, err
 	t->fd = -1;
 	if (from->tmp == NULL || from->into)
 		return err_set(e, "%s: only a replaced file can have a second name", dest);
-	if ((t->dest = follow_links(dest)) == NULL)
-		return err_errno(e, errno, "%s", dest);
+	if ((t->dest = follow_links(dest, e)) == NULL)
+		return -1;
 	if (link_beside(from->tmp, t->dest, &t->tmp) != 0)
 		return err_errno(e, errno, "cannot create a file beside %s", t->dest);
 	if ((t->path = strdup(t->tmp)) == NULL)

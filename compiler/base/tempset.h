@@ -21,6 +21,8 @@
  * objects and its output, -h's header.  How each destination is treated
  * (doc/guarantees.md):
  *
+ *   (any symlink on the way, and a FIFO, as the kernel's protected_symlinks
+ *     and protected_fifos allow: tempset.c, link_allowed)
  *   missing or a regular file (through any symlinks at its name: the file
  *     they lead to): a temporary beside it, renamed over it on commit;
  *   a device, FIFO or socket: the bytes go to an anonymous file and are

@@ -36,7 +36,9 @@
  *
  * The stapsdt reader walks ELF notes (4-byte padding, as sys/sdt.h writes
  * them), skips notes that are not stapsdt's, and requires pc, base and
- * semaphore addresses followed by three NUL-terminated strings.
+ * semaphore addresses followed by three NUL-terminated strings.  Its words
+ * are read in the file's byte order, never the host's: an s390x program's
+ * addresses listed on x86_64 are readelf's.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -854,18 +856,15 @@ note_pad(size_t n)
 	return (n + NOTE_ALIGN - 1) & ~(size_t)(NOTE_ALIGN - 1);
 }
 
+/* The size-byte word at p (2, 4 or 8 bytes), big-endian when msb. */
 static uint64_t
-read_addr(const uint8_t *p, unsigned size)
+read_word(const uint8_t *p, unsigned size, bool msb)
 {
-	uint32_t v32;
-	uint64_t v64;
+	uint64_t v = 0;
 
-	if (size == 4) {
-		memcpy(&v32, p, 4);
-		return v32;
-	}
-	memcpy(&v64, p, 8);
-	return v64;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[msb ? i : size - 1 - i] << (8 * (size - 1 - i));
+	return v;
 }
 
 /* The NUL-terminated string at *pos inside desc[0..end); advances *pos. */
@@ -888,7 +887,7 @@ desc_string(const uint8_t *desc, size_t end, size_t *pos)
 }
 
 static int
-parse_stapsdt_desc(const uint8_t *desc, size_t descsz, unsigned asz,
+parse_stapsdt_desc(const uint8_t *desc, size_t descsz, unsigned asz, bool msb,
     size_t at, stapsdt_note_t *n, err_t *e)
 {
 	size_t pos = STAPSDT_NADDRS * (size_t)asz;
@@ -896,9 +895,9 @@ parse_stapsdt_desc(const uint8_t *desc, size_t descsz, unsigned asz,
 	if (descsz < pos)
 		return err_set(e, "stapsdt note at 0x%zx: descriptor of %zu bytes "
 		    "is too short for three %u-byte addresses", at, descsz, asz);
-	n->pc = read_addr(desc, asz);
-	n->base = read_addr(desc + STAPSDT_BASE * asz, asz);
-	n->semaphore = read_addr(desc + STAPSDT_SEMAPHORE * asz, asz);
+	n->pc = read_word(desc, asz, msb);
+	n->base = read_word(desc + STAPSDT_BASE * asz, asz, msb);
+	n->semaphore = read_word(desc + STAPSDT_SEMAPHORE * asz, asz, msb);
 	if ((n->provider = desc_string(desc, descsz, &pos)) == NULL)
 		return err_set(e, "stapsdt note at 0x%zx: provider name is not "
 		    "NUL-terminated inside the descriptor", at);
@@ -930,6 +929,16 @@ int
 dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
     stapsdt_notes_t *out, err_t *e)
 {
+	const uint16_t one = 1;
+
+	return dof_stapsdt_decode_order(buf, len, addr_size, *(const uint8_t *)&one == 0,
+	    out, e);
+}
+
+int
+dof_stapsdt_decode_order(const void *buf, size_t len, unsigned addr_size, bool msb,
+    stapsdt_notes_t *out, err_t *e)
+{
 	const uint8_t *b = buf;
 	size_t off = 0;
 
@@ -946,7 +955,8 @@ dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
 			    "header", off, len - off);
 			goto fail;
 		}
-		memcpy(hdr, b + off, sizeof(hdr));
+		for (size_t i = 0; i < 3; i++)
+			hdr[i] = (uint32_t)read_word(b + off + 4 * i, 4, msb);
 		name_off = off + sizeof(hdr);
 		if (hdr[0] > len - name_off || note_pad(hdr[0]) > len - name_off) {
 			err_set(e, "note at 0x%zx: name size %" PRIu32 " runs past the "
@@ -964,7 +974,7 @@ dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
 			memset(&n, 0, sizeof(n));
 			n.offset = off;
 			n.desc_offset = desc_off;
-			if (parse_stapsdt_desc(b + desc_off, hdr[1], addr_size, off, &n, e) != 0 ||
+			if (parse_stapsdt_desc(b + desc_off, hdr[1], addr_size, msb, off, &n, e) != 0 ||
 			    add_note(out, &n, e) != 0)
 				goto fail;
 		}

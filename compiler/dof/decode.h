@@ -135,6 +135,14 @@ typedef struct stapsdt_notes {
  */
 int dof_stapsdt_decode(const void *buf, size_t len, unsigned addr_size,
     stapsdt_notes_t *out, err_t *e);
+
+/*
+ * The same for a section's bytes as the file holds them, its words (note
+ * headers, addresses) big-endian when msb (an ELF file's ELFDATA2MSB: an
+ * s390x program read on x86_64), else little-endian.
+ */
+int dof_stapsdt_decode_order(const void *buf, size_t len, unsigned addr_size, bool msb,
+    stapsdt_notes_t *out, err_t *e);
 void dof_stapsdt_notes_free(stapsdt_notes_t *n);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,21 @@ objin_free(objin_t *in)
 	memset(in, 0, sizeof(*in));
 }
 
+/*
+ * How to fix a mismatch: the usual cause is a cross build whose CC is a
+ * make variable that is not exported, so -G followed the host.
+ */
+static const char *
+fix_hint(const GElf_Ehdr *eh, int elf_class)
+{
+	static char buf[256];
+	const target_t *t = target_for_elf(eh->e_machine, (unsigned)elf_class);
+
+	snprintf(buf, sizeof(buf), ": give --target=%s, or export CC as the compiler that "
+	    "built it (-G follows $CC's -dumpmachine)", t != NULL ? t->name : "<its machine's>");
+	return buf;
+}
+
 int
 objin_check_target(Elf *elf, const char *path, const target_t *t, err_t *e)
 {
@@ -95,11 +111,12 @@ objin_check_target(Elf *elf, const char *path, const target_t *t, err_t *e)
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL)
 		return err_set(e, "%s: not a valid ELF object: %s", path, elf_errmsg(-1));
 	if ((unsigned)elf_class != t->arch->elf_class)
-		return err_set(e, "%s: is a %u-bit object, but target %s is %u-bit "
+		return err_set(e, "%s: is a %u-bit object, but target %s is %u-bit%s "
 		    "[G_CLASS_MISMATCH]", path, elfenc_addr_size(elf_class) * 8, t->name,
-		    elfenc_addr_size((int)t->arch->elf_class) * 8);
+		    elfenc_addr_size((int)t->arch->elf_class) * 8, fix_hint(&eh, elf_class));
 	if (eh.e_machine != t->arch->elf_machine)
-		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u) "
-		    "[G_MACHINE_MISMATCH]", path, eh.e_machine, t->name, t->arch->elf_machine);
+		return err_set(e, "%s: ELF machine %u does not match target %s (machine %u)%s "
+		    "[G_MACHINE_MISMATCH]", path, eh.e_machine, t->name, t->arch->elf_machine,
+		    fix_hint(&eh, elf_class));
 	return 0;
 }

@@ -549,11 +549,13 @@ collect_notes(finder_t *L, Elf_Scn *scn, const char *name)
 	err_t de;
 	int rc = -1;
 
-	if ((d = elf_getdata(scn, NULL)) == NULL)
-		return err_libelf(L->e, L->name, "elf_getdata");
+	/* The bytes as the file holds them: decoded in the file's byte order. */
+	if ((d = elf_rawdata(scn, NULL)) == NULL)
+		return err_libelf(L->e, L->name, "elf_rawdata");
 	if (d->d_buf == NULL || d->d_size == 0)
 		return 0;
-	if (dof_stapsdt_decode(d->d_buf, d->d_size, asz, &ns, &de) != 0)
+	if (dof_stapsdt_decode_order(d->d_buf, d->d_size, asz,
+	    L->eh.e_ident[EI_DATA] == ELFDATA2MSB, &ns, &de) != 0)
 		return err_set(L->e, "%s: %s (section %zu): %s", L->name, name,
 		    elf_ndxscn(scn), de.msg);
 	if (L->eh.e_type == ET_REL && collect_relocs(L, elf_ndxscn(scn), &rels) != 0)

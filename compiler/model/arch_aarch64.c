@@ -154,6 +154,7 @@ const arch_t arch_aarch64 = {
 	.elf_machine = EM_AARCH64,
 	.elf_class = ELFCLASS64,
 	.reloc_abs64 = R_AARCH64_ABS64,
+	.reloc_abs32 = R_AARCH64_ABS32,
 	.reloc_pc64 = R_AARCH64_PREL64,
 	.reloc_relative = R_AARCH64_RELATIVE,
 	.reloc_glob_dat = R_AARCH64_GLOB_DAT,

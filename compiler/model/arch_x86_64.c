@@ -173,6 +173,7 @@ x86_64_note_args_tail(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out
 
 #define X86_64_RELOCS \
 	.reloc_abs64 = R_X86_64_64, \
+	.reloc_abs32 = R_X86_64_32, \
 	.reloc_pc64 = R_X86_64_PC64, \
 	.reloc_relative = R_X86_64_RELATIVE, \
 	.reloc_glob_dat = R_X86_64_GLOB_DAT, \

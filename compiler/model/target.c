@@ -37,8 +37,9 @@ SDT_ARCH(arch_mips64, "mips64", EM_MIPS, ELFCLASS64);
 SDT_ARCH(arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64);
 SDT_ARCH(arch_s390x, "s390x", EM_S390, ELFCLASS64);
 SDT_ARCH(arch_riscv64, "riscv64", EM_RISCV, ELFCLASS64);
-#define SDT_TARGET(nm, a) \
-	{ .name = nm, .arch = &a, .os = TARGET_OS_LINUX, .stapsdt = true, .sdt_only = true }
+#define SDT_TARGET(nm, a, triples) \
+	{ .name = nm, .arch = &a, .os = TARGET_OS_LINUX, .stapsdt = true, .sdt_only = true, \
+	  .cc_triples = triples }
 
 static const target_t targets[] = {
 	{
@@ -89,13 +90,13 @@ static const target_t targets[] = {
 		.dof_enabled_version = 3,
 		.stapsdt = false,
 	},
-	SDT_TARGET("i386-linux", arch_i386),
-	SDT_TARGET("arm-linux", arch_arm),
-	SDT_TARGET("mips-linux", arch_mips),
-	SDT_TARGET("mips64-linux", arch_mips64),
-	SDT_TARGET("ppc64le-linux", arch_ppc64),
-	SDT_TARGET("s390x-linux", arch_s390x),
-	SDT_TARGET("riscv64-linux", arch_riscv64),
+	SDT_TARGET("i386-linux", arch_i386, "i686-linux-gnu i386-linux-gnu"),
+	SDT_TARGET("arm-linux", arch_arm, "arm-linux-gnueabihf arm-linux-gnueabi"),
+	SDT_TARGET("mips-linux", arch_mips, "mipsel-linux-gnu"),
+	SDT_TARGET("mips64-linux", arch_mips64, "mips64el-linux-gnuabi64"),
+	SDT_TARGET("ppc64le-linux", arch_ppc64, "powerpc64le-linux-gnu"),
+	SDT_TARGET("s390x-linux", arch_s390x, "s390x-linux-gnu"),
+	SDT_TARGET("riscv64-linux", arch_riscv64, "riscv64-linux-gnu"),
 };
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -107,6 +108,22 @@ target_find(const char *name)
 		if (strcmp(targets[i].name, name) == 0)
 			return &targets[i];
 	return NULL;
+}
+
+const target_t *
+target_for_elf(unsigned machine, unsigned elf_class)
+{
+	for (size_t i = 0; i < NTARGETS; i++)
+		if (targets[i].os == TARGET_OS_LINUX && targets[i].arch->elf_machine == machine &&
+		    targets[i].arch->elf_class == elf_class)
+			return &targets[i];
+	return NULL;
+}
+
+int
+target_bits(const target_t *t)
+{
+	return t->arch->elf_class == ELFCLASS64 ? 64 : 32;
 }
 
 /*

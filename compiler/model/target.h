@@ -43,6 +43,7 @@ typedef struct arch {
 	 * the two a call or tail jump to a probe function carries (-G rewriting).
 	 */
 	unsigned reloc_abs64;		/* R_X86_64_64 */
+	unsigned reloc_abs32;		/* R_X86_64_32: DWARF's section offsets */
 	unsigned reloc_pc64;		/* R_X86_64_PC64 */
 	unsigned reloc_relative;	/* R_X86_64_RELATIVE */
 	unsigned reloc_glob_dat;	/* R_X86_64_GLOB_DAT */
@@ -110,6 +111,12 @@ typedef struct target {
 	enum dof_addr_reloc dof_addr;	/* with drti; -x lazyload: DOF_ADDR_ABS
 					   unless DOF_ADDR_SELF (target_dof_addr) */
 	bool sdt_only;			/* no DTrace: -G compiles semaphores (sdtobj.c) */
+	/*
+	 * sdt_only: the GNU triples of the target's compilers as Debian
+	 * names them, blank-separated, most usual first: with no $CC, -G
+	 * compiles with the first <triple>-gcc on PATH.
+	 */
+	const char *cc_triples;
 } target_t;
 
 extern const arch_t arch_x86_64;
@@ -126,6 +133,12 @@ const target_t *target_find(const char *name);
  * (lazyload: dofhp_addr is then the load base, as the system's tools set it).
  */
 enum dof_addr_reloc target_dof_addr(const target_t *t, bool lazyload);
+
+/* The Linux target of objects of an ELF machine and class, or NULL. */
+const target_t *target_for_elf(unsigned machine, unsigned elf_class);
+
+/* The target's pointer width in bits: 32 or 64. */
+int target_bits(const target_t *t);
 
 /* The Linux target of a GNU triple, in its 32- or 64-bit half (bits, or 0). */
 const target_t *target_for_triple(const char *triple, int bits);
