@@ -1166,6 +1166,36 @@ put_temp_macros(strbuf_t *out)
 }
 
 /*
+ * An argument converted to its parameter's type the way a call would, and
+ * as SystemTap's header takes any argument: _USDT_X(T, x) for an integer
+ * or enum parameter, _USDT_XP(T, x) for a typedef of a pointer.  A pointer
+ * given for an integer (libvirt casts every argument to
+ * `(void *)(intptr_t)`) goes through uintptr_t first, which neither C
+ * (-Wpointer-to-int-cast, -Wint-conversion at a stub's call) nor C++
+ * (an error) takes otherwise; anything else is cast to T as it is.  C
+ * tells a pointer by __builtin_classify_type (5, arrays decayed); C++,
+ * which has no __builtin_choose_expr, by overloading.  Every target's,
+ * once (put_unit_macros).
+ */
+static void
+put_conv_macros(strbuf_t *out)
+{
+	sb_puts(out, "#ifdef __cplusplus\n"
+	    "extern \"C++\" {\n"
+	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
+	    "_usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(uintptr_t)__usdt_x; }\n"
+	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
+	    "_usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }\n"
+	    "}\n"
+	    "#define _USDT_X(T, x) (_usdt_cv<T>(x))\n"
+	    "#else\n"
+	    "#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, "
+	    "(uintptr_t)(x), (x)))\n"
+	    "#endif\n"
+	    "#define _USDT_XP(T, x) ((T)(uintptr_t)(x))\n");
+}
+
+/*
  * The macros of every probe's code, once per translation unit (see
  * put_arch_macros).  A Linux target's header is one for every
  * architecture: the choice is the compiler's, an `#if` on the
@@ -1197,6 +1227,7 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	} else {
 		put_arch_macros(out, t);
 	}
+	put_conv_macros(out);
 	sb_puts(out, "#endif\n\n");
 	put_disabled_forms(out, t);
 }
@@ -1405,7 +1436,9 @@ put_arg_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 
 /*
  * Argument i as the value passed: a pointer cast to uintptr_t, a float as
- * its bits (_USDT_FB), anything else as given.
+ * its bits (_USDT_FB), an integer, enum or typedef of a pointer converted
+ * to the parameter's type (_USDT_X, _USDT_XP: put_conv_macros), a name the
+ * model does not know (a struct, maybe) as given.
  */
 static void
 put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
@@ -1420,7 +1453,15 @@ put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
 		sb_printf(out, ", uint%u_t, arg%zu)", bits * 8, i);
 	} else {
-		sb_printf(out, "arg%zu", i);
+		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
+
+		if (!ti.known || ti.tclass != MDL_TC_INTEGER) {
+			sb_printf(out, "arg%zu", i);
+			return;
+		}
+		sb_puts(out, ti.is_pointer ? "_USDT_XP(" : "_USDT_X(");
+		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+		sb_printf(out, ", arg%zu)", i);
 	}
 }
 

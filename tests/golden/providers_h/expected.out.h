@@ -382,6 +382,16 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #else
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(uintptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (uintptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -396,11 +406,11 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 
 /* provider MixedCase */
 #define MIXEDCASE_START(arg0) \
-	_USDT_S(MixedCase___Start, 1, _USDT_V(int, 0, arg0), _USDT_R(0, rdi), _USDT_O(0))
+	_USDT_S(MixedCase___Start, 1, _USDT_V(int, 0, _USDT_X(int, arg0)), _USDT_R(0, rdi), _USDT_O(0))
 #define MIXEDCASE_START_ENABLED() \
 	_USDT_ON(MixedCase___Start, MixedCase_Start_semaphore)
 #define MIXEDCASE_STOP(arg0) \
-	_USDT_S(MixedCase___Stop, 1, _USDT_V(int, 0, arg0), _USDT_R(0, rdi), _USDT_O(0))
+	_USDT_S(MixedCase___Stop, 1, _USDT_V(int, 0, _USDT_X(int, arg0)), _USDT_R(0, rdi), _USDT_O(0))
 #define MIXEDCASE_STOP_ENABLED() \
 	_USDT_ON(MixedCase___Stop, MixedCase_Stop_semaphore)
 
