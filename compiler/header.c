@@ -625,14 +625,18 @@ asm_stapsdt_base(asm_writer_t *w)
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /*
- * Provider p's link anchor (dof.h says why), once per assembler file: a
+ * Probe p:n's link anchor (dof.h says why), once per assembler file: a
  * section of its own in its own COMDAT group, retained, whose 4 bytes
  * refer PC-relative to the symbol the -G object defines (or the linker,
  * as the section's start): no dynamic relocation, nothing at run time.
+ * One per probe, not per provider: each -G object of a provider (QEMU
+ * archives 22 of `provider qemu`) is taken for the probes it defines.
  * A linker defines `__start_` only for a section named as a C identifier:
  * a provider named otherwise (`my.prov`, which no .d can declare, but a
  * generated header may) gets none, as `.irpc` over its name finds.
  */
+#define LINK_ANCHOR	DOF_LINK_SECTION_PREFIX PARAM("p") MDL_PROBE_SEP PARAM("n")
+#define LINK_SYMBOL	DOF_LINK_SYMBOL_PREFIX PARAM("p") MDL_PROBE_SEP PARAM("n")
 static void
 asm_link_anchor(asm_writer_t *w)
 {
@@ -645,14 +649,13 @@ asm_link_anchor(asm_writer_t *w)
 
 	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
 		asm_plain(w, check[i]);
-	asm_sym_directive(w, ".ifndef", ".L" DOF_LINK_SECTION_PREFIX PARAM("p"));
-	asm_push_section(w, DOF_LINK_SECTION_PREFIX, PARAM("p"), "aR", "progbits",
-	    DOF_LINK_SECTION_PREFIX PARAM("p"));
-	asm_plain(w, ".L" DOF_LINK_SECTION_PREFIX PARAM("p") ":");
-	asm_sym_directive(w, ".hidden", DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	asm_sym_directive(w, ".ifndef", ".L" LINK_ANCHOR);
+	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", LINK_ANCHOR);
+	asm_plain(w, ".L" LINK_ANCHOR ":");
+	asm_sym_directive(w, ".hidden", LINK_SYMBOL);
 	l = asm_begin(w);
 	sb_puts(l, "\t.4byte ");
-	put_asm_symbol(l, DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	put_asm_symbol(l, LINK_SYMBOL);
 	sb_puts(l, "-.");
 	asm_end(w);
 	asm_plain(w, "\t.popsection");
@@ -663,7 +666,7 @@ asm_link_anchor(asm_writer_t *w)
 /*
  * What every use of probe p:n needs in its assembler file, whether it
  * brings the probe's unit or not: `.stapsdt.base`, the probe's semaphore
- * and its provider's link anchor, each once (`.ifndef`).  _USDT_SEM_(p, n).
+ * and its link anchor, each once (`.ifndef`).  _USDT_SEM_(p, n).
  */
 static void
 asm_generic_semaphore(asm_writer_t *w)

@@ -76,11 +76,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -194,11 +194,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -302,11 +302,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
