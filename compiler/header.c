@@ -1173,9 +1173,12 @@ put_temp_macros(strbuf_t *out)
  * as SystemTap's header takes any argument: _USDT_X(T, x) for an integer
  * or enum parameter, _USDT_XP(T, x) for a typedef of a pointer.  A pointer
  * given for an integer (libvirt casts every argument to
- * `(void *)(intptr_t)`) goes through uintptr_t first, which neither C
+ * `(void *)(intptr_t)`) goes through intptr_t first, which neither C
  * (-Wpointer-to-int-cast, -Wint-conversion at a stub's call) nor C++
- * (an error) takes otherwise; anything else is cast to T as it is.  C
+ * (an error) takes otherwise: signed, so that a wider T gets the value
+ * sign-extended, as GCC converts a pointer to a wider integer (i386's
+ * `(void *)(intptr_t)-10` is -10 as a long long).  Anything else is cast
+ * to T as it is.  C
  * tells a pointer by __builtin_classify_type (5, arrays decayed); C++,
  * which has no __builtin_choose_expr, by overloading.  Every target's,
  * once (put_unit_macros).
@@ -1186,14 +1189,14 @@ put_conv_macros(strbuf_t *out)
 	sb_puts(out, "#ifdef __cplusplus\n"
 	    "extern \"C++\" {\n"
 	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
-	    "_usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(uintptr_t)__usdt_x; }\n"
+	    "_usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }\n"
 	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
 	    "_usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }\n"
 	    "}\n"
 	    "#define _USDT_X(T, x) (_usdt_cv<T>(x))\n"
 	    "#else\n"
 	    "#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, "
-	    "(uintptr_t)(x), (x)))\n"
+	    "(intptr_t)(x), (x)))\n"
 	    "#endif\n"
 	    "#define _USDT_XP(T, x) ((T)(uintptr_t)(x))\n");
 }
