@@ -626,14 +626,18 @@ asm_stapsdt_base(asm_writer_t *w)
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /*
- * Provider p's link anchor (dof.h says why), once per assembler file: a
+ * Probe p:n's link anchor (dof.h says why), once per assembler file: a
  * section of its own in its own COMDAT group, retained, whose 4 bytes
  * refer PC-relative to the symbol the -G object defines (or the linker,
  * as the section's start): no dynamic relocation, nothing at run time.
+ * One per probe, not per provider: each -G object of a provider (QEMU
+ * archives 22 of `provider qemu`) is taken for the probes it defines.
  * A linker defines `__start_` only for a section named as a C identifier:
  * a provider named otherwise (`my.prov`, which no .d can declare, but a
  * generated header may) gets none, as `.irpc` over its name finds.
  */
+#define LINK_ANCHOR	DOF_LINK_SECTION_PREFIX PARAM("p") MDL_PROBE_SEP PARAM("n")
+#define LINK_SYMBOL	DOF_LINK_SYMBOL_PREFIX PARAM("p") MDL_PROBE_SEP PARAM("n")
 static void
 asm_link_anchor(asm_writer_t *w)
 {
@@ -646,14 +650,13 @@ asm_link_anchor(asm_writer_t *w)
 
 	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
 		asm_plain(w, check[i]);
-	asm_sym_directive(w, ".ifndef", ".L" DOF_LINK_SECTION_PREFIX PARAM("p"));
-	asm_push_section(w, DOF_LINK_SECTION_PREFIX, PARAM("p"), "aR", "progbits",
-	    DOF_LINK_SECTION_PREFIX PARAM("p"));
-	asm_plain(w, ".L" DOF_LINK_SECTION_PREFIX PARAM("p") ":");
-	asm_sym_directive(w, ".hidden", DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	asm_sym_directive(w, ".ifndef", ".L" LINK_ANCHOR);
+	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", LINK_ANCHOR);
+	asm_plain(w, ".L" LINK_ANCHOR ":");
+	asm_sym_directive(w, ".hidden", LINK_SYMBOL);
 	l = asm_begin(w);
 	sb_puts(l, "\t.4byte ");
-	put_asm_symbol(l, DOF_LINK_SYMBOL_PREFIX PARAM("p"));
+	put_asm_symbol(l, LINK_SYMBOL);
 	sb_puts(l, "-.");
 	asm_end(w);
 	asm_plain(w, "\t.popsection");
@@ -664,7 +667,7 @@ asm_link_anchor(asm_writer_t *w)
 /*
  * What every use of probe p:n needs in its assembler file, whether it
  * brings the probe's unit or not: `.stapsdt.base`, the probe's semaphore
- * and its provider's link anchor, each once (`.ifndef`).  _USDT_SEM_(p, n).
+ * and its link anchor, each once (`.ifndef`).  _USDT_SEM_(p, n).
  */
 static void
 asm_generic_semaphore(asm_writer_t *w)
@@ -1222,6 +1225,39 @@ put_temp_macros(strbuf_t *out)
 }
 
 /*
+ * An argument converted to its parameter's type the way a call would, and
+ * as SystemTap's header takes any argument: _USDT_X(T, x) for an integer
+ * or enum parameter, _USDT_XP(T, x) for a typedef of a pointer.  A pointer
+ * given for an integer (libvirt casts every argument to
+ * `(void *)(intptr_t)`) goes through intptr_t first, which neither C
+ * (-Wpointer-to-int-cast, -Wint-conversion at a stub's call) nor C++
+ * (an error) takes otherwise: signed, so that a wider T gets the value
+ * sign-extended, as GCC converts a pointer to a wider integer (i386's
+ * `(void *)(intptr_t)-10` is -10 as a long long).  Anything else is cast
+ * to T as it is.  C
+ * tells a pointer by __builtin_classify_type (5, arrays decayed); C++,
+ * which has no __builtin_choose_expr, by overloading.  Every target's,
+ * once (put_unit_macros).
+ */
+static void
+put_conv_macros(strbuf_t *out)
+{
+	sb_puts(out, "#ifdef __cplusplus\n"
+	    "extern \"C++\" {\n"
+	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
+	    "_usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }\n"
+	    "template <typename _usdt_T, typename _usdt_U> inline _usdt_T "
+	    "_usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }\n"
+	    "}\n"
+	    "#define _USDT_X(T, x) (_usdt_cv<T>(x))\n"
+	    "#else\n"
+	    "#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, "
+	    "(intptr_t)(x), (x)))\n"
+	    "#endif\n"
+	    "#define _USDT_XP(T, x) ((T)(uintptr_t)(x))\n");
+}
+
+/*
  * The macros of every probe's code, once per translation unit (see
  * put_arch_macros).  A Linux target's header is one for every
  * architecture: the choice is the compiler's, an `#if` on the
@@ -1253,6 +1289,7 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	} else {
 		put_arch_macros(out, t);
 	}
+	put_conv_macros(out);
 	sb_puts(out, "#endif\n\n");
 	put_disabled_forms(out, t);
 }
@@ -1461,7 +1498,9 @@ put_arg_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 
 /*
  * Argument i as the value passed: a pointer cast to uintptr_t, a float as
- * its bits (_USDT_FB), anything else as given.
+ * its bits (_USDT_FB), an integer, enum or typedef of a pointer converted
+ * to the parameter's type (_USDT_X, _USDT_XP: put_conv_macros), a name the
+ * model does not know (a struct, maybe) as given.
  */
 static void
 put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
@@ -1476,7 +1515,15 @@ put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
 		sb_printf(out, ", uint%u_t, arg%zu)", bits * 8, i);
 	} else {
-		sb_printf(out, "arg%zu", i);
+		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
+
+		if (!ti.known || ti.tclass != MDL_TC_INTEGER) {
+			sb_printf(out, "arg%zu", i);
+			return;
+		}
+		sb_puts(out, ti.is_pointer ? "_USDT_XP(" : "_USDT_X(");
+		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+		sb_printf(out, ", arg%zu)", i);
 	}
 }
 

@@ -567,28 +567,47 @@ add_anchors(units_t *b, int dofsec, const rewrite_sites_t *s)
 	}
 }
 
+/* One link anchor, `DOF_LINK_SYMBOL_PREFIX prov [MDL_PROBE_SEP probe]`. */
+static int
+add_link_anchor(units_t *b, int dofsec, const char *prov, const char *probe)
+{
+	strbuf_t name;
+	int rc;
+
+	sb_init(&name);
+	sb_puts(&name, DOF_LINK_SYMBOL_PREFIX);
+	sb_puts(&name, prov);
+	if (probe != NULL) {
+		sb_puts(&name, MDL_PROBE_SEP);
+		sb_puts(&name, probe);
+	}
+	elfw_symbol_desc_t sym = { name.data, dofsec, 0, 0, STB_WEAK,
+	    STT_NOTYPE, STV_HIDDEN };
+
+	rc = name.failed ? -1 : elfw_add_symbol(b->w, &sym);
+	sb_free(&name);
+	return rc;
+}
+
 /*
- * Each provider's link anchor (dof.h says why) at the start of the DOF:
- * weak, since two -G outputs of one provider may meet in a link, and
- * hidden, as the header's references are.
+ * The link anchors (dof.h says why) at the start of the DOF: one per probe,
+ * which the header's uses of that probe refer to, so that every -G object
+ * of a provider in one archive is taken for its own probes; and the
+ * provider's, which headers of usdtc 1.x refer to.  Weak, since two -G
+ * outputs of one provider may meet in a link, and hidden, as the header's
+ * references are.
  */
 static int
 add_link_anchors(units_t *b, int dofsec)
 {
 	for (size_t i = 0; i < b->m->nproviders; i++) {
-		strbuf_t name;
-		int rc;
+		const mdl_provider_t *pv = b->m->providers[i];
 
-		sb_init(&name);
-		sb_puts(&name, DOF_LINK_SYMBOL_PREFIX);
-		sb_puts(&name, b->m->providers[i]->name);
-		elfw_symbol_desc_t sym = { name.data, dofsec, 0, 0, STB_WEAK,
-		    STT_NOTYPE, STV_HIDDEN };
-
-		rc = name.failed ? -1 : elfw_add_symbol(b->w, &sym);
-		sb_free(&name);
-		if (rc < 0)
+		if (add_link_anchor(b, dofsec, pv->name, NULL) < 0)
 			return -1;
+		for (size_t j = 0; j < pv->nprobes; j++)
+			if (add_link_anchor(b, dofsec, pv->name, pv->probes[j]->name) < 0)
+				return -1;
 	}
 	return 0;
 }

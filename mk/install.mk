@@ -13,11 +13,23 @@
 #   make install-dtrace-link
 #       a `dtrace` link to usdtc in BINDIR, for builds that only look for a
 #       program of that name (never replaces a `dtrace` that is not ours);
+#   make install-dtrace-divert
+#       usdtc as the system's /usr/bin/dtrace, the way a Debian
+#       administrator makes such a choice: a local diversion (dpkg-divert
+#       --local) moves the packaged one (systemtap-sdt-dev's) to
+#       /usr/bin/dtrace.systemtap and a link to BINDIR/usdtc takes its
+#       place; meson, php.m4 and configure then find usdtc as `dtrace`.
+#       With DESTDIR, dpkg-divert works on that root (its var/lib/dpkg);
+#   make uninstall-dtrace-divert
+#       the link removed and SystemTap's dtrace put back (uninstall does it
+#       too);
 #   make uninstall
 #       removes every file install and install-dtrace-link put there, and
 #       the directories only usdtc uses, so nothing is left behind;
 #   make deb
-#       the Debian packages usdtc, libusdt1 and libusdt-dev (debian/), built
+#       the Debian packages usdtc, libusdt1, libusdt-dev and usdtc-dtrace
+#       (debian/; usdtc-dtrace diverts /usr/bin/dtrace as the package
+#       usdtc-dtrace, the packaged form of install-dtrace-divert), built
 #       by dpkg-buildpackage from a copy of the tree under $(B)/deb, so
 #       nothing is written outside the build directory;
 #   make test-deb
@@ -105,7 +117,24 @@ install-dtrace-link: install
 		exit 1; fi
 	ln -sf usdtc $(DESTDIR)$(BINDIR)/dtrace
 
-uninstall:
+# The diversion of install-dtrace-divert: the packaged dtrace (and its
+# manual page) moved aside, a link to usdtc in its place.  DESTDIR is
+# dpkg-divert's root.  Undone only where the link is still ours.
+DIVERT_BIN = /usr/bin/dtrace
+DIVERT_SAVED = /usr/bin/dtrace.systemtap
+DPKG_DIVERT = dpkg-divert $(if $(DESTDIR),--root=$(DESTDIR)) --local --rename \
+	--divert $(DIVERT_SAVED)
+install-dtrace-divert: install
+	$(DPKG_DIVERT) --add $(DIVERT_BIN)
+	ln -sf $(BINDIR)/usdtc $(DESTDIR)$(DIVERT_BIN)
+
+uninstall-dtrace-divert:
+	@if [ "$$(readlink $(DESTDIR)$(DIVERT_BIN) 2>/dev/null)" = $(BINDIR)/usdtc ]; then \
+		echo "rm -f $(DESTDIR)$(DIVERT_BIN)"; rm -f $(DESTDIR)$(DIVERT_BIN) && \
+		echo "$(DPKG_DIVERT) --remove $(DIVERT_BIN)" && \
+		$(DPKG_DIVERT) --remove $(DIVERT_BIN); fi
+
+uninstall: uninstall-dtrace-divert
 	@if [ "$$(readlink $(DESTDIR)$(BINDIR)/dtrace 2>/dev/null)" = usdtc ]; then \
 		echo "rm -f $(DESTDIR)$(BINDIR)/dtrace"; rm -f $(DESTDIR)$(BINDIR)/dtrace; fi
 	rm -f $(DESTDIR)$(BINDIR)/usdtc \
@@ -146,4 +175,5 @@ version:
 
 FORCE:
 
-.PHONY: version docs install install-dtrace-link uninstall deb test-deb FORCE
+.PHONY: version docs install install-dtrace-link install-dtrace-divert uninstall-dtrace-divert \
+	uninstall deb test-deb FORCE

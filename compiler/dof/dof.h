@@ -141,19 +141,25 @@ typedef struct dof_relodesc {
 #define DOF_ELF_SYMBOL_LAZY	"___SUNW_dof"
 
 /*
- * The link anchor of provider P, which takes a -G object out of a static
+ * The link anchor of probe P:N, which takes a -G object out of a static
  * library.  A project may archive its -G output (made without objects)
  * with its own objects; nothing refers to the -G object's weak and hidden
  * symbols, so a linker would never take it, and the program would have no
- * DOF and no drti_lite.  So every object file whose code holds a probe of
- * P (the header's _USDT_SEM_) keeps a 4-byte section named
- * DOF_LINK_SECTION_PREFIX P, in one COMDAT group, retained, holding a
- * PC-relative reference to DOF_LINK_SYMBOL_PREFIX P: `__start_` and the
- * section's name.  The -G object defines that symbol (weak: two -G outputs
- * of P may meet; hidden), so the linker takes it out of the archive as it
- * takes any member that defines an undefined symbol; with no -G object
- * (header only) the linker defines it itself, as the start of the
- * section, and the program links as before.  Nothing runs or reads it.
+ * DOF and no drti_lite.  So every object file whose code holds a probe
+ * P:N (the header's _USDT_SEM_) keeps a 4-byte section named
+ * DOF_LINK_SECTION_PREFIX P MDL_PROBE_SEP N (N as declared), in one COMDAT
+ * group, retained, holding a PC-relative reference to
+ * DOF_LINK_SYMBOL_PREFIX and that name: `__start_` and the section's name.
+ * The -G object defines that symbol for each of its probes (weak: two -G
+ * outputs of P may meet; hidden), so the linker takes it out of the
+ * archive as it takes any member that defines an undefined symbol; with
+ * no -G object (header only) the linker defines it itself, as the start
+ * of the section, and the program links as before.  Nothing runs or reads
+ * it.  One anchor per probe, not per provider: QEMU archives 22 -G
+ * objects of `provider qemu`, each with probes of its own, and a
+ * provider's anchor took only the first of them.  (The -G object also
+ * defines the provider's anchor, DOF_LINK_SYMBOL_PREFIX P, which the
+ * headers of usdtc 1.x refer to.)
  */
 #define DOF_LINK_SECTION_PREFIX	"__usdtc_link_"
 #define DOF_LINK_SYMBOL_PREFIX	"__start___usdtc_link_"

@@ -76,11 +76,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -217,11 +217,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -325,11 +325,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -405,6 +405,16 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #else
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (intptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -417,11 +427,11 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 
 /* provider myprov */
 #define MYPROV_OP_START(arg0, arg1, arg2) \
-	_USDT_S(myprov___op__start, 3, _USDT_V(int, 0, arg0) _USDT_VP(1, arg1) _USDT_V(uint64_t, 2, arg2), _USDT_R(0, rdi) _USDT_R(2, rdx), _USDT_O(0) _USDT_M(S, 1) _USDT_O(2))
+	_USDT_S(myprov___op__start, 3, _USDT_V(int, 0, _USDT_X(int, arg0)) _USDT_VP(1, arg1) _USDT_V(uint64_t, 2, _USDT_X(uint64_t, arg2)), _USDT_R(0, rdi) _USDT_R(2, rdx), _USDT_O(0) _USDT_M(S, 1) _USDT_O(2))
 #define MYPROV_OP_START_ENABLED() \
 	_USDT_ON(myprov___op__start, myprov_op__start_semaphore)
 #define MYPROV_OP_DONE(arg0) \
-	_USDT_S(myprov___op__done, 1, _USDT_V(int, 0, arg0), _USDT_R(0, rdi), _USDT_O(0))
+	_USDT_S(myprov___op__done, 1, _USDT_V(int, 0, _USDT_X(int, arg0)), _USDT_R(0, rdi), _USDT_O(0))
 #define MYPROV_OP_DONE_ENABLED() \
 	_USDT_ON(myprov___op__done, myprov_op__done_semaphore)
 

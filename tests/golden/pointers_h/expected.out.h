@@ -79,11 +79,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -220,11 +220,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -328,11 +328,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -408,6 +408,16 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #else
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (intptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -432,7 +442,7 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define PTRS_SPACING_ENABLED() \
 	_USDT_ON(ptrs___spacing, ptrs_spacing_semaphore)
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, arg1) _USDT_V(MYTYPE, 2, arg2) _USDT_VP(3, arg3), _USDT_R(2, rdx), _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O(2) _USDT_M(c, 3))
+	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, _USDT_XP(p_t, arg1)) _USDT_V(MYTYPE, 2, arg2) _USDT_VP(3, arg3), _USDT_R(2, rdx), _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O(2) _USDT_M(c, 3))
 #define PTRS_NAMED_ENABLED() \
 	_USDT_ON(ptrs___named, ptrs_named_semaphore)
 #define PTRS_TAGGED(arg0, arg1) \
@@ -440,7 +450,7 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define PTRS_TAGGED_ENABLED() \
 	_USDT_ON(ptrs___tagged, ptrs_tagged_semaphore)
 #define PTRS_MIXED(arg0, arg1, arg2) \
-	_USDT_S(ptrs___mixed, 3, _USDT_V(int, 0, arg0) _USDT_VP(1, arg1) _USDT_V(long, 2, arg2), _USDT_R(0, rdi) _USDT_R(2, rdx), _USDT_O(0) _USDT_M(S, 1) _USDT_O(2))
+	_USDT_S(ptrs___mixed, 3, _USDT_V(int, 0, _USDT_X(int, arg0)) _USDT_VP(1, arg1) _USDT_V(long, 2, _USDT_X(long, arg2)), _USDT_R(0, rdi) _USDT_R(2, rdx), _USDT_O(0) _USDT_M(S, 1) _USDT_O(2))
 #define PTRS_MIXED_ENABLED() \
 	_USDT_ON(ptrs___mixed, ptrs_mixed_semaphore)
 

@@ -79,11 +79,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -220,11 +220,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -328,11 +328,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -408,6 +408,16 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #else
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (intptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -420,15 +430,15 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 
 /* provider sys */
 #define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	_USDT_S(sys___io, 5, _USDT_V(pid_t, 0, arg0) _USDT_V(ssize_t, 1, arg1) _USDT_V(size_t, 2, arg2) _USDT_V(off_t, 3, arg3) _USDT_VP(4, arg4), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_READS(__usdt_v4))
+	_USDT_S(sys___io, 5, _USDT_V(pid_t, 0, _USDT_X(pid_t, arg0)) _USDT_V(ssize_t, 1, _USDT_X(ssize_t, arg1)) _USDT_V(size_t, 2, _USDT_X(size_t, arg2)) _USDT_V(off_t, 3, _USDT_X(off_t, arg3)) _USDT_VP(4, arg4), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_READS(__usdt_v4))
 #define SYS_IO_ENABLED() \
 	_USDT_ON(sys___io, sys_io_semaphore)
 #define SYS_NET(arg0, arg1, arg2, arg3) \
-	_USDT_S(sys___net, 4, _USDT_V(socklen_t, 0, arg0) _USDT_V(sa_family_t, 1, arg1) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_R(0, rdi) _USDT_R(1, rsi), _USDT_O(0) _USDT_O(1) _USDT_M(d, 2) _USDT_M(c, 3))
+	_USDT_S(sys___net, 4, _USDT_V(socklen_t, 0, _USDT_X(socklen_t, arg0)) _USDT_V(sa_family_t, 1, _USDT_X(sa_family_t, arg1)) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_R(0, rdi) _USDT_R(1, rsi), _USDT_O(0) _USDT_O(1) _USDT_M(d, 2) _USDT_M(c, 3))
 #define SYS_NET_ENABLED() \
 	_USDT_ON(sys___net, sys_net_semaphore)
 #define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	_USDT_S(sys___widths, 6, _USDT_V(int8_t, 0, arg0) _USDT_V(uint16_t, 1, arg1) _USDT_V(int32_t, 2, arg2) _USDT_V(uint64_t, 3, arg3) _USDT_V(intptr_t, 4, arg4) _USDT_V(uid_t, 5, arg5), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8) _USDT_R(5, r9), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_O(5))
+	_USDT_S(sys___widths, 6, _USDT_V(int8_t, 0, _USDT_X(int8_t, arg0)) _USDT_V(uint16_t, 1, _USDT_X(uint16_t, arg1)) _USDT_V(int32_t, 2, _USDT_X(int32_t, arg2)) _USDT_V(uint64_t, 3, _USDT_X(uint64_t, arg3)) _USDT_V(intptr_t, 4, _USDT_X(intptr_t, arg4)) _USDT_V(uid_t, 5, _USDT_X(uid_t, arg5)), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx) _USDT_R(3, rcx) _USDT_R(4, r8) _USDT_R(5, r9), _USDT_O(0) _USDT_O(1) _USDT_O(2) _USDT_O(3) _USDT_O(4) _USDT_O(5))
 #define SYS_WIDTHS_ENABLED() \
 	_USDT_ON(sys___widths, sys_widths_semaphore)
 

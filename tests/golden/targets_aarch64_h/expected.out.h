@@ -76,11 +76,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",@progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -217,11 +217,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -325,11 +325,11 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endif\n" \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
-"\t.ifndef .L__usdtc_link_" p "\n" \
-"\t.pushsection __usdtc_link_" p ",\"aRG\",%%progbits,__usdtc_link_" p ",comdat\n" \
-".L__usdtc_link_" p ":\n" \
-"\t.hidden __start___usdtc_link_" p "\n" \
-"\t.4byte __start___usdtc_link_" p "-.\n" \
+"\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -405,6 +405,16 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #else
 #define _USDT_READS(p) , "m"(*(const char (*)[])(uintptr_t)(p))
 #endif
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (intptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -417,19 +427,19 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 
 /* provider arm */
 #define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
-	_USDT_L(arm___ints, 8, _USDT_V(char, 0, arg0) _USDT_V(signed char, 1, arg1) _USDT_V(unsigned char, 2, arg2) _USDT_V(short, 3, arg3) _USDT_V(int, 4, arg4) _USDT_V(long, 5, arg5) _USDT_V(long long, 6, arg6) _USDT_V(unsigned long, 7, arg7), _USDT_0, __dtrace_arm___ints(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7))
+	_USDT_L(arm___ints, 8, _USDT_V(char, 0, _USDT_X(char, arg0)) _USDT_V(signed char, 1, _USDT_X(signed char, arg1)) _USDT_V(unsigned char, 2, _USDT_X(unsigned char, arg2)) _USDT_V(short, 3, _USDT_X(short, arg3)) _USDT_V(int, 4, _USDT_X(int, arg4)) _USDT_V(long, 5, _USDT_X(long, arg5)) _USDT_V(long long, 6, _USDT_X(long long, arg6)) _USDT_V(unsigned long, 7, _USDT_X(unsigned long, arg7)), _USDT_0, __dtrace_arm___ints(_USDT_X(char, arg0), _USDT_X(signed char, arg1), _USDT_X(unsigned char, arg2), _USDT_X(short, arg3), _USDT_X(int, arg4), _USDT_X(long, arg5), _USDT_X(long long, arg6), _USDT_X(unsigned long, arg7)))
 #define ARM_INTS_ENABLED() \
 	_USDT_ON(arm___ints, arm_ints_semaphore)
 #define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
-	_USDT_L(arm___stack, 11, _USDT_V(int, 0, arg0) _USDT_V(int, 1, arg1) _USDT_V(int, 2, arg2) _USDT_V(int, 3, arg3) _USDT_V(int, 4, arg4) _USDT_V(int, 5, arg5) _USDT_V(int, 6, arg6) _USDT_V(int, 7, arg7) _USDT_V(int, 8, arg8) _USDT_V(long, 9, arg9) _USDT_VP(10, arg10), _USDT_READS(__usdt_v10), __dtrace_arm___stack(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, (uintptr_t)(arg10)))
+	_USDT_L(arm___stack, 11, _USDT_V(int, 0, _USDT_X(int, arg0)) _USDT_V(int, 1, _USDT_X(int, arg1)) _USDT_V(int, 2, _USDT_X(int, arg2)) _USDT_V(int, 3, _USDT_X(int, arg3)) _USDT_V(int, 4, _USDT_X(int, arg4)) _USDT_V(int, 5, _USDT_X(int, arg5)) _USDT_V(int, 6, _USDT_X(int, arg6)) _USDT_V(int, 7, _USDT_X(int, arg7)) _USDT_V(int, 8, _USDT_X(int, arg8)) _USDT_V(long, 9, _USDT_X(long, arg9)) _USDT_VP(10, arg10), _USDT_READS(__usdt_v10), __dtrace_arm___stack(_USDT_X(int, arg0), _USDT_X(int, arg1), _USDT_X(int, arg2), _USDT_X(int, arg3), _USDT_X(int, arg4), _USDT_X(int, arg5), _USDT_X(int, arg6), _USDT_X(int, arg7), _USDT_X(int, arg8), _USDT_X(long, arg9), (uintptr_t)(arg10)))
 #define ARM_STACK_ENABLED() \
 	_USDT_ON(arm___stack, arm_stack_semaphore)
 #define ARM_FLOATS(arg0, arg1, arg2) \
-	_USDT_S(arm___floats, 3, _USDT_V(_USDT_FT(float, uint32_t), 0, _USDT_FB(float, uint32_t, arg0)) _USDT_V(_USDT_FT(double, uint64_t), 1, _USDT_FB(double, uint64_t, arg1)) _USDT_V(int, 2, arg2), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx), _USDT_O(0) _USDT_O(1) _USDT_O(2))
+	_USDT_S(arm___floats, 3, _USDT_V(_USDT_FT(float, uint32_t), 0, _USDT_FB(float, uint32_t, arg0)) _USDT_V(_USDT_FT(double, uint64_t), 1, _USDT_FB(double, uint64_t, arg1)) _USDT_V(int, 2, _USDT_X(int, arg2)), _USDT_R(0, rdi) _USDT_R(1, rsi) _USDT_R(2, rdx), _USDT_O(0) _USDT_O(1) _USDT_O(2))
 #define ARM_FLOATS_ENABLED() \
 	_USDT_ON(arm___floats, arm_floats_semaphore)
 #define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
-	_USDT_C(arm___structs, __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), arg3))
+	_USDT_C(arm___structs, __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), _USDT_X(int, arg3)))
 #define ARM_STRUCTS_ENABLED() \
 	_USDT_ON(arm___structs, arm_structs_semaphore)
 #define ARM_NONE() \

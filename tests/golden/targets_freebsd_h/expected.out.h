@@ -48,6 +48,16 @@ _USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) : :); })
 #define _USDT_C(T, c) (_USDT_CALL(_USDT_P_##T), c)
 #define _USDT_E(x) (x)
+#ifdef __cplusplus
+extern "C++" {
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U *__usdt_x) { return (_usdt_T)(intptr_t)__usdt_x; }
+template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __usdt_x) { return (_usdt_T)__usdt_x; }
+}
+#define _USDT_X(T, x) (_usdt_cv<T>(x))
+#else
+#define _USDT_X(T, x) (__extension__ (T)__builtin_choose_expr(__builtin_classify_type(x) == 5, (intptr_t)(x), (x)))
+#endif
+#define _USDT_XP(T, x) ((T)(uintptr_t)(x))
 #endif
 
 #if !(_DTRACE_VERSION && defined(__GNUC__)) && !defined(_USDT_C)
@@ -57,11 +67,11 @@ _USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
 
 /* provider fbsd */
 #define FBSD_REQUEST_START(arg0, arg1, arg2) \
-	_USDT_C(fbsd___request__start, __dtrace_fbsd___request__start(arg0, (uintptr_t)(arg1), arg2))
+	_USDT_C(fbsd___request__start, __dtrace_fbsd___request__start(_USDT_X(int, arg0), (uintptr_t)(arg1), _USDT_X(uint64_t, arg2)))
 #define FBSD_REQUEST_START_ENABLED() \
 	_USDT_E((_USDT_CALL(_USDT_P_fbsd___request__start), __dtraceenabled_fbsd___request__start()))
 #define FBSD_REQUEST_DONE(arg0) \
-	_USDT_C(fbsd___request__done, __dtrace_fbsd___request__done(arg0))
+	_USDT_C(fbsd___request__done, __dtrace_fbsd___request__done(_USDT_X(int, arg0)))
 #define FBSD_REQUEST_DONE_ENABLED() \
 	_USDT_E((_USDT_CALL(_USDT_P_fbsd___request__done), __dtraceenabled_fbsd___request__done()))
 #define FBSD_TICK() \
