@@ -127,7 +127,7 @@ drti_pid_serves(const char *pid, long conn)
 	long n;
 
 	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY)) < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
@@ -161,7 +161,7 @@ drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
 	int pfd, seen = 0, bad = 0;
 	long n;
 
-	if ((pfd = drti_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((pfd = drti_open("/proc", O_RDONLY | O_DIRECTORY)) < 0)
 		return me != 0;
 	while (!bad && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n && !bad;) {
@@ -206,7 +206,7 @@ drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
 	snprintf(dir, sizeof(dir), "%.*s", slash == NULL || slash == dev ? 1 : (int)(slash - dev),
 	    slash == NULL ? "." : dev);
 	for (int i = 0; i < 2; i++) {
-		int fd = drti_open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
+		int fd = drti_open(paths[i], O_PATH | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
 
 		if (fd < 0)
 			return i == 0 ? -1 : 1;	/* else the open that follows says why */

@@ -47,8 +47,10 @@
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
- * four are read with secure_getenv, so a setuid program ignores them, and
- * the device must be a character device (or root's FUSE file, as
+ * four are read once, by the constructor, in one pass and with
+ * secure_getenv's rule (drti_proto.h), so a setuid program ignores them,
+ * and neither a fork child nor the destructor looks at the environment
+ * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
@@ -259,9 +261,9 @@ drti_init(void)
 {
 	struct drti_state *d = drti_state();
 
-	if (drti_disabled())
+	drti_reg_init(&d->reg);		/* the environment, read here only */
+	if (drti_disabled(&d->reg))
 		return;
-	drti_reg_init(&d->reg);
 	if (drti_describe(d) != 0)
 		return;
 	if (!drti_dof_magic_ok(__SUNW_dof)) {

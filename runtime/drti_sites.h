@@ -147,7 +147,7 @@ drti_sites_load(drti_sites_t *s)
 	if (s->tried)
 		return s->notes != NULL;
 	s->tried = 1;
-	if ((fd = drti_open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = drti_open(s->path, O_RDONLY)) < 0)
 		return drti_say(s->reg, "cannot open %s for its notes: %m", s->path), 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		s->maplen = (size_t)st.st_size;
@@ -183,6 +183,7 @@ drti_sites_unload(drti_sites_t *s)
 		drti_munmap(s->map, s->maplen);
 	s->map = NULL;
 	s->notes = NULL;
+	s->notes_size = 0;	/* a fork child's load may fail: no stale size */
 	s->tried = 0;
 }
 
@@ -198,7 +199,7 @@ drti_note_at(const drti_sites_t *s, size_t *off, drti_note_t *n)
 	const char *d;
 	uint64_t a[STAPSDT_NADDRS];
 
-	if (*off + 12 > s->notes_size)
+	if (s->notes == NULL || *off + 12 > s->notes_size)
 		return 0;
 	namesz = w[0];
 	descsz = w[1];
