@@ -64,12 +64,13 @@
  *     followed), and must be a character
  *     device (fstat) before any ioctl: a regular file or a FIFO there is
  *     refused and said so under DTRACE_DOF_INIT_DEBUG.  One exception: a
- *     regular file of a FUSE file system that root mounted (mountinfo's
- *     user_id=0 for the file's own mount) and that a root process serves,
- *     which is how dtprobed serves its helper on a kernel without CUSE;
- *     who serves is found before anything reaches the daemon
- *     (drti_fuse.h).  A setuid program never reaches it (DEVNAME is not
- *     read there);
+ *     regular file of a FUSE file system, which is how dtprobed serves its
+ *     helper on a kernel without CUSE, when it is known to be served by
+ *     root or by the program's own user (a root program: root's mount and
+ *     a root process holding its connection; any other: its own user's
+ *     mount), found before anything reaches the daemon, at a cost no other
+ *     user sets (drti_fuse.h).  A setuid program never reaches it
+ *     (DEVNAME is not read there);
  *   - DTRACE_DOF_INIT_LOCKDOWN only chooses which of our own DOFs the
  *     process registers for itself, and is not read in a setuid program
  *     either;
@@ -385,7 +386,7 @@ drti_open_device(const drti_reg_t *r)
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 ||
-	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_root_fuse(fd)))) {
+	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_trusted_fuse(fd)))) {
 		drti_close(fd);
 		drti_say(r, "%s is not a character device: not using it", dev);
 		errno = ENODEV;
