@@ -142,8 +142,8 @@ typedef struct drti_env {
 	char dev[DRTI_PATH_MAX];	/* the device: DTRACE_DOF_INIT_DEVNAME or the default */
 } drti_env_t;
 
-/* The value of NAME=value in the environment entry e, or NULL (name ends with '='). */
-static const char *
+/* The value in the environment entry e if it is name ("NAME="), else NULL. */
+DRTI_PROTO const char *
 drti_env_value(const char *e, const char *name)
 {
 	size_t len = strlen(name);
@@ -151,8 +151,8 @@ drti_env_value(const char *e, const char *name)
 	return drti_strncmp(e, name, len) == 0 ? e + len : NULL;
 }
 
-/* s into buf (size bytes), NUL-ended; whether it fitted. */
-static int
+/* s into buf (size bytes), NUL-ended; whether it fitted (else buf is ""). */
+DRTI_PROTO int
 drti_copy_str(char *buf, size_t size, const char *s)
 {
 	size_t len = strlen(s);
