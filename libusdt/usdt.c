@@ -732,7 +732,7 @@ static int
 register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 {
 	drti_reg_init(&l->reg);
-	if (drti_disabled())
+	if (drti_disabled(&l->reg))
 		return 0;
 	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);
 	l->reg.helper.dofhp_addr = l->base;

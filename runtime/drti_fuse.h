@@ -3,7 +3,7 @@
  * included by drti_proto.h (its functions are static, as its are).
  *
  * Why: on a kernel without CUSE, dtprobed serves its helper as a regular
- * file of a FUSE file system.  A root program hands the helper its load
+ * file of a FUSE file system.  A program hands the helper its load
  * address and the address of its DOF, and waits in the ioctl until the
  * daemon answers -- uninterruptibly once the daemon has read the request
  * (the kernel's request_wait_answer: a fatal signal waits it out too), so
@@ -14,32 +14,55 @@
  * before main (unshare(CLONE_NEWUSER) then fails, a fork in a
  * constructor inherits it), and a hung ioctl would still hold the process
  * at exit.  So the only sound defence is to talk to no daemon but a
- * trusted one, and to find out who serves before anything reaches it:
+ * trusted one -- root's, or the program's own user's -- and to find out
+ * who serves before anything reaches it, at a cost no other user sets.
  *
- *   - mountinfo's user_id=0 names who mounted the file system, not who
- *     serves it (`-o drop_privileges` hands root's mount to a daemon that
- *     runs as nobody), so it is necessary, not sufficient;
- *   - the server is whoever holds a /dev/fuse descriptor of the mount's
+ * What the kernel tells, and at what cost:
+ *   - /proc/self/mountinfo gives the file system's type, its connection
+ *     (MAJOR:MINOR) and user_id=N, the user who mounted it (fusectl's
+ *     /sys/fs/fuse/connections/N says no more: its files are owned by
+ *     that same user_id).  Only root mounts with user_id=0, and only our
+ *     own mount namespace is listed, which no other user can add to.  It
+ *     says who mounted, not who serves: root may hand the connection's
+ *     descriptor to a daemon of another user (`-o drop_privileges`, or
+ *     setuid after mounting), so it is necessary, not sufficient;
+ *   - the server is whoever holds a /dev/fuse descriptor of the
  *     connection: /proc/PID/fdinfo of such a descriptor says
- *     "fuse_connection: N", N the mount's device number (mountinfo's
- *     MAJOR:MINOR), and /proc/PID/status gives that process's uids;
- *   - the mount is identified without touching it: the helper's directory
- *     and then the helper are opened O_PATH (no FUSE request: the lookup of
+ *     "fuse_connection: N".  Nothing maps a connection to its holders: the
+ *     only way to them is every process's descriptors, which another user
+ *     can make as many as they like (400,000 in 20 processes took 16.9 s
+ *     to read), and a program that is not root may read only its own
+ *     user's;
+ *   - the helper is identified without touching it: its directory and
+ *     then the helper are opened O_PATH (no FUSE request: the lookup of
  *     each is done by the file system holding it, and a mount point is
  *     crossed without one), and their mount found by fdinfo's mnt_id.
  *
- * A helper on FUSE is used only when every process seen holding its
- * connection runs with every uid (real, effective, saved, file system)
- * root or this process's own effective uid, and -- in a root program,
- * which sees every process of its pid namespace -- at least one is seen.
- * A program that is not root cannot see root's descriptors: it keeps the
- * mountinfo check alone, and refuses a server it can see running as
- * another user.  A daemon in another pid namespace is not seen: a root
- * program then does not use it.  The walk over /proc costs a readlink
- * per open descriptor on the machine, paid only by programs whose helper
- * is on FUSE (a CUSE or kernel helper is a character device, and no DTrace
- * costs one failed open, as before).  A root daemon that hangs still hangs
- * its clients, as a hung CUSE dtprobed does: `echo 1 >
+ * So, for a helper on FUSE:
+ *   - a program that is not root uses it only on a mount of its own user
+ *     (user_id = its effective uid), whose server that user chose.  On
+ *     root's mount it cannot tell who serves (it may not read root's
+ *     descriptors, nor those of a daemon that dropped from root to another
+ *     user), so it does not use it, and says so;
+ *   - a root program uses it only on root's mount (user_id=0) and only
+ *     when a process running with every uid (real, effective, saved, file
+ *     system) root is seen holding its connection.  It reads the
+ *     descriptors of those processes alone: /proc/PID of a process of
+ *     another user is owned by that user (one fstatat skips it), and one
+ *     owned by root but not running as root (a process that cannot be
+ *     dumped: a daemon that dropped from root to nobody, or any that asked
+ *     prctl(PR_SET_DUMPABLE, 0)) is skipped on its status line.  What it
+ *     reads is what root holds: no other user can make it larger, however
+ *     many descriptors they hold (a fstatat per process is what it pays
+ *     for theirs).  A daemon served by nobody, as in the test, holds
+ *     the connection alone and is refused for want of a root server.  Not
+ *     ruled out: root keeping a copy of the descriptor while also handing
+ *     one to another user's process -- root's choice;
+ *   - a daemon in another pid namespace is not seen: a root program then
+ *     does not use it.
+ * A CUSE or kernel helper is a character device, and no DTrace costs one
+ * failed open, as before: none of this runs.  A root daemon that hangs
+ * still hangs its clients, as a hung CUSE dtprobed does: `echo 1 >
  * /sys/fs/fuse/connections/N/abort` frees them.
  */
 #ifndef USDTC_DRTI_FUSE_H
@@ -66,16 +89,16 @@ drti_mount_line(int fd, char *line, size_t size)
 /*
  * A mountinfo line's FUSE connection (its device, as the kernel numbers
  * it: MAJOR << 20 | MINOR), or -1 when the file system is not FUSE;
- * *root_mount says whether its super options hold user_id=0.
+ * *owner: its super options' user_id, or -1 if they have none.
  */
 DRTI_PROTO long
-drti_fuse_conn(const char *line, int *root_mount)
+drti_fuse_conn(const char *line, long *owner)
 {
 	const char *dash = strstr(line, " - "), *fstype, *opts, *p = line;
 	unsigned long major, minor;
 	char *end;
 
-	*root_mount = 0;
+	*owner = -1;
 	if (dash == NULL)
 		return -1;
 	fstype = dash + 3;
@@ -91,9 +114,14 @@ drti_fuse_conn(const char *line, int *root_mount)
 	if (*end != ':')
 		return -1;
 	minor = strtoul(end + 1, &end, 10);
-	/* " - fstype source superopts" */
-	if ((opts = drti_strchr(fstype, ' ')) != NULL && (opts = drti_strchr(opts + 1, ' ')) != NULL)
-		*root_mount = drti_has_option(opts + 1, "user_id=0");
+	/* " - fstype source superopts": superopts "rw,user_id=N,..." */
+	if ((opts = drti_strchr(fstype, ' ')) != NULL && (opts = drti_strchr(opts + 1, ' ')) != NULL &&
+	    (p = strstr(opts, "user_id=")) != NULL && (p[-1] == ',' || p[-1] == ' ')) {
+		unsigned long u = strtoul(p + 8, &end, 10);
+
+		if (end != p + 8 && (*end == ',' || *end == '\0' || *end == ' ' || *end == '\n'))
+			*owner = (long)u;
+	}
 	return (long)(major << 20 | minor);
 }
 
@@ -127,7 +155,7 @@ drti_pid_serves(const char *pid, long conn)
 	long n;
 
 	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY)) < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
@@ -149,41 +177,75 @@ drti_pid_serves(const char *pid, long conn)
 }
 
 /*
- * Whether FUSE connection conn is served only by processes of root or of
- * this process's euid (at least one seen, for a root program).  Says why
- * not under DTRACE_DOF_INIT_DEBUG.
+ * Whether process pid (a /proc entry) runs as root: its /proc directory
+ * owned by root (one fstatat: another user's process stops here) and
+ * every uid of its status root (a process owned by root in /proc but not
+ * running as root -- one that cannot be dumped -- stops there).
  */
 DRTI_PROTO int
-drti_fuse_server_trusted(const drti_reg_t *r, const char *dev, long conn)
+drti_pid_is_root(int pfd, const char *pid)
 {
-	unsigned long me = (unsigned long)geteuid();
+	struct stat st;
+
+	return fstatat(pfd, pid, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == 0 &&
+	    drti_uids_are(pid, 0) == 1;
+}
+
+/*
+ * Whether a process running as root holds FUSE connection conn: the only
+ * descriptors read are root's (drti_pid_is_root), so the cost is what
+ * root holds, whatever other users hold.  Says why not under
+ * DTRACE_DOF_INIT_DEBUG.
+ */
+DRTI_PROTO int
+drti_fuse_root_serves(const drti_reg_t *r, const char *dev, long conn)
+{
 	char buf[2048];
-	int pfd, seen = 0, bad = 0;
+	int pfd, seen = 0;
 	long n;
 
-	if ((pfd = drti_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return me != 0;
-	while (!bad && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < n && !bad;) {
+	if ((pfd = drti_open("/proc", O_RDONLY | O_DIRECTORY)) < 0) {
+		drti_say(r, "%s: cannot read /proc (%m) to see who serves it: not using it", dev);
+		return 0;
+	}
+	while (!seen && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n && !seen;) {
 			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
 
 			off += de->d_reclen;
-			if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
-			    drti_pid_serves(de->d_name, conn) == 0)
-				continue;
-			seen++;
-			if (drti_uids_are(de->d_name, 0) == 1 || drti_uids_are(de->d_name, me) == 1)
-				continue;
-			drti_say(r, "%s is served by process %s, which runs as another user: "
-			    "not using it", dev, de->d_name);
-			bad = 1;
+			seen = de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+			    drti_pid_is_root(pfd, de->d_name) && drti_pid_serves(de->d_name, conn) > 0;
 		}
 	}
 	drti_close(pfd);
-	if (!bad && seen == 0 && me == 0)
-		drti_say(r, "%s: no process serving its FUSE connection is seen: not using it",
-		    dev);
-	return !bad && (seen > 0 || me != 0);
+	if (!seen)
+		drti_say(r, "%s: no process running as root is seen serving its FUSE "
+		    "connection: not using it", dev);
+	return seen;
+}
+
+/*
+ * Whether a helper on the FUSE mount of user owner, connection conn, may
+ * be used by this process (the top of this file says why): its own
+ * user's mount, or, in a root program, root's mount served by root.
+ */
+DRTI_PROTO int
+drti_fuse_trusted(const drti_reg_t *r, const char *dev, long owner, long conn)
+{
+	uid_t me = geteuid();
+
+	if (owner != 0 && (owner < 0 || (uid_t)owner != me)) {
+		drti_say(r, "%s is on a FUSE file system mounted by another user: not using it", dev);
+		return 0;
+	}
+	if (owner != 0)
+		return 1;	/* this user's own mount */
+	if (me != 0) {
+		drti_say(r, "%s is on root's FUSE file system, whose server a program not run "
+		    "by root cannot see: not using it", dev);
+		return 0;
+	}
+	return drti_fuse_root_serves(r, dev, conn);
 }
 
 /*
@@ -200,46 +262,40 @@ drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
 	char dir[4096], line[4096];
 	const char *slash = strrchr(dev, '/');
 	const char *paths[2] = { dir, dev };
-	int root_mount;
-	long conn;
+	long conn, owner;
 
 	snprintf(dir, sizeof(dir), "%.*s", slash == NULL || slash == dev ? 1 : (int)(slash - dev),
 	    slash == NULL ? "." : dev);
 	for (int i = 0; i < 2; i++) {
-		int fd = drti_open(paths[i], O_PATH | O_CLOEXEC | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
+		int fd = drti_open(paths[i], O_PATH | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
 
 		if (fd < 0)
 			return i == 0 ? -1 : 1;	/* else the open that follows says why */
 		conn = drti_mount_line(fd, line, sizeof(line)) == 0 ?
-		    drti_fuse_conn(line, &root_mount) : -1;
+		    drti_fuse_conn(line, &owner) : -1;
 		drti_close(fd);
-		if (conn < 0)
-			continue;
-		if (!root_mount) {
-			drti_say(r, "%s is on a FUSE file system root did not mount: not using it",
-			    dev);
-			return 0;
-		}
-		return drti_fuse_server_trusted(r, dev, conn);
+		if (conn >= 0)
+			return drti_fuse_trusted(r, dev, owner, conn);
 	}
 	return 1;
 }
 
 /*
  * After the open, for a regular file: whether fd is a file of a FUSE
- * file system mounted by root (drti_fuse_helper_ok checked its server).
+ * file system mounted by root or by this process's user
+ * (drti_fuse_helper_ok checked it and its server before the open).
  */
 DRTI_PROTO int
-drti_root_fuse(int fd)
+drti_trusted_fuse(int fd)
 {
 	char line[4096];
 	struct statfs sf;
-	int root_mount;
+	long owner;
 
 	if (fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
 		return 0;
 	return drti_mount_line(fd, line, sizeof(line)) == 0 &&
-	    drti_fuse_conn(line, &root_mount) >= 0 && root_mount;
+	    drti_fuse_conn(line, &owner) >= 0 && (owner == 0 || (uid_t)owner == geteuid());
 }
 
 /*

@@ -184,6 +184,12 @@ static drti_helper_t drti_helper;
 static int drti_gen = -1;		/* the generation, -1 when not registered */
 static int drti_debug;
 static const char *drti_device = DRTI_DEVICE;
+/*
+ * Whether DTRACE_DOF_INIT_DEVNAME named the device: the environment is
+ * read by the constructor alone, so the exit handler never walks one the
+ * program may have broken since (Oracle's tst.corruptenv.sh).
+ */
+static int drti_named;
 
 /* ---- small string helpers (no libc string functions are declared) ------- */
 
@@ -375,7 +381,7 @@ drti_open(void)
 		drti_say("cannot open", drti_device, 0, 0);
 #ifdef DRTI_OLD_DEVICE
 	/* Solaris 10 GA has only the /devices node; not when a name was given. */
-	if (fd < 0 && drti_getenv("DTRACE_DOF_INIT_DEVNAME") == NULL) {
+	if (fd < 0 && !drti_named) {
 		drti_device = DRTI_OLD_DEVICE;
 		if ((fd = open(drti_device, DRTI_O_RDWR | DRTI_O_SAFE)) < 0)
 			drti_say("cannot open", drti_device, 0, 0);
@@ -399,8 +405,10 @@ drti_init(void)
 	if (drti_getenv("DTRACE_DOF_INIT_DISABLE") != NULL)
 		return;
 	drti_debug = drti_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
-	if ((dev = drti_getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0')
+	if ((dev = drti_getenv("DTRACE_DOF_INIT_DEVNAME")) != NULL && dev[0] != '\0') {
 		drti_device = dev;
+		drti_named = 1;
+	}
 	if (drti_describe() != 0)
 		return;
 	if (!drti_magic_ok(__SUNW_dof)) {

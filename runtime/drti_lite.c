@@ -47,8 +47,10 @@
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
- * four are read with secure_getenv, so a setuid program ignores them, and
- * the device must be a character device (or root's FUSE file, as
+ * four are read once, by the constructor, in one pass and with
+ * secure_getenv's rule (drti_proto.h), so a setuid program ignores them,
+ * and neither a fork child nor the destructor looks at the environment
+ * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
  * protocol itself (device, ioctls, messages) is in drti_proto.h, which
  * libusdt includes too; this file decides what to register and when.
@@ -307,16 +309,16 @@ drti_sys2(long nr, long a, long b, long c)
 
 /*
  * Whether the helper device's directory cannot be opened (/dev/dtrace
- * absent: no DTrace, the usual case), found with one libc call (the
- * environment's) and two system calls: the device's path, its directory
- * cut from it here, and one open with O_PATH, which reaches no file
+ * absent: no DTrace, the usual case), found with two system calls once
+ * drti_reg_init has read the environment: the device's path (its copy
+ * there), its directory cut from it here, and one open with O_PATH, which reaches no file
  * system's daemon but for the directory's own look-up.  0 when there is a
  * directory: then drti_open_device decides, with every check.
  */
 static int
-drti_helper_absent(void)
+drti_helper_absent(const drti_reg_t *r)
 {
-	const char *dev = drti_secure_getenv("DTRACE_DOF_INIT_DEVNAME");
+	const char *dev = r->env.dev;
 	char dir[256];
 	size_t cut = 0;
 	int fd;
@@ -343,10 +345,9 @@ drti_init(void)
 {
 	struct drti_state *d = drti_state();
 
-	if (drti_disabled() ||
-	    (drti_secure_getenv("DTRACE_DOF_INIT_DEBUG") == NULL && drti_helper_absent()))
+	drti_reg_init(&d->reg);		/* the environment, read here only */
+	if (drti_disabled(&d->reg) || (!d->reg.env.debug && drti_helper_absent(&d->reg)))
 		return;		/* no DTrace, the usual case: nothing else is done */
-	drti_reg_init(&d->reg);
 	if (drti_describe(d) != 0)
 		return;
 	if (!drti_dof_magic_ok(__SUNW_dof)) {

@@ -17,6 +17,15 @@
  * normal case on Linux: then registering costs one failed open() and says
  * nothing unless asked to.
  *
+ * The environment is read once, when a registration is made ready
+ * (drti_reg_init: drti_lite's constructor), in one pass over environ,
+ * and what it says is kept in the registration (drti_env_t): nothing
+ * later -- the fork child's registration, the destructor's REMOVE at exit
+ * -- looks at the environment again.  A program may have changed or
+ * broken its environment by then (Oracle's own test tst.corruptenv.sh
+ * sets envp[0] to 0xff before it exits), and getenv at exit would then
+ * crash it, as Oracle's drti, which reads it once at start-up, does not.
+ *
  * What the helper gets is a copy.  Oracle's dtprobed (2.0.1) files each
  * DOF it is given under the device and inode of the mapping that holds
  * dofhp_dof, per process and across processes (its stash, /run/dtrace):
@@ -43,21 +52,25 @@
  *
  * This code runs inside other people's programs, setuid ones included, so
  * it trusts nothing it did not make:
- *   - the variables are read with secure_getenv: in a program running with
- *     privileges it was not started with (AT_SECURE), none of them is
- *     seen, so an unprivileged user cannot make the constructor open a
- *     path of their choice as root, or probe for files with the debug line;
+ *   - the variables are read as secure_getenv reads them: in a program
+ *     running with privileges it was not started with (AT_SECURE), none of
+ *     them is seen, so an unprivileged user cannot make the constructor
+ *     open a path of their choice as root, or probe for files with the
+ *     debug line;
+ *   - every file is opened O_NONBLOCK, O_NOCTTY and O_CLOEXEC (drti_open):
+ *     nothing at any path -- a FIFO where a library was, a terminal -- can
+ *     stop the program in open(2) or become its terminal;
  *   - the device is opened with O_NOFOLLOW (a symlink at its path is not
- *     followed), O_NONBLOCK and O_NOCTTY (nothing at the path can stop the
- *     program or become its terminal), O_CLOEXEC, and must be a character
+ *     followed), and must be a character
  *     device (fstat) before any ioctl: a regular file or a FIFO there is
  *     refused and said so under DTRACE_DOF_INIT_DEBUG.  One exception: a
- *     regular file of a FUSE file system that root mounted (mountinfo's
- *     user_id=0 for the file's own mount) and that a root process serves,
- *     which is how dtprobed serves its helper on a kernel without CUSE;
- *     who serves is found before anything reaches the daemon
- *     (drti_fuse.h).  A setuid program never reaches it (DEVNAME is not
- *     read there);
+ *     regular file of a FUSE file system, which is how dtprobed serves its
+ *     helper on a kernel without CUSE, when it is known to be served by
+ *     root or by the program's own user (a root program: root's mount and
+ *     a root process holding its connection; any other: its own user's
+ *     mount), found before anything reaches the daemon, at a cost no other
+ *     user sets (drti_fuse.h).  A setuid program never reaches it
+ *     (DEVNAME is not read there);
  *   - DTRACE_DOF_INIT_LOCKDOWN only chooses which of our own DOFs the
  *     process registers for itself, and is not read in a setuid program
  *     either;
@@ -78,9 +91,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -101,38 +116,119 @@
  * its .text is none.
  */
 #define DRTI_LIBC static __attribute__((unused, noinline))
-DRTI_LIBC int drti_open(const char *path, int flags) { return open(path, flags); }
 DRTI_LIBC int drti_close(int fd) { return close(fd); }
 DRTI_LIBC int drti_munmap(void *p, size_t len) { return munmap(p, len); }
-DRTI_LIBC char *drti_secure_getenv(const char *name) { return secure_getenv(name); }
 DRTI_LIBC char *drti_strchr(const char *s, int c) { return strchr(s, c); }
 DRTI_LIBC int drti_strcmp(const char *a, const char *b) { return strcmp(a, b); }
 DRTI_LIBC int drti_strncmp(const char *a, const char *b, size_t n) { return strncmp(a, b, n); }
 DRTI_LIBC int drti_memcmp(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
 
+/* Every open here: none can block (a FIFO, a device), none is inherited by exec. */
+DRTI_LIBC int
+drti_open(const char *path, int flags)
+{
+	return open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+#define DRTI_PATH_MAX	4096
+
+/* What the environment said, read once (drti_env_read). */
+typedef struct drti_env {
+	int disabled;		/* DTRACE_DOF_INIT_DISABLE */
+	int debug;		/* DTRACE_DOF_INIT_DEBUG */
+	int lockdown;		/* DTRACE_DOF_INIT_LOCKDOWN: -1 unset, 0 none, 1 locked */
+	char lockdown_mode[32];	/* its value, for the debug line */
+	int dev_too_long;	/* DTRACE_DOF_INIT_DEVNAME did not fit */
+	char dev[DRTI_PATH_MAX];	/* the device: DTRACE_DOF_INIT_DEVNAME or the default */
+} drti_env_t;
+
+/* The value in the environment entry e if it is name ("NAME="), else NULL. */
+DRTI_PROTO const char *
+drti_env_value(const char *e, const char *name)
+{
+	size_t len = strlen(name);
+
+	return drti_strncmp(e, name, len) == 0 ? e + len : NULL;
+}
+
+/* s into buf (size bytes), NUL-ended; whether it fitted (else buf is ""). */
+DRTI_PROTO int
+drti_copy_str(char *buf, size_t size, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len >= size) {
+		buf[0] = '\0';
+		return 0;
+	}
+	memcpy(buf, s, len + 1);
+	return 1;
+}
+
+/*
+ * The DTRACE_DOF_INIT_* variables into *env, in one pass over environ
+ * (the first of each name counts, as for getenv); none in a program that
+ * runs with privileges it was not started with (AT_SECURE, as
+ * secure_getenv).  Values are copied: nothing here points into the
+ * environment afterwards.
+ */
+DRTI_PROTO void
+drti_env_read(drti_env_t *env)
+{
+	extern char **environ;
+	const char *dev = NULL, *lock = NULL, *v;
+
+	env->disabled = env->debug = 0;	/* fields one by one: dev is 4 KiB, start-up pays a memset */
+	env->lockdown = -1;
+	env->lockdown_mode[0] = '\0';
+	for (char **ep = getauxval(AT_SECURE) ? NULL : environ; ep != NULL && *ep != NULL; ep++) {
+		const char *e = *ep;
+
+		if (e[0] != 'D' || drti_strncmp(e, "DTRACE_DOF_INIT_", 16) != 0)
+			continue;
+		e += 16;
+		if (drti_strncmp(e, "DISABLE=", 8) == 0)
+			env->disabled = 1;
+		else if (drti_strncmp(e, "DEBUG=", 6) == 0)
+			env->debug = 1;
+		else if (dev == NULL && (v = drti_env_value(e, "DEVNAME=")) != NULL)
+			dev = v;
+		else if (lock == NULL && (v = drti_env_value(e, "LOCKDOWN=")) != NULL)
+			lock = v;
+	}
+	if (dev == NULL || dev[0] == '\0')
+		dev = DTRACE_HELPER_DEVICE;
+	env->dev_too_long = !drti_copy_str(env->dev, sizeof(env->dev), dev);
+	if (lock != NULL && lock[0] != '\0') {
+		env->lockdown = drti_strcmp(lock, "none") != 0;
+		if (!drti_copy_str(env->lockdown_mode, sizeof(env->lockdown_mode), lock))
+			drti_copy_str(env->lockdown_mode, sizeof(env->lockdown_mode), "(too long)");
+	}
+}
+
 /* One registration of one DOF. */
 typedef struct drti_reg {
 	dof_helper_t helper;	/* what ADDDOF hands over */
 	int gen;		/* generation DTrace returned, -1 if none */
-	int debug;		/* DTRACE_DOF_INIT_DEBUG is set */
 	int strip;		/* lockdown: no is-enabled offsets; -1 not yet asked */
+	drti_env_t env;		/* the environment, as it was at drti_reg_init */
 } drti_reg_t;
 
-/* An empty registration; reads DTRACE_DOF_INIT_DEBUG. */
+/* An empty registration; the environment read, once, into it. */
 DRTI_PROTO void
 drti_reg_init(drti_reg_t *r)
 {
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, offsetof(drti_reg_t, env));	/* drti_env_read sets the rest */
 	r->gen = -1;
 	r->strip = -1;
-	r->debug = drti_secure_getenv("DTRACE_DOF_INIT_DEBUG") != NULL;
+	drti_env_read(&r->env);
 }
 
-/* Whether DTRACE_DOF_INIT_DISABLE asks for no registration at all. */
+/* Whether DTRACE_DOF_INIT_DISABLE asked r for no registration at all. */
 DRTI_PROTO int
-drti_disabled(void)
+drti_disabled(const drti_reg_t *r)
 {
-	return drti_secure_getenv("DTRACE_DOF_INIT_DISABLE") != NULL;
+	return r->env.disabled;
 }
 
 /*
@@ -173,7 +269,7 @@ drti_say(const drti_reg_t *r, const char *fmt, ...)
 	int n, m, err = errno;
 	va_list ap;
 
-	if (!r->debug)
+	if (!r->env.debug)
 		return;
 	n = snprintf(line, sizeof(line), "dtrace DOF %s: ",
 	    r->helper.dofhp_mod[0] ? r->helper.dofhp_mod : "?");
@@ -221,7 +317,7 @@ drti_find_line(const char *path, const char *prefix, char *line, size_t size)
 {
 	char buf[4096];
 	size_t plen = strlen(prefix), n = 0;
-	int fd = drti_open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	int fd = drti_open(path, O_RDONLY), found = -1;
 	ssize_t got = 0;
 
 	if (fd < 0 || size <= plen)
@@ -270,24 +366,27 @@ drti_has_option(const char *opts, const char *word)
 DRTI_PROTO int
 drti_open_device(const drti_reg_t *r)
 {
-	const char *dev = drti_secure_getenv("DTRACE_DOF_INIT_DEVNAME");
+	const char *dev = r->env.dev;
 	struct stat st;
 	int fd = -1, ok;
 
-	if (dev == NULL || dev[0] == '\0')
-		dev = DTRACE_HELPER_DEVICE;
+	if (r->env.dev_too_long) {
+		errno = ENAMETOOLONG;
+		drti_say(r, "cannot open DTRACE_DOF_INIT_DEVNAME: %m");
+		return -1;
+	}
 	if ((ok = drti_fuse_helper_ok(r, dev)) == 0) {
 		errno = EPERM;
 		return -1;
 	}
 	if (ok > 0)
-		fd = drti_open(dev, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		fd = drti_open(dev, O_RDWR | O_NOFOLLOW);
 	if (fd < 0) {
 		drti_say(r, "cannot open %s: %m", dev);
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 ||
-	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_root_fuse(fd)))) {
+	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_trusted_fuse(fd)))) {
 		drti_close(fd);
 		drti_say(r, "%s is not a character device: not using it", dev);
 		errno = ENODEV;
@@ -309,14 +408,13 @@ drti_open_device(const drti_reg_t *r)
 DRTI_PROTO int
 drti_lockdown(const drti_reg_t *r)
 {
-	const char *forced = drti_secure_getenv("DTRACE_DOF_INIT_LOCKDOWN");
 	char line[128];
 	const char *open_br = NULL, *close_br = NULL;
 	int err = 0;
 
-	if (forced != NULL && forced[0] != '\0') {
-		drti_say(r, "lockdown %s (DTRACE_DOF_INIT_LOCKDOWN)", forced);
-		return drti_strcmp(forced, "none") != 0;
+	if (r->env.lockdown >= 0) {
+		drti_say(r, "lockdown %s (DTRACE_DOF_INIT_LOCKDOWN)", r->env.lockdown_mode);
+		return r->env.lockdown;
 	}
 	errno = 0;
 	if (drti_find_line("/sys/kernel/security/lockdown", "", line, sizeof(line)) != 0)

@@ -25,6 +25,11 @@
  *    can put its own events (dlclose done) in order with drti_lite's;
  *  - close forgets a device descriptor, so a reused number is a file again.
  *
+ * The shim reads its USDTC_SHIM_* variables once, at its first call (in
+ * a constructor, before main), as drti_lite reads its own: a program that
+ * breaks its environment later (tests/hostile's corrupted environment)
+ * must meet no getenv at exit, the shim's included.
+ *
  * Log lines go to USDTC_SHIM_LOG, one write each, every line starting with
  * the event and "pid=N":
  *	OPEN pid=N path=P
@@ -59,6 +64,26 @@ typedef int (*ioctl_fn)(int, unsigned long, ...);
 static unsigned char device_fds[MAX_FD];	/* 1 = this fd is our "device" */
 static int next_gen = 5;			/* generations we hand out */
 
+/* The USDTC_SHIM_* variables, read once. */
+static struct {
+	int read;
+	const char *log, *dir, *dev;
+	int enable, absent;
+} shim_env;
+
+static void __attribute__((constructor))
+shim_env_read(void)
+{
+	if (shim_env.read)
+		return;
+	shim_env.log = getenv("USDTC_SHIM_LOG");
+	shim_env.dir = getenv("USDTC_SHIM_DIR");
+	shim_env.dev = getenv("USDTC_SHIM_DEV");
+	shim_env.enable = getenv("USDTC_SHIM_ENABLE") != NULL;
+	shim_env.absent = getenv("USDTC_SHIM_ABSENT") != NULL;
+	shim_env.read = 1;
+}
+
 static open_fn
 real_open(void)
 {
@@ -72,7 +97,7 @@ real_open(void)
 static void __attribute__((format(printf, 1, 2)))
 shim_log(const char *fmt, ...)
 {
-	const char *path = getenv("USDTC_SHIM_LOG");
+	const char *path = (shim_env_read(), shim_env.log);
 	char line[1024];
 	va_list ap;
 	int fd, n;
@@ -139,7 +164,7 @@ check_site(int gen, const char *prov, const char *func, const char *name,
 
 	shim_log("SITE pid=%d gen=%d %s:%s:%s %s 0x%llx %s", (int)getpid(), gen, prov,
 	    func, name, kind, (unsigned long long)addr, ok ? "ok" : "BAD");
-	if (ok && strcmp(kind, "enabled") == 0 && getenv("USDTC_SHIM_ENABLE") != NULL)
+	if (ok && strcmp(kind, "enabled") == 0 && shim_env.enable)
 		enable_site(addr);
 }
 
@@ -190,7 +215,7 @@ check_dof(const char *dof, const dof_helper_t *dh, int gen)
 static void
 capture(const char *dof, uint64_t size, int gen)
 {
-	const char *dir = getenv("USDTC_SHIM_DIR");
+	const char *dir = (shim_env_read(), shim_env.dir);
 	char path[4096];
 	int fd;
 
@@ -243,7 +268,7 @@ open_device(const char *path)
 	int fd;
 
 	shim_log("OPEN pid=%d path=%s", (int)getpid(), path);
-	if (getenv("USDTC_SHIM_ABSENT") != NULL) {
+	if (shim_env.absent) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -257,8 +282,10 @@ open_device(const char *path)
 static int
 intercepted(const char *path, int *fdp)
 {
-	const char *dev = getenv("USDTC_SHIM_DEV");
+	const char *dev;
 
+	shim_env_read();
+	dev = shim_env.dev;
 	if (path != NULL && strncmp(path, MARK_PREFIX, sizeof(MARK_PREFIX) - 1) == 0) {
 		shim_log("MARK pid=%d %s", (int)getpid(), path + sizeof(MARK_PREFIX) - 1);
 		errno = ENOENT;

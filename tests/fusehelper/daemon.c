@@ -3,11 +3,12 @@
  * "helper", as dtprobed does on a kernel without CUSE, for
  * tests/fusehelper (issue 32): who serves it, and what REMOVE hands it.
  *
- * Usage: daemon MNT LOG answer|noremove|hang UID
+ * Usage: daemon MNT LOG answer|noremove|hang UID [mine]
  *
  * Mounts MNT itself, as root: /dev/fuse opened, mount(2) with fd=N,
  * user_id=0, allow_other -- root's mount, as `-o drop_privileges` leaves
- * it -- then drops to UID (every uid and gid; 0 stays root) and serves
+ * it (with "mine": user_id=UID, that user's own mount, as fusermount3
+ * makes one) -- then drops to UID (every uid and gid; 0 stays root) and serves
  * the descriptor (libfuse's "/dev/fd/N").  Every request on the helper is
  * logged to LOG, one line each: "OPEN pid=P", "IOCTL cmd=C in=N
  * arg=A pid=P", and for DTRACEHIOC_REMOVE "REMOVE gen=G" when its 4-byte
@@ -137,7 +138,7 @@ main(int argc, char **argv)
 	uid_t uid;
 	int fd, rc;
 
-	if (argc != 5 || (logf = fopen(argv[2], "a")) == NULL)
+	if (argc < 5 || argc > 6 || (logf = fopen(argv[2], "a")) == NULL)
 		return 2;
 	hang = strcmp(argv[3], "hang") == 0;
 	noremove = strcmp(argv[3], "noremove") == 0;
@@ -146,7 +147,8 @@ main(int argc, char **argv)
 		say("cannot open /dev/fuse: %s", strerror(errno));
 		return 1;
 	}
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", fd);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%ld,group_id=%ld,allow_other", fd,
+	    argc == 6 ? (long)uid : 0L, argc == 6 ? (long)uid : 0L);
 	if (mount("fusehelper", argv[1], "fuse.fusehelper", MS_NOSUID | MS_NODEV, opts) != 0) {
 		say("mount: %s", strerror(errno));
 		return 1;

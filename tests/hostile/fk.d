@@ -1,0 +1,1 @@
+provider fk { probe lib(int); };

@@ -1,0 +1,1 @@
+provider fkmain { probe main(int); };
