@@ -120,7 +120,7 @@ sb_putc(strbuf_t *sb, char c)
  * sb_printf formats the plain conversions itself: the header writer calls
  * it a few hundred thousand times for a big provider, and the C library's
  * vsnprintf sets up a stream and parses the format anew on every call
- * (`bench/compile` times -h of a 10,000-probe provider).  Plain means %s, %c, %% and
+ * (`bench/compile` times -h of a 10,000-probe provider).  Plain means %s, %.*s, %c, %% and
  * the integer conversions d, i, u, x, o with an optional 0 flag, width and
  * z, l or ll; a format with anything else goes to vsnprintf whole.
  */
@@ -131,6 +131,10 @@ plain_format(const char *fmt)
 		bool sized = false;
 
 		p++;
+		if (p[0] == '.' && p[1] == '*' && p[2] == 's') {	/* %.*s */
+			p += 2;
+			continue;
+		}
 		if (*p == '0')
 			p++, sized = true;
 		for (; *p >= '0' && *p <= '9'; p++)
@@ -209,6 +213,15 @@ plain_printf(strbuf_t *sb, const char *fmt, va_list *ap)
 
 		sb_append(sb, p, (size_t)(pct - p));
 		p = pct + 1;
+		if (p[0] == '.' && p[1] == '*') {	/* %.*s: at most that many bytes */
+			int prec = va_arg(*ap, int);
+
+			if ((s = va_arg(*ap, const char *)) == NULL)
+				s = "(null)";
+			sb_append(sb, s, prec < 0 ? strlen(s) : strnlen(s, (size_t)prec));
+			p += 3;
+			continue;
+		}
 		if (*p == '0')
 			pad = '0', p++;
 		for (; *p >= '0' && *p <= '9'; p++)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "idset.h"
 #include "model.h"
 
 typedef void *yyscan_t;
@@ -206,6 +207,19 @@ struct parse_ctx {
 
 	struct arena_block *arena;
 	jmp_buf fatal;			/* out of memory: abandon the parse */
+
+	/*
+	 * parse_layout.c: parse_canonical_type's answers by text (both in
+	 * the arena, and shared: its callers only read them), asked several
+	 * times per argument, kept while the model has the typedefs it had
+	 * (ntypedefs) and freed with the parse (parse_canon_free).
+	 */
+	struct canon_memo {
+		idset_t ids;		/* positions in text and canon */
+		const char **text;
+		char **canon;
+		size_t n, cap, ntypedefs;
+	} canon;
 };
 
 /*
@@ -287,9 +301,12 @@ void parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *ou
 char *parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d);
 /*
  * A spelling to compare types by: normalised, without qualifiers, the
- * leading typedef name replaced by what it names.
+ * leading typedef name replaced by what it names.  Remembered: the caller
+ * only reads it.
  */
 char *parse_canonical_type(struct parse_ctx *ctx, const char *text);
+/* Free parse_canonical_type's memo (the end of parse_text). */
+void parse_canon_free(struct parse_ctx *ctx);
 
 static inline bool
 parse_starts_with(const char *s, const char *prefix)

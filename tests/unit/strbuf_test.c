@@ -66,6 +66,8 @@ main(void)
 	SAME("#define %s_ENABLED() \\\n\t(__extension__ ({ uint32_t __usdt_e = %s; "
 	    "%s(&__usdt_e); __usdt_e != 0; }))\n", "P_N", "p_n_semaphore", "__dtraceenabled_p___n");
 	SAME("%s%s", lots, lots);
+	SAME("%s%.*s|%.*s|%.*s|%.*s", " ", 3, "abcdef", 0, "abc", 9, "ab", -1, "whole");
+	SAME("%.*s;\n", 2000, lots);
 	/* Not plain: the C library formats these. */
 	SAME("%.3s|%-5d|%+d|% d|%#x", "abcdef", 7, 7, 7, 255u);
 	SAME("%5s|%-5s|%c", "ab", "cd", 'e');
