@@ -116,8 +116,8 @@ canon_put(struct parse_ctx *ctx, uint64_t h, const char *text, char *canon)
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
-		const char **t = parse_alloc(ctx, cap * sizeof(*t));
-		char **k = parse_alloc(ctx, cap * sizeof(*k));
+		const char **t = parse_keep_alloc(ctx, cap * sizeof(*t));
+		char **k = parse_keep_alloc(ctx, cap * sizeof(*k));
 
 		if (c->n > 0) {
 			memcpy(t, c->text, c->n * sizeof(*t));
@@ -129,7 +129,7 @@ canon_put(struct parse_ctx *ctx, uint64_t h, const char *text, char *canon)
 	}
 	if (!idset_add(&c->ids, h, c->n))
 		return;
-	c->text[c->n] = parse_strdup(ctx, text);
+	c->text[c->n] = parse_keep_strdup(ctx, text);
 	c->canon[c->n++] = canon;
 }
 
@@ -149,7 +149,7 @@ parse_canonical_type(struct parse_ctx *ctx, const char *text)
 	}
 	if ((id = idset_find(&c->ids, h, canon_text_is, c, text)) != IDSET_NONE)
 		return c->canon[id];
-	t = canonical_type(ctx, text);
+	t = parse_keep_strdup(ctx, canonical_type(ctx, text));	/* outlives a declaration */
 	canon_put(ctx, h, text, t);
 	return t;
 }
