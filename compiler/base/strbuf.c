@@ -16,6 +16,9 @@ sb_init(strbuf_t *sb)
 	sb->len = 0;
 	sb->cap = 0;
 	sb->failed = false;
+	sb->sink = NULL;
+	sb->sink_ctx = NULL;
+	sb->sink_at = 0;
 }
 
 void
@@ -55,6 +58,12 @@ sb_grow(strbuf_t *sb, size_t n, bool exact)
 	want = sb->len + n + 1;
 	if (want <= sb->cap)
 		return true;
+	if (sb->sink != NULL && sb->len > 0 && want > sb->sink_at) {
+		if (!sb_flush(sb))
+			return false;
+		if ((want = n + 1) <= sb->cap)
+			return true;
+	}
 	cap = exact ? want : sb->cap ? sb->cap : 64;
 	while (cap < want)
 		cap *= 2;
@@ -68,6 +77,30 @@ sb_grow(strbuf_t *sb, size_t n, bool exact)
 }
 
 /* Make room for n more bytes plus a NUL, growing by doubling. */
+void
+sb_stream(strbuf_t *sb, sb_sink_fn *sink, void *ctx, size_t at)
+{
+	sb->sink = sink;
+	sb->sink_ctx = ctx;
+	sb->sink_at = at;
+}
+
+bool
+sb_flush(strbuf_t *sb)
+{
+	if (sb->failed)
+		return false;
+	if (sb->sink == NULL || sb->len == 0)
+		return true;
+	if (sb->sink(sb->sink_ctx, sb->data, sb->len) != 0) {
+		sb->failed = true;
+		return false;
+	}
+	sb->len = 0;
+	sb->data[0] = '\0';
+	return true;
+}
+
 static bool
 sb_reserve(strbuf_t *sb, size_t n)
 {
