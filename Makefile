@@ -1,7 +1,7 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
 # Targets: all (default), check, test, fuzz, demo, demo-libusdt, bench,
-# bench-gate, regen, clean; install, uninstall, install-dtrace-link, deb,
+# bench-gate, bench-readme, regen, clean; install, uninstall, install-dtrace-link, deb,
 # test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
@@ -421,6 +421,10 @@ bench: all
 bench-gate: all
 	USDTC=$(abspath $(USDTC)) bash bench/gate
 
+# Every table of bench/README.md measured again from this tree (bench/regen).
+bench-readme: all
+	USDTC=$(abspath $(USDTC)) bash bench/regen
+
 # CPython 3.11 built with usdtc and with SystemTap's dtrace, instructions
 # on one script (root: apt-get source; two builds of several minutes).
 bench-cpython: deps
@@ -434,7 +438,7 @@ regen: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-gate bench-cpython regen deps clean fuzz fuzzers replays
+.PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-gate bench-readme bench-cpython regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))
