@@ -1,7 +1,8 @@
 # usdtc - a drop-in `dtrace -h` / `dtrace -G` for USDT probes, and libusdt.
 #
-# Targets: all (default), check, test, fuzz, demo, demo-libusdt, bench, regen, clean; install,
-# uninstall, install-dtrace-link, deb, test-deb are in mk/install.mk.
+# Targets: all (default), check, test, fuzz, demo, demo-libusdt, bench,
+# bench-gate, bench-readme, regen, clean; install, uninstall, install-dtrace-link, deb,
+# test-deb are in mk/install.mk.
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
@@ -419,6 +420,15 @@ demo-libusdt: deps
 bench: all
 	USDTC=$(abspath $(USDTC)) B=$(B) bash bench/run
 
+# CI's guard on speed: a short tier of the benchmarks under callgrind,
+# each count against its limit in bench/limits.txt (bench/gate).
+bench-gate: all
+	USDTC=$(abspath $(USDTC)) bash bench/gate
+
+# Every table of bench/README.md measured again from this tree (bench/regen).
+bench-readme: all
+	USDTC=$(abspath $(USDTC)) bash bench/regen
+
 # CPython 3.11 built with usdtc and with SystemTap's dtrace, instructions
 # on one script (root: apt-get source; two builds of several minutes).
 bench-cpython: deps
@@ -432,7 +442,7 @@ regen: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-cpython regen deps clean fuzz fuzzers replays
+.PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-gate bench-readme bench-cpython regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
 	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))

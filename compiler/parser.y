@@ -157,13 +157,15 @@ probes
 	;
 
 probe
-	: PROBE { parse_open(ctx, "probe declaration", ';', @1); }
+	: PROBE { ctx->probe_mark = parse_mark(ctx);
+		  parse_open(ctx, "probe declaration", ';', @1); }
 	  probe_name '(' { parse_open(ctx, "argument list", ')', @4); }
 	  params_opt ')' { parse_close(ctx); }
 	  xlate_opt ';'
 		{
 			parse_close(ctx);
 			parse_probe(ctx, $3, @3, $6, $9);
+			parse_probe_done(ctx, @10);
 		}
 	;
 

@@ -788,27 +788,63 @@ output_done(const options_t *o, const char *out, int rc, const err_t *e)
 	return 0;
 }
 
+/*
+ * The header goes to its temporary a megabyte at a time (sb_stream), not
+ * held whole: for a large provider it was as big as the model, and the
+ * peak of -h (issue 40).  Only the header writer appends; nothing reads it
+ * back.
+ */
+#define HEADER_CHUNK	(1u << 20)
+
+typedef struct header_job {
+	const options_t *o;
+	const mdl_model_t *m;
+	const char *out;	/* the output's name, which the guard derives from */
+	int fd, err;		/* where the bytes go; errno of a failed write */
+} header_job_t;
+
+static int
+header_sink(void *ctx, const void *bytes, size_t n)
+{
+	header_job_t *j = ctx;
+
+	if (file_write_all_fd(j->fd, bytes, n) == 0)
+		return 0;
+	j->err = errno;
+	return -1;
+}
+
+static int
+fill_header(int fd, const char *name, void *ctx, err_t *e)
+{
+	header_job_t *j = ctx;
+	strbuf_t text;
+	int rc = 0;
+
+	j->fd = fd;
+	sb_init(&text);
+	sb_stream(&text, header_sink, j, HEADER_CHUNK);
+	backend_for(j->o->target)->header(j->m, j->o->target, j->out, &text);
+	if (!sb_flush(&text))
+		rc = j->err != 0 ? err_errno(e, j->err, "cannot write %s", name) :
+		    err_set(e, "out of memory writing %s", name);
+	sb_free(&text);
+	return rc;
+}
+
 static int
 run_header(const options_t *o, mdl_model_t *m, const char *out)
 {
-	strbuf_t text;
+	header_job_t job = { o, m, out, -1, 0 };
 	const char *tmp;
 	err_t e;
 	int rc;
 
-	sb_init(&text);
-	backend_for(o->target)->header(m, o->target, out, &text);
-	if (text.failed) {
-		sb_free(&text);
-		error("out of memory writing %s", out);
-		return 1;
-	}
 	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
-		rc = file_write_bytes(tmp, NULL, text.data, text.len, &e);
+		rc = file_write_path(tmp, out, fill_header, &job, &e);
 	if (rc == 0)
 		rc = tempset_commit(&temps, &e);
-	sb_free(&text);
 	return output_done(o, out, rc, &e);
 }
 

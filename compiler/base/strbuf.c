@@ -16,6 +16,9 @@ sb_init(strbuf_t *sb)
 	sb->len = 0;
 	sb->cap = 0;
 	sb->failed = false;
+	sb->sink = NULL;
+	sb->sink_ctx = NULL;
+	sb->sink_at = 0;
 }
 
 void
@@ -55,6 +58,12 @@ sb_grow(strbuf_t *sb, size_t n, bool exact)
 	want = sb->len + n + 1;
 	if (want <= sb->cap)
 		return true;
+	if (sb->sink != NULL && sb->len > 0 && want > sb->sink_at) {
+		if (!sb_flush(sb))
+			return false;
+		if ((want = n + 1) <= sb->cap)
+			return true;
+	}
 	cap = exact ? want : sb->cap ? sb->cap : 64;
 	while (cap < want)
 		cap *= 2;
@@ -68,6 +77,30 @@ sb_grow(strbuf_t *sb, size_t n, bool exact)
 }
 
 /* Make room for n more bytes plus a NUL, growing by doubling. */
+void
+sb_stream(strbuf_t *sb, sb_sink_fn *sink, void *ctx, size_t at)
+{
+	sb->sink = sink;
+	sb->sink_ctx = ctx;
+	sb->sink_at = at;
+}
+
+bool
+sb_flush(strbuf_t *sb)
+{
+	if (sb->failed)
+		return false;
+	if (sb->sink == NULL || sb->len == 0)
+		return true;
+	if (sb->sink(sb->sink_ctx, sb->data, sb->len) != 0) {
+		sb->failed = true;
+		return false;
+	}
+	sb->len = 0;
+	sb->data[0] = '\0';
+	return true;
+}
+
 static bool
 sb_reserve(strbuf_t *sb, size_t n)
 {
@@ -120,7 +153,7 @@ sb_putc(strbuf_t *sb, char c)
  * sb_printf formats the plain conversions itself: the header writer calls
  * it a few hundred thousand times for a big provider, and the C library's
  * vsnprintf sets up a stream and parses the format anew on every call
- * (`bench/compile` times -h of a 10,000-probe provider).  Plain means %s, %c, %% and
+ * (`bench/compile` times -h of a 10,000-probe provider).  Plain means %s, %.*s, %c, %% and
  * the integer conversions d, i, u, x, o with an optional 0 flag, width and
  * z, l or ll; a format with anything else goes to vsnprintf whole.
  */
@@ -131,6 +164,10 @@ plain_format(const char *fmt)
 		bool sized = false;
 
 		p++;
+		if (p[0] == '.' && p[1] == '*' && p[2] == 's') {	/* %.*s */
+			p += 2;
+			continue;
+		}
 		if (*p == '0')
 			p++, sized = true;
 		for (; *p >= '0' && *p <= '9'; p++)
@@ -209,6 +246,15 @@ plain_printf(strbuf_t *sb, const char *fmt, va_list *ap)
 
 		sb_append(sb, p, (size_t)(pct - p));
 		p = pct + 1;
+		if (p[0] == '.' && p[1] == '*') {	/* %.*s: at most that many bytes */
+			int prec = va_arg(*ap, int);
+
+			if ((s = va_arg(*ap, const char *)) == NULL)
+				s = "(null)";
+			sb_append(sb, s, prec < 0 ? strlen(s) : strnlen(s, (size_t)prec));
+			p += 3;
+			continue;
+		}
 		if (*p == '0')
 			pad = '0', p++;
 		for (; *p >= '0' && *p <= '9'; p++)

@@ -13,11 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a streamed strbuf's bytes go (sb_stream): 0, or -1 to fail it. */
+typedef int sb_sink_fn(void *ctx, const void *bytes, size_t n);
+
 typedef struct strbuf {
 	char *data;	/* NUL-terminated whenever len < cap */
 	size_t len;
 	size_t cap;
-	bool failed;	/* an allocation failed; contents are incomplete */
+	bool failed;	/* an allocation (or the sink) failed; contents are incomplete */
+	sb_sink_fn *sink;	/* NULL, or where the bytes go (sb_stream) */
+	void *sink_ctx;
+	size_t sink_at;		/* hand the bytes over before holding more than this */
 } strbuf_t;
 
 void sb_init(strbuf_t *sb);
@@ -32,6 +38,17 @@ char *sb_steal(strbuf_t *sb, size_t *lenp);
  * anything failed.
  */
 bool sb_presize(strbuf_t *sb, size_t n);
+
+/*
+ * Stream sb: instead of growing past about `at` bytes, it hands what it
+ * holds to sink and starts again empty, so a writer that only appends (the
+ * header) can produce a file of any size in a buffer of `at` bytes.  A
+ * failing sink fails sb.  sb_flush hands over the rest; len then counts
+ * only what sb still holds.
+ */
+void sb_stream(strbuf_t *sb, sb_sink_fn *sink, void *ctx, size_t at);
+/* Hand what sb holds to its sink (nothing without one); false once failed. */
+bool sb_flush(strbuf_t *sb);
 
 void sb_append(strbuf_t *sb, const void *bytes, size_t n);
 void sb_puts(strbuf_t *sb, const char *s);

@@ -357,7 +357,8 @@ check_by_value(struct parse_ctx *ctx)
 			if (w != why)
 				continue;
 			if (!arg_to_pointer(a) ||
-			    (!pr->translated && i < pr->xargc && !arg_to_pointer(&pr->xargs[i])))
+			    (!pr->translated && pr->xargs != pr->nargs && i < pr->xargc &&
+			    !arg_to_pointer(&pr->xargs[i])))
 				parse_nomem(ctx);
 		}
 	}
@@ -399,6 +400,7 @@ parse_text(mdl_model_t *m, diag_t *d, const char *file, const char *text,
 	d->stop = NULL;
 	d->nincl = 0;		/* the chain lives in ctx */
 	lexer_free(ctx);
+	parse_canon_free(ctx);
 	parse_arena_free(ctx);
 	free(ctx->ptrs);
 	free(ctx);

@@ -41,10 +41,11 @@ parse_nomem(struct parse_ctx *ctx)
 	longjmp(ctx->fatal, 1);
 }
 
-void *
-parse_alloc(struct parse_ctx *ctx, size_t size)
+/* size bytes, zeroed, from the arena whose newest block is *list. */
+static void *
+arena_alloc(struct parse_ctx *ctx, struct arena_block **list, size_t size)
 {
-	struct arena_block *b = ctx->arena;
+	struct arena_block *b = *list;
 	void *p;
 
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
@@ -55,13 +56,52 @@ parse_alloc(struct parse_ctx *ctx, size_t size)
 			parse_nomem(ctx);
 		b->used = 0;
 		b->cap = cap;
-		b->next = ctx->arena;
-		ctx->arena = b;
+		b->next = *list;
+		*list = b;
 	}
 	p = b->data + b->used;
 	b->used += size;
 	memset(p, 0, size);
 	return p;
+}
+
+void *
+parse_alloc(struct parse_ctx *ctx, size_t size)
+{
+	return arena_alloc(ctx, &ctx->arena, size);
+}
+
+void *
+parse_keep_alloc(struct parse_ctx *ctx, size_t size)
+{
+	return arena_alloc(ctx, &ctx->keep, size);
+}
+
+char *
+parse_keep_strdup(struct parse_ctx *ctx, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(parse_keep_alloc(ctx, n), s, n);
+}
+
+parse_mark_t
+parse_mark(struct parse_ctx *ctx)
+{
+	return (parse_mark_t){ ctx->arena, ctx->arena != NULL ? ctx->arena->used : 0 };
+}
+
+void
+parse_release(struct parse_ctx *ctx, parse_mark_t mark)
+{
+	while (ctx->arena != mark.block) {
+		struct arena_block *next = ctx->arena->next;
+
+		free(ctx->arena);
+		ctx->arena = next;
+	}
+	if (ctx->arena != NULL)
+		ctx->arena->used = mark.used;
 }
 
 char *
@@ -188,15 +228,16 @@ parse_pointer_text(struct parse_ctx *ctx)
 	return parse_strndup(ctx, ctx->ptrs != NULL ? ctx->ptrs : "", ctx->ptrs_len);
 }
 
-/* Every block of the arena, once the parse is over. */
+/* Every block of both arenas, once the parse is over. */
 void
 parse_arena_free(struct parse_ctx *ctx)
 {
-	while (ctx->arena != NULL) {
-		struct arena_block *next = ctx->arena->next;
+	parse_release(ctx, (parse_mark_t){ NULL, 0 });
+	while (ctx->keep != NULL) {
+		struct arena_block *next = ctx->keep->next;
 
-		free(ctx->arena);
-		ctx->arena = next;
+		free(ctx->keep);
+		ctx->keep = next;
 	}
 }
 

@@ -287,7 +287,7 @@ check_probe_names(struct parse_ctx *ctx, const char *name, const char *dof_name,
 static void
 remember_probe(struct parse_ctx *ctx, mdl_probe_t *pr)
 {
-	struct new_probe *np = parse_alloc(ctx, sizeof(*np));
+	struct new_probe *np = parse_keep_alloc(ctx, sizeof(*np));
 
 	np->prov = ctx->prov;
 	np->probe = pr;
@@ -346,3 +346,10 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 	remember_probe(ctx, pr);
 }
 
+void
+parse_probe_done(struct parse_ctx *ctx, parse_loc_t semi)
+{
+	if (ctx->tok_loc.first_line == semi.first_line &&
+	    ctx->tok_loc.first_column == semi.first_column && ctx->tok_loc.file == semi.file)
+		parse_release(ctx, ctx->probe_mark);
+}

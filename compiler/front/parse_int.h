@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "idset.h"
 #include "model.h"
 
 typedef void *yyscan_t;
@@ -37,6 +38,12 @@ typedef struct parse_loc {
 	int first_line, first_column;
 	int last_line, last_column;	/* the last byte, inclusive */
 } parse_loc_t;
+
+/* A place in the arena (parse_mark, parse_release). */
+typedef struct parse_mark {
+	struct arena_block *block;	/* the newest block then, or NULL */
+	size_t used;			/* its bytes in use then */
+} parse_mark_t;
 
 /*
  * A rule's location spans its first to its last non-empty symbol; an empty
@@ -204,8 +211,23 @@ struct parse_ctx {
 	/* parser.y: the text a group's paren_items starts as (group_open). */
 	struct parse_ptext *group_text;
 
-	struct arena_block *arena;
+	struct arena_block *arena;	/* the parse's memory (parse_alloc) */
+	struct arena_block *keep;	/* what outlives a declaration (parse_keep_alloc) */
+	parse_mark_t probe_mark;	/* parser.y: the arena where a probe declaration began */
 	jmp_buf fatal;			/* out of memory: abandon the parse */
+
+	/*
+	 * parse_layout.c: parse_canonical_type's answers by text (both in
+	 * the keep arena, and shared: its callers only read them), asked several
+	 * times per argument, kept while the model has the typedefs it had
+	 * (ntypedefs) and freed with the parse (parse_canon_free).
+	 */
+	struct canon_memo {
+		idset_t ids;		/* positions in text and canon */
+		const char **text;
+		char **canon;
+		size_t n, cap, ntypedefs;
+	} canon;
 };
 
 /*
@@ -221,8 +243,20 @@ int lexer_run(struct parse_ctx *ctx);
 /* lexer.l: free the scanner (also after a longjmp out of lexer_run). */
 void lexer_free(struct parse_ctx *ctx);
 
-/* parse_ctx.c: memory that lives until the parse ends; never NULL. */
+/*
+ * parse_ctx.c: memory that lives until the parse ends; never NULL.  What a
+ * declaration allocates (its tokens, declarators, types) goes with
+ * parse_release once the model has it, so the parse holds one probe
+ * declaration's worth, not the whole file's (1.6 KB a probe, three times
+ * the model); what must outlive it (the probes' list for the checks at the
+ * end, the memo of canonical types, pragmas) comes from parse_keep_alloc.
+ */
 void *parse_alloc(struct parse_ctx *ctx, size_t size);
+void *parse_keep_alloc(struct parse_ctx *ctx, size_t size);
+char *parse_keep_strdup(struct parse_ctx *ctx, const char *s);
+/* Where parse_alloc is now; parse_release frees everything allocated since. */
+parse_mark_t parse_mark(struct parse_ctx *ctx);
+void parse_release(struct parse_ctx *ctx, parse_mark_t mark);
 char *parse_strndup(struct parse_ctx *ctx, const char *s, size_t n);
 char *parse_strdup(struct parse_ctx *ctx, const char *s);
 /* A model string (malloc'd by the model layer) moved into the arena. */
@@ -287,9 +321,18 @@ void parse_translator(struct parse_ctx *ctx, struct ctype *out, struct cdecl *ou
 char *parse_decl_type(struct parse_ctx *ctx, const struct ctype *t, const struct cdecl *d);
 /*
  * A spelling to compare types by: normalised, without qualifiers, the
- * leading typedef name replaced by what it names.
+ * leading typedef name replaced by what it names.  Remembered: the caller
+ * only reads it.
  */
 char *parse_canonical_type(struct parse_ctx *ctx, const char *text);
+/* Free parse_canonical_type's memo (the end of parse_text). */
+void parse_canon_free(struct parse_ctx *ctx);
+/*
+ * parser.y, a probe declaration's ';' at semi: the model has the probe, so
+ * what its declaration allocated goes (parse_release), unless the parser
+ * read a token past the ';', whose text would go with it.
+ */
+void parse_probe_done(struct parse_ctx *ctx, parse_loc_t semi);
 
 static inline bool
 parse_starts_with(const char *s, const char *prefix)

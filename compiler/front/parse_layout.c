@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "parse_int.h"
 
 /* ---- types ------------------------------------------------------------------ */
@@ -81,8 +82,8 @@ drop_qualifiers(struct parse_ctx *ctx, const char *text)
  * leading typedef name replaced by what it names (repeatedly):
  * "const foo_t *" with `typedef struct foo foo_t` -> "struct foo *".
  */
-char *
-parse_canonical_type(struct parse_ctx *ctx, const char *text)
+static char *
+canonical_type(struct parse_ctx *ctx, const char *text)
 {
 	char *t = drop_qualifiers(ctx, text);
 
@@ -99,6 +100,64 @@ parse_canonical_type(struct parse_ctx *ctx, const char *text)
 		t = drop_qualifiers(ctx, parse_join(ctx, td->type, " ", t + base_len));
 	}
 	return t;
+}
+
+static bool
+canon_text_is(const void *memo, size_t id, const void *key)
+{
+	return strcmp(((const struct canon_memo *)memo)->text[id], key) == 0;
+}
+
+/* Remember text's canonical spelling; nothing when out of memory (only a memo). */
+static void
+canon_put(struct parse_ctx *ctx, uint64_t h, const char *text, char *canon)
+{
+	struct canon_memo *c = &ctx->canon;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		const char **t = parse_keep_alloc(ctx, cap * sizeof(*t));
+		char **k = parse_keep_alloc(ctx, cap * sizeof(*k));
+
+		if (c->n > 0) {
+			memcpy(t, c->text, c->n * sizeof(*t));
+			memcpy(k, c->canon, c->n * sizeof(*k));
+		}
+		c->text = t;
+		c->canon = k;
+		c->cap = cap;
+	}
+	if (!idset_add(&c->ids, h, c->n))
+		return;
+	c->text[c->n] = parse_keep_strdup(ctx, text);
+	c->canon[c->n++] = canon;
+}
+
+char *
+parse_canonical_type(struct parse_ctx *ctx, const char *text)
+{
+	struct canon_memo *c = &ctx->canon;
+	uint64_t h = hash_str(HASH_FNV_OFFSET, text);
+	size_t id;
+	char *t;
+
+	if (c->ntypedefs != ctx->m->ntypedefs) {	/* a typedef was added */
+		idset_free(&c->ids);
+		idset_init(&c->ids);
+		c->n = 0;
+		c->ntypedefs = ctx->m->ntypedefs;
+	}
+	if ((id = idset_find(&c->ids, h, canon_text_is, c, text)) != IDSET_NONE)
+		return c->canon[id];
+	t = parse_keep_strdup(ctx, canonical_type(ctx, text));	/* outlives a declaration */
+	canon_put(ctx, h, text, t);
+	return t;
+}
+
+void
+parse_canon_free(struct parse_ctx *ctx)
+{
+	idset_free(&ctx->canon.ids);
 }
 
 /* Size and alignment of a type on LP64; false if unknown. */

@@ -344,8 +344,8 @@ pragma_attributes(struct parse_ctx *ctx, struct word *w, int n, parse_loc_t loc,
 		    "expected provider, module, function, name or args", w[3].s, w[2].s);
 		return;
 	}
-	pa = parse_alloc(ctx, sizeof(*pa));
-	pa->provider = parse_strdup(ctx, w[2].s);
+	pa = parse_keep_alloc(ctx, sizeof(*pa));	/* a pragma may sit inside a declaration */
+	pa->provider = parse_keep_strdup(ctx, w[2].s);
 	pa->part = part;
 	pa->attr = attr;
 	pa->loc = word_loc(loc, &w[2]);

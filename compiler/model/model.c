@@ -52,10 +52,26 @@ dup_or_null(const char *s)
 	return s != NULL ? strdup(s) : NULL;
 }
 
+/* mdl_type_info's memo: each spelling asked, a copy of it, its answer. */
+typedef struct cached_type {
+	char *type;
+	mdl_typeinfo_t ti;
+} cached_type_t;
+
+struct mdl_type_cache {
+	idset_t ids;		/* positions in v, by spelling */
+	cached_type_t *v;
+	size_t n;
+};
+
 mdl_model_t *
 mdl_new(void)
 {
-	return calloc(1, sizeof(mdl_model_t));
+	mdl_model_t *m = calloc(1, sizeof(mdl_model_t));
+
+	if (m != NULL && (m->type_cache = calloc(1, sizeof(*m->type_cache))) != NULL)
+		idset_init(&m->type_cache->ids);
+	return m;	/* without a cache, every lookup classifies afresh */
 }
 
 static void
@@ -75,8 +91,9 @@ probe_free(mdl_probe_t *pr)
 		return;
 	free(pr->name);
 	free(pr->dof_name);
+	if (pr->xargs != pr->nargs)	/* not shared (mdl_probe_finish_args) */
+		args_free(pr->xargs, pr->xargc);
 	args_free(pr->nargs, pr->nargc);
-	args_free(pr->xargs, pr->xargc);
 	free(pr->argmap);
 	for (size_t i = 0; i < pr->nsites; i++) {
 		free(pr->sites[i].func);
@@ -141,6 +158,18 @@ static indexed_t
 providers_indexed(mdl_model_t *m)
 {
 	return (indexed_t){ &m->provider_index, m, provider_name_at, m->nproviders, false };
+}
+
+static const char *
+tagged_name_at(const void *owner, size_t pos)
+{
+	return ((const mdl_model_t *)owner)->tagged[pos].tag;
+}
+
+static indexed_t
+tagged_indexed(mdl_model_t *m)
+{
+	return (indexed_t){ &m->tagged_index, m, tagged_name_at, m->ntagged, false };
 }
 
 static uint64_t
@@ -228,6 +257,21 @@ index_find(const indexed_t *a, const char *name)
 	return idset_find(&(*a->index)->positions, name_hash(name), name_at_is, a, name);
 }
 
+/* Forget every answer of mdl_type_info (a type was added). */
+static void
+type_cache_clear(struct mdl_type_cache *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].type);
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+	idset_free(&c->ids);
+	idset_init(&c->ids);
+}
+
 static void
 provider_free(mdl_provider_t *p)
 {
@@ -256,6 +300,9 @@ mdl_free(mdl_model_t *m)
 	free(m->typedefs);
 	index_drop(&m->typedef_index);
 	index_drop(&m->provider_index);
+	index_drop(&m->tagged_index);
+	type_cache_clear(m->type_cache);
+	free(m->type_cache);
 	for (size_t i = 0; i < m->ntagged; i++)
 		free(m->tagged[i].tag);
 	free(m->tagged);
@@ -400,13 +447,14 @@ mdl_provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe)
 	}
 }
 
+/* Append an argument of type, a string it takes (freed on failure; NULL fails). */
 static int
-add_arg(mdl_arg_t **args, size_t *argc, const char *type, const char *name,
+add_owned_arg(mdl_arg_t **args, size_t *argc, char *type, const char *name,
     src_loc_t loc)
 {
-	mdl_arg_t a = { NULL, NULL, loc }, *slot;
+	mdl_arg_t a = { type, NULL, loc }, *slot;
 
-	if ((a.type = mdl_normalise_type(type)) == NULL)
+	if (type == NULL)
 		return -1;
 	if (name != NULL && (a.name = strdup(name)) == NULL)
 		goto fail;
@@ -420,15 +468,34 @@ fail:
 	return -1;
 }
 
+static int
+add_arg(mdl_arg_t **args, size_t *argc, const char *type, const char *name,
+    src_loc_t loc)
+{
+	return add_owned_arg(args, argc, mdl_normalise_type(type), name, loc);
+}
+
+/* Stop sharing nargs as xargs (mdl_probe_finish_args) before either changes. */
+static void
+unshare_args(mdl_probe_t *pr)
+{
+	if (pr->xargs == pr->nargs) {
+		pr->xargs = NULL;
+		pr->xargc = 0;
+	}
+}
+
 int
 mdl_probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
+	unshare_args(pr);
 	return add_arg(&pr->nargs, &pr->nargc, type, name, loc);
 }
 
 int
 mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc)
 {
+	unshare_args(pr);
 	pr->translated = true;
 	return add_arg(&pr->xargs, &pr->xargc, type, name, loc);
 }
@@ -450,11 +517,15 @@ xarg_source(const mdl_probe_t *pr, size_t i)
 int
 mdl_probe_finish_args(mdl_probe_t *pr)
 {
-	if (!pr->translated) {
-		for (size_t i = 0; i < pr->nargc; i++)
-			if (add_arg(&pr->xargs, &pr->xargc, pr->nargs[i].type,
-			    pr->nargs[i].name, pr->nargs[i].loc) != 0)
-				return -1;
+	if (!pr->translated && pr->xargs != pr->nargs) {
+		/*
+		 * The translated list is the native one itself, not a copy:
+		 * a probe's arguments are most of the model's allocations,
+		 * and libusdt's image model shares them the same way.
+		 */
+		args_free(pr->xargs, pr->xargc);
+		pr->xargs = pr->nargs;
+		pr->xargc = pr->nargc;
 	}
 	free(pr->argmap);
 	pr->argmap = NULL;
@@ -499,6 +570,7 @@ mdl_add_typedef(mdl_model_t *m, const char *name, const char *type)
 	*slot = t;
 	a = typedefs_indexed(m);
 	index_add_last(&a);
+	type_cache_clear(m->type_cache);
 	return 0;
 fail:
 	free(t.name);
@@ -521,6 +593,7 @@ mdl_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
     unsigned align, bool complete)
 {
 	mdl_tagged_t *t = (mdl_tagged_t *)mdl_find_tagged(m, tag);
+	indexed_t a;
 
 	if (t == NULL) {
 		char *copy = strdup(tag);
@@ -534,22 +607,25 @@ mdl_add_tagged(mdl_model_t *m, const char *tag, unsigned size,
 		t->tag = copy;
 		t->complete = false;
 		t->has_float = false;
+		a = tagged_indexed(m);
+		index_add_last(&a);
 	}
 	if (complete || !t->complete) {
 		t->size = size;
 		t->align = align;
 		t->complete = complete;
 	}
+	type_cache_clear(m->type_cache);
 	return t;
 }
 
 const mdl_tagged_t *
 mdl_find_tagged(const mdl_model_t *m, const char *tag)
 {
-	for (size_t i = 0; i < m->ntagged; i++)
-		if (strcmp(m->tagged[i].tag, tag) == 0)
-			return &m->tagged[i];
-	return NULL;
+	indexed_t a = tagged_indexed((mdl_model_t *)m);	/* only read */
+	size_t i = index_find(&a, tag);
+
+	return i != (size_t)-1 ? &m->tagged[i] : NULL;
 }
 
 int
@@ -762,10 +838,49 @@ type_info_depth(const mdl_model_t *m, const char *type, int depth)
 	return typeinfo(MDL_TC_INTEGER, 8, false, false);
 }
 
+static bool
+cached_is(const void *ctx, size_t id, const void *key)
+{
+	return strcmp(((const struct mdl_type_cache *)ctx)->v[id].type, key) == 0;
+}
+
+/* Remember type's answer; nothing when out of memory (only a memo). */
+static void
+type_cache_put(struct mdl_type_cache *c, uint64_t h, const char *type, mdl_typeinfo_t ti)
+{
+	cached_type_t *v;
+	char *copy;
+
+	if ((c->n & (c->n - 1)) == 0) {	/* 0, 1, 2, 4, ...: double */
+		if ((v = realloc(c->v, (c->n ? 2 * c->n : 1) * sizeof(*v))) == NULL)
+			return;
+		c->v = v;
+	}
+	if ((copy = strdup(type)) == NULL)
+		return;
+	if (!idset_add(&c->ids, h, c->n)) {
+		free(copy);
+		return;
+	}
+	c->v[c->n++] = (cached_type_t){ copy, ti };
+}
+
 mdl_typeinfo_t
 mdl_type_info(const mdl_model_t *m, const char *type)
 {
-	return type_info_depth(m, type, 0);
+	struct mdl_type_cache *c = m != NULL ? m->type_cache : NULL;
+	mdl_typeinfo_t ti;
+	uint64_t h;
+	size_t id;
+
+	if (c == NULL)
+		return type_info_depth(m, type, 0);
+	h = hash_str(HASH_FNV_OFFSET, type);
+	if ((id = idset_find(&c->ids, h, cached_is, c, type)) != IDSET_NONE)
+		return c->v[id].ti;
+	ti = type_info_depth(m, type, 0);
+	type_cache_put(c, h, type, ti);
+	return ti;
 }
 
 const char *
@@ -795,16 +910,30 @@ mdl_dof_probe_name(const char *declared)
 	return out;
 }
 
+/*
+ * Copy n bytes of s to *o and move *o past them.  The names below are made
+ * once or twice per probe; snprintf parsing its format each time was a
+ * tenth of -G.
+ */
+static void
+put_bytes(char **o, const char *s, size_t n)
+{
+	memcpy(*o, s, n);
+	*o += n;
+}
+
 /* prefix + prov + "___" + dof_name with each '-' spelled "__". */
 static char *
 func_name(const char *prefix, const char *prov, const char *dof_name)
 {
-	size_t n = strlen(prefix) + strlen(prov) + 3 + 2 * strlen(dof_name) + 1;
-	char *out = malloc(n), *o;
+	size_t lp = strlen(prefix), lv = strlen(prov);
+	char *out = malloc(lp + lv + 3 + 2 * strlen(dof_name) + 1), *o = out;
 
 	if (out == NULL)
 		return NULL;
-	o = out + sprintf(out, "%s%s" MDL_PROBE_SEP, prefix, prov);
+	put_bytes(&o, prefix, lp);
+	put_bytes(&o, prov, lv);
+	put_bytes(&o, MDL_PROBE_SEP, 3);
 	for (const char *s = dof_name; *s != '\0'; s++) {
 		if (*s == '-') {
 			*o++ = '_';
@@ -846,11 +975,15 @@ mdl_macro_name(const char *prov, const char *dof_name)
 char *
 mdl_semaphore_name(const char *prov, const char *declared)
 {
-	size_t n = strlen(prov) + strlen(declared) + sizeof("__semaphore");
-	char *out = malloc(n);
+	size_t lp = strlen(prov), ld = strlen(declared);
+	char *out = malloc(lp + ld + sizeof("__semaphore")), *o = out;
 
-	if (out != NULL)
-		snprintf(out, n, "%s_%s_semaphore", prov, declared);
+	if (out == NULL)
+		return NULL;
+	put_bytes(&o, prov, lp);
+	*o++ = '_';
+	put_bytes(&o, declared, ld);
+	put_bytes(&o, "_semaphore", sizeof("_semaphore"));	/* its NUL too */
 	return out;
 }
 

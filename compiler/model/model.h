@@ -114,7 +114,7 @@ typedef struct mdl_probe {
 	char *dof_name;		/* DTrace name: "request-start" */
 	mdl_arg_t *nargs;	/* native arguments */
 	size_t nargc;
-	mdl_arg_t *xargs;	/* translated arguments; a copy of nargs if none given */
+	mdl_arg_t *xargs;	/* translated arguments; nargs itself if none given */
 	size_t xargc;
 	uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
 	bool translated;	/* an explicit ": (...)" list was written */
@@ -172,6 +172,13 @@ typedef struct mdl_model {
 	struct mdl_name_index *typedef_index;	/* typedefs by name; model.c's, may be NULL */
 	/* providers by name; model.c's, may be NULL (a copy of the model clears it) */
 	struct mdl_name_index *provider_index;
+	struct mdl_name_index *tagged_index;	/* tagged by tag; model.c's, may be NULL */
+	/*
+	 * mdl_type_info's answers by spelling; model.c's, made by mdl_new,
+	 * NULL in a model built otherwise (libusdt's): then every lookup
+	 * classifies afresh.  A copy of the model shares it.
+	 */
+	struct mdl_type_cache *type_cache;
 } mdl_model_t;
 
 /* Default attributes with no pragma: Unstable/Unstable/Common. */
@@ -205,8 +212,9 @@ void mdl_provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe);
 int mdl_probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
 int mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, src_loc_t loc);
 /*
- * Finish the argument lists: with no translated list, copy the native one
- * with the identity map; with one, map each translated arg to the native
+ * Finish the argument lists: with no translated list, share the native one
+ * (xargs == nargs; adding an argument of either kind unshares them) with
+ * the identity map; with one, map each translated arg to the native
  * arg of the same name, else to the native arg at the same position, else
  * to 0 (what dtrace does).  Returns -1 on allocation failure.
  */
@@ -227,6 +235,9 @@ int mdl_add_translator(mdl_model_t *m, const char *out_type,
  * Classify a normalised C type spelling for an LP64 target: pointers, D's
  * string and integer types of every spelling, fixed-width and system
  * typedefs, float/double, typedefs from the model, struct/union by value.
+ * Writers ask several times per argument: a model from mdl_new remembers
+ * each spelling's answer (one hash lookup after the first), forgotten
+ * whenever a typedef or tagged type is added.
  */
 mdl_typeinfo_t mdl_type_info(const mdl_model_t *m, const char *type);
 

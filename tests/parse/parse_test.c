@@ -887,6 +887,23 @@ test_pragmas(void)
 	EXPECT(has_diag("t.d:3:40: warning: ", "D_PRAGMA_NOPROV"), "no provider: %s", diags);
 	mdl_free(m);
 
+	/*
+	 * Inside a probe declaration, whose memory goes once the model has the
+	 * probe (parse_probe_done): the pragma must outlive it, and every
+	 * probe after it must find its own text, not the freed one (ASan).
+	 */
+	m = good("provider inside { probe a(int\n"
+	    "#pragma D attributes Stable/Stable/ISA provider inside args\n"
+	    ", long x); probe b(char *); probe c(int, int); probe a__b(long);\n"
+	    "probe d(\n# 40 \"t.d\"\nint); };\n");
+	expect_attr(m, "inside", MDL_ATTR_ARGS, MDL_STAB_STABLE, MDL_STAB_STABLE, MDL_CLASS_ISA);
+	EXPECT(m->nproviders == 1 && m->providers[0]->nprobes == 5 &&
+	    strcmp(m->providers[0]->probes[3]->dof_name, "a-b") == 0 &&
+	    strcmp(m->providers[0]->probes[1]->nargs[0].type, "char *") == 0,
+	    "the probes after a pragma inside a declaration");
+	EXPECT(diags == NULL || diags[0] == '\0', "diagnostics: %s", diags);
+	mdl_free(m);
+
 	warned("#pragma D attributes Evolving/Bogus/ISA provider p name\n",
 	    "D_PRAGMA_INVAL", 1, 22);
 	warned("provider p {};\n#pragma D attributes Evolving/Evolving/Nope provider p name\n",

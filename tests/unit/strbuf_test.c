@@ -4,7 +4,8 @@
  * sb_printf (compiler/base/strbuf.c) formats plain conversions itself and hands
  * the rest to vsnprintf; both paths, and the growth of the buffer across
  * its capacity, are compared here with the C library's snprintf.  Two
- * checks (tests/testlib.h), each failure listing the mismatches.
+ * checks (tests/testlib.h), each failure listing the mismatches; a third
+ * streams a buffer (sb_stream) and compares what its sink got.
  * tests/unit/run runs it.
  */
 #include <limits.h>
@@ -34,6 +35,46 @@ compare(int line, size_t n, strbuf_t *sb)
 	memcpy(all_want + all_len, want, n);
 	all_len += n;
 	sb->len = 0;
+}
+
+/* sb_stream's sink for the check below: appends to `streamed`. */
+static char streamed[1 << 16];
+static size_t streamed_len, sink_calls;
+
+static int
+collect(void *ctx, const void *bytes, size_t n)
+{
+	(void)ctx;
+	if (streamed_len + n > sizeof(streamed))
+		return -1;
+	memcpy(streamed + streamed_len, bytes, n);
+	streamed_len += n;
+	sink_calls++;
+	return 0;
+}
+
+/* A streamed buffer hands over what a whole one would hold, in pieces. */
+static void
+stream_check(void)
+{
+	strbuf_t sb, whole;
+
+	sb_init(&sb);
+	sb_init(&whole);
+	sb_stream(&sb, collect, NULL, 100);
+	for (int i = 0; i < 500; i++) {
+		sb_printf(&sb, "line %d of the stream\n", i);
+		sb_printf(&whole, "line %d of the stream\n", i);
+	}
+	sb_append(&sb, streamed, 300);	/* larger than the chunk at once */
+	sb_append(&whole, streamed, 300);
+	check(sb_flush(&sb) && sb.len == 0 && sink_calls > 10 && sb.cap <= 512 &&
+	    streamed_len == whole.len && memcmp(streamed, whole.data, whole.len) == 0,
+	    "sb_stream hands over every byte in order, in a small buffer",
+	    "%zu bytes in %zu calls, want %zu; cap %zu", streamed_len, sink_calls,
+	    whole.len, sb.cap);
+	sb_free(&sb);
+	sb_free(&whole);
 }
 
 int
@@ -66,6 +107,8 @@ main(void)
 	SAME("#define %s_ENABLED() \\\n\t(__extension__ ({ uint32_t __usdt_e = %s; "
 	    "%s(&__usdt_e); __usdt_e != 0; }))\n", "P_N", "p_n_semaphore", "__dtraceenabled_p___n");
 	SAME("%s%s", lots, lots);
+	SAME("%s%.*s|%.*s|%.*s|%.*s", " ", 3, "abcdef", 0, "abc", 9, "ab", -1, "whole");
+	SAME("%.*s;\n", 2000, lots);
 	/* Not plain: the C library formats these. */
 	SAME("%.3s|%-5d|%+d|% d|%#x", "abcdef", 7, 7, 7, 255u);
 	SAME("%5s|%-5s|%c", "ab", "cd", 'e');
@@ -82,5 +125,6 @@ main(void)
 	    "the appended text differs (%zu bytes, want %zu)", all.len, all_len);
 	sb_free(&sb);
 	sb_free(&all);
+	stream_check();
 	return test_summary();
 }
