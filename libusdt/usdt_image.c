@@ -589,7 +589,7 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 	long page = sysconf(_SC_PAGESIZE);
 	elfw_dyn_opts_t o = { NULL, t->arch->reloc_abs64,
 	    page > 4096 ? (uint64_t)page : 4096 };
-	image_t img = { { NULL, &im.m, t, 0, false, NULL, 0, 0, 0, 0 }, &im.p, n,
+	image_t img = { { .m = &im.m, .t = t }, &im.p, n,
 	    (t->arch->unit_size + t->arch->unit_align - 1) / t->arch->unit_align *
 	    t->arch->unit_align, 0, 0, 0 };
 	int rc = -1;
