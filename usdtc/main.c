@@ -379,11 +379,18 @@ x_value_ok(const xopt_t *x, const char *value)
 	return false;
 }
 
-/* dtrace's refusal of -x NAME, its words and exit status. */
+/* The name usdtc was run by (dtrace's g_pname): `dtrace` through its link. */
+static const char *invoked_as = PROG;
+
+/*
+ * dtrace's refusal of -x NAME, word for word as its dfatal() prints it
+ * (with the name it was run by, no "error:") and its exit status, since
+ * scripts and DTrace's own tests compare that line.
+ */
 static void __attribute__((noreturn))
 x_refused(const char *name, const char *why)
 {
-	error("failed to set -x %s: %s", name, why);
+	fprintf(stderr, "%s: failed to set -x %s: %s\n", invoked_as, name, why);
 	exit(1);
 }
 
@@ -908,6 +915,8 @@ main(int argc, char **argv)
 	int rc;
 
 	catch_signals();
+	if (argc > 0 && argv[0][0] != '\0')
+		invoked_as = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	parse_args(&o, argc, argv);
 	apply_environment(&o);
 	switch (o.mode) {
