@@ -99,7 +99,8 @@ usage(FILE *f)
 	    "  -I, -D, -U    passed to the preprocessor\n"
 	    "  -x opt[=val]  dtrace's options: lazyload, strip, linktype=elf|dof,\n"
 	    "                cpppath=CMD, ldpath=CMD (-G then merges drti_lite with\n"
-	    "                `CMD -r`, not by itself), incdir=, define=, undef=, cpp;\n"
+	    "                `CMD -r`, not by itself), incdir=, define=, undef=,\n"
+	    "                cppargs=, cpp;\n"
 	    "                its other options are accepted (nolibs, ...), an unknown\n"
 	    "                one or a bad value is its error\n"
 	    "  -32, -64      -G: the 32- or 64-bit half of the target's CPU\n"
@@ -279,13 +280,13 @@ set_mode(options_t *o, enum mode mode, const char *flag)
  * takes, since dtrace sets every one of them in -h and -G too and refuses
  * an unknown name or a bad value (`failed to set -x NAME: ...`, exit 1).
  * Those that mean something for -h/-G do it here: lazyload, strip,
- * linktype, cpppath, ldpath, cpp, incdir, define, undef; the others (D
- * compilation, tracing) have nothing to act on and are accepted, as dtrace
- * accepts them there.  SystemTap's dtrace ignored every -x; real builds
- * pass names dtrace knows (Node's -xnolibs, lazyload), which keep working,
- * and nothing shows one passing a name or value dtrace refuses, so those
- * are dtrace's errors (SystemTap's own dtrace.exp passes `-x IGNORED`:
- * tests/peer records usdtc's refusal).
+ * linktype, cpppath, ldpath, cpp, cppargs, incdir, define, undef; the
+ * others (D compilation, tracing) have nothing to act on and are
+ * accepted, as dtrace accepts them there.  SystemTap's dtrace ignored
+ * every -x; real builds pass names dtrace knows (Node's -xnolibs,
+ * lazyload), which keep working, and nothing shows one passing a name or
+ * value dtrace refuses, so those are dtrace's errors (SystemTap's own
+ * dtrace.exp passes `-x IGNORED`: tests/peer records usdtc's refusal).
  */
 enum xval {
 	XV_NONE,	/* a flag: no value (dt_opt_cflags, dt_opt_dflags...) */
@@ -422,7 +423,14 @@ x_option(options_t *o, char *opt)
 		o->ld_cmd = value;
 	else if (strcmp(opt, "cpp") == 0)
 		o->cpp = true;
-	else if (strcmp(opt, "incdir") == 0 || strcmp(opt, "define") == 0 ||
+	else if (strcmp(opt, "cppargs") == 0) {
+		/* dtrace's: words for the preprocessor, split at white space */
+		char *save = NULL;
+
+		for (char *w = strtok_r(eq + 1, " \t", &save); w != NULL;
+		    w = strtok_r(NULL, " \t", &save))
+			push(&o->cpp_args, &o->ncpp_args, w);
+	} else if (strcmp(opt, "incdir") == 0 || strcmp(opt, "define") == 0 ||
 	    strcmp(opt, "undef") == 0) {
 		push(&o->cpp_args, &o->ncpp_args, opt[0] == 'i' ? dash_i : opt[0] == 'd' ? dash_d : dash_u);
 		push(&o->cpp_args, &o->ncpp_args, (char *)value);
