@@ -12,8 +12,8 @@
  *
  * followed by the loadable bytes in section order (each aligned, zero
  * padding), the string table, and, past dofh_loadsz rounded up to 8, the
- * comment.  dtrace also writes a UTSNAME section; we leave it out so that
- * the output depends on nothing but the input.
+ * comment (none with -x strip).  dtrace also writes a UTSNAME section; we
+ * leave it out so that the output depends on nothing but the input.
  *
  * Records.  A probe fired from several functions has one dof_probe_t per
  * function (sites are grouped by function name, relocation symbol and known
@@ -251,6 +251,7 @@ typedef struct gen {
 	const target_t *t;
 	err_t *e;
 	bool want_where;	/* the caller asked where each record landed */
+	bool strip;		/* -x strip: no unloaded section (the comment) */
 	/* add_probe's scratch, kept for the next probe: scratch_cap sites */
 	uint32_t *offs, *enoffs;
 	size_t *idx, *group;
@@ -766,7 +767,8 @@ assign_sections(gen_t *g)
 		po->s_urelhdr = add_section(g, DOF_SECT_URELHDR, 4, DOF_SECF_LOAD,
 		    0, &po->relhdr, sizeof(po->relhdr));
 	}
-	add_section(g, DOF_SECT_COMMENTS, 1, 0, 0, comment, sizeof(comment));
+	if (!g->strip)
+		add_section(g, DOF_SECT_COMMENTS, 1, 0, 0, comment, sizeof(comment));
 	/* Only now is the string table complete. */
 	g->secs[0].data = g->strtab.bytes.data;
 	g->secs[0].size = g->strtab.bytes.len;
@@ -796,6 +798,10 @@ layout(gen_t *g, dof_hdr_t *h)
 	g->secs[0].offset = off;
 	off += g->secs[0].size;
 	h->dofh_loadsz = off;
+	if (g->strip) {		/* nothing past the loaded part, as dtrace's -x strip */
+		h->dofh_filesz = off;
+		return;
+	}
 	off = round_up(off, 8);
 	for (size_t i = 1; i < g->nsecs; i++) {
 		section_t *s = &g->secs[i];
@@ -951,6 +957,14 @@ int
 dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
     const target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e)
 {
+	return dof_generate_opts(m, sites, t, NULL, out, where, e);
+}
+
+int
+dof_generate_opts(const mdl_model_t *m, const site_table_t *sites,
+    const target_t *t, const dof_gen_opts_t *opts, dof_image_t *out,
+    dof_record_locs_t *where, err_t *e)
+{
 	gen_t g;
 	dof_hdr_t h;
 	int rc = -1;
@@ -964,6 +978,7 @@ dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
 	g.t = t;
 	g.e = e;
 	g.want_where = where != NULL;
+	g.strip = opts != NULL && opts->strip;
 	strtab_init(&g.strtab);
 	if (m->nproviders > 0 &&
 	    (g.provs = calloc(m->nproviders, sizeof(*g.provs))) == NULL) {

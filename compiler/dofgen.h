@@ -9,6 +9,7 @@
 #ifndef USDTC_DOFGEN_H
 #define USDTC_DOFGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,5 +73,20 @@ void dof_image_free(dof_image_t *img);
 int dof_generate_sites(const mdl_model_t *m, const site_table_t *sites,
     const target_t *t, dof_image_t *out, dof_record_locs_t *where, err_t *e);
 void dof_record_locs_free(dof_record_locs_t *where);
+
+/*
+ * What a DOF may leave out.  strip (-x strip): the sections a consumer
+ * does not load, as dtrace's -x strip leaves out its comment and utsname
+ * sections (libdtrace's dt_dof.c, DTRACE_D_STRIP): usdtc's comment, the
+ * one it writes; dofh_filesz is then dofh_loadsz.
+ */
+typedef struct dof_gen_opts {
+	bool strip;
+} dof_gen_opts_t;
+
+/* dof_generate_sites with opts (NULL: leave nothing out). */
+int dof_generate_opts(const mdl_model_t *m, const site_table_t *sites,
+    const target_t *t, const dof_gen_opts_t *opts, dof_image_t *out,
+    dof_record_locs_t *where, err_t *e);
 
 #endif

@@ -897,6 +897,30 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const target_t *t,
 }
 
 /*
+ * -x linktype=dof: the one DOF of the model (as dtrace writes one for the
+ * program), its dofh_filesz bytes, nothing else.
+ */
+static int
+write_raw_dof(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
+    const site_table_t *sites, const char *out, err_t *e)
+{
+	dof_gen_opts_t opts = { o->strip };
+	dof_image_t img;
+	target_t tt = *t;
+	uint64_t size;
+	int rc;
+
+	tt.dof_addr = target_dof_addr(t, o->lazyload);
+	if (dof_generate_opts(m, sites, &tt, &opts, &img, NULL, e) != 0)
+		return -1;
+	size = ((const dof_hdr_t *)(const void *)img.data)->dofh_filesz;
+	rc = file_write_bytes(out, out_name(o, out), img.data,
+	    size < img.size ? (size_t)size : img.size, e);
+	dof_image_free(&img);
+	return rc;
+}
+
+/*
  * The plan, then the writing: the rewritten objects' temporaries, then
  * the -G object itself (units, notes, DOF, drti_lite).
  */
@@ -904,13 +928,22 @@ int
 objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	units_t b = { NULL, m, t, 0, o->lazyload, header_probe_calls_stub, 0, 0, 0, 0 };
+	units_t b = { .m = m, .t = t, .lazyload = o->lazyload, .strip = o->strip,
+	    .stub_note = header_probe_calls_stub };
 	gplan_t g;
 	int rc;
 
 	memset(&g, 0, sizeof(g));
-	if (plan(m, t, o, &g, e) != 0 || rewrite_write(g.rewrite, e) != 0 ||
-	    (b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL) {
+	if (plan(m, t, o, &g, e) != 0 || rewrite_write(g.rewrite, e) != 0) {
+		gplan_free(&g);
+		return -1;
+	}
+	if (o->raw_dof) {
+		rc = write_raw_dof(m, t, o, &g.sites, out_path, e);
+		gplan_free(&g);
+		return rc;
+	}
+	if ((b.w = elfw_new(t->arch->elf_class, t->arch->elf_machine, e)) == NULL) {
 		gplan_free(&g);
 		return -1;
 	}

@@ -16,6 +16,13 @@ typedef struct objgen_opts {
 	char **objects;		/* the program's objects given to -G */
 	size_t nobjects;
 	bool lazyload;		/* -x lazyload: no drti_lite, symbol ___SUNW_dof */
+	bool strip;		/* -x strip: the DOF without its comment (dofgen.h) */
+	/*
+	 * -x linktype=dof: the objects are rewritten as ever, and the output
+	 * is the DOF alone (dofh_filesz bytes, its probe addresses left for a
+	 * linker that never comes), as dtrace's dt_link.c writes it.
+	 */
+	bool raw_dof;
 	bool verbose;		/* -v */
 	const char *ld_cmd;	/* merge drti_lite with `ld_cmd -r`; NULL: merge it here */
 	/*

@@ -359,7 +359,7 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
  */
 static int
 dof_bytes(const mdl_model_t *m, const site_table_t *sites, const target_t *t,
-    bool per_provider, dof_image_t *out, err_t *e)
+    bool per_provider, const dof_gen_opts_t *opts, dof_image_t *out, err_t *e)
 {
 	static const uint8_t end[8];
 	strbuf_t bytes;
@@ -367,7 +367,7 @@ dof_bytes(const mdl_model_t *m, const site_table_t *sites, const target_t *t,
 	size_t nrelocs = 0;
 
 	if (!per_provider)
-		return dof_generate_sites(m, sites, t, out, NULL, e);
+		return dof_generate_opts(m, sites, t, opts, out, NULL, e);
 	sb_init(&bytes);
 	for (size_t i = 0; i < m->nproviders; i++) {
 		mdl_model_t one = *m;
@@ -379,7 +379,7 @@ dof_bytes(const mdl_model_t *m, const site_table_t *sites, const target_t *t,
 		one.providers = &m->providers[i];
 		one.nproviders = 1;
 		one.provider_index = NULL;	/* positions of m's array */
-		if (dof_generate_sites(&one, sites, t, &img, NULL, e) != 0)
+		if (dof_generate_opts(&one, sites, t, opts, &img, NULL, e) != 0)
 			goto fail;
 		grown = realloc(relocs, (nrelocs + img.nrelocs + 1) * sizeof(*relocs));
 		if (grown == NULL) {
@@ -433,11 +433,12 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
 {
 	dof_image_t img = { 0 };
+	dof_gen_opts_t opts = { u->strip };
 	target_t t = *u->t;
 	int sec;
 
 	t.dof_addr = target_dof_addr(u->t, u->lazyload);
-	if (dof_bytes(u->m, sites, &t, per_provider, &img, e) != 0)
+	if (dof_bytes(u->m, sites, &t, per_provider, &opts, &img, e) != 0)
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
 	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,

@@ -25,6 +25,7 @@ typedef struct units {
 	const target_t *t;
 	int base_sym;		/* _.stapsdt.base, set by units_add_stapsdt_base */
 	bool lazyload;		/* -x lazyload: no drti registers the DOF (target_dof_addr) */
+	bool strip;		/* -x strip: the DOF without its comment (dofgen.h) */
 	/* Whether a probe's stub gets its note; NULL: every one (units.c) */
 	bool (*stub_note)(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr);
 	/* units_pool: the one unit section and the one .probes section every

@@ -590,7 +590,7 @@ usdt_image_write(const char *provider, const usdt_image_probe_t *probes,
 	elfw_dyn_opts_t o = { NULL, t->arch->reloc_abs64,
 	    page > 4096 ? (uint64_t)page : 4096 };
 	/* lazyload: no drti_lite reads this DOF, so its addresses are absolute (target_dof_addr). */
-	image_t img = { { NULL, &im.m, t, 0, true, NULL, 0, 0, 0, 0 }, &im.p, n,
+	image_t img = { { .m = &im.m, .t = t, .lazyload = true }, &im.p, n,
 	    (t->arch->unit_size + t->arch->unit_align - 1) / t->arch->unit_align *
 	    t->arch->unit_align, 0, 0, 0 };
 	int rc = -1;

@@ -18,9 +18,9 @@
  * The options are dtrace's, with dtrace's meaning, because build systems
  * call `$(DTRACE) -h -s p.d -o p.h` and `$(DTRACE) -G -s p.d -o p.o a.o ...`
  * and must work unchanged with DTRACE=usdtc.  Options of dtrace's tracing
- * modes are refused with a message; -fpic/-fPIC are accepted and ignored,
- * as are unknown -x options (with a warning, as SystemTap's dtrace does),
- * and the options only SystemTap's dtrace has, which have no work to do
+ * modes are refused with a message; -fpic/-fPIC are accepted and ignored;
+ * -x takes every option dtrace knows and refuses the others as dtrace does
+ * (x_option); the options only SystemTap's dtrace has, which have no work to do
  * here: -k (keep its temporary files), --types (obsolete there too),
  * --no-pyparsing (its fallback parser).  -G follows the build as
  * SystemTap's does: without --target, the target of $CC (-dumpmachine), in
@@ -71,6 +71,8 @@ typedef struct options {
 	bool cpp;		/* -C */
 	bool verbose;		/* -v */
 	bool lazyload;		/* -x lazyload */
+	bool strip;		/* -x strip */
+	bool raw_dof;		/* -x linktype=dof */
 	const char *cpp_cmd;	/* -x cpppath=, $USDTC_CPP, $CPP, "cpp" */
 	const char *ld_cmd;	/* -x ldpath=, $USDTC_LD, or NULL: no linker, -G merges */
 	const target_t *target;
@@ -95,9 +97,12 @@ usage(FILE *f)
 	    "  -o file       the output file\n"
 	    "  -C            run the C preprocessor (cpp, or $USDTC_CPP) on the definition\n"
 	    "  -I, -D, -U    passed to the preprocessor\n"
-	    "  -x opt[=val]  nolibs, lazyload, linktype=dof, cpppath=CMD, ldpath=CMD\n"
-	    "                (-G then merges drti_lite with `CMD -r`, not by itself);\n"
-	    "                others are ignored with a warning\n"
+	    "  -x opt[=val]  dtrace's options: lazyload, strip, linktype=elf|dof,\n"
+	    "                cpppath=CMD, ldpath=CMD (-G then merges drti_lite with\n"
+	    "                `CMD -r`, not by itself), incdir=, define=, undef=,\n"
+	    "                cppargs=, cpp;\n"
+	    "                its other options are accepted (nolibs, ...), an unknown\n"
+	    "                one or a bad value is its error\n"
 	    "  -32, -64      -G: the 32- or 64-bit half of the target's CPU\n"
 	    "  -fpic, -fPIC  accepted and ignored\n"
 	    "  -k, --types, --no-pyparsing   SystemTap's dtrace's, accepted and ignored\n"
@@ -269,32 +274,167 @@ set_mode(options_t *o, enum mode mode, const char *flag)
 	o->mode = mode;
 }
 
-/* -x NAME[=VALUE] */
+/*
+ * -x NAME[=VALUE]: every option dtrace's libdtrace knows (dt_options.c's
+ * compile-time, run-time and dynamic run-time tables), with the value each
+ * takes, since dtrace sets every one of them in -h and -G too and refuses
+ * an unknown name or a bad value (`failed to set -x NAME: ...`, exit 1).
+ * Those that mean something for -h/-G do it here: lazyload, strip,
+ * linktype, cpppath, ldpath, cpp, cppargs, incdir, define, undef; the
+ * others (D compilation, tracing) have nothing to act on and are
+ * accepted, as dtrace accepts them there.  SystemTap's dtrace ignored
+ * every -x; real builds pass names dtrace knows (Node's -xnolibs,
+ * lazyload), which keep working, and nothing shows one passing a name or
+ * value dtrace refuses, so those are dtrace's errors (SystemTap's own
+ * dtrace.exp passes `-x IGNORED`: tests/peer records usdtc's refusal).
+ */
+enum xval {
+	XV_NONE,	/* a flag: no value (dt_opt_cflags, dt_opt_dflags...) */
+	XV_ANY,		/* a value or none, any */
+	XV_STR,		/* a value needed, any string */
+	XV_NUM,		/* a value needed, digits (atoi's, sizes with k/m/g/t, rates with a unit) */
+	XV_ENUM,	/* one of the words in set */
+};
+
+typedef struct xopt {
+	const char *name;
+	enum xval val;
+	const char *set;	/* XV_ENUM: the words, each followed by a space */
+} xopt_t;
+
+static const xopt_t xopts[] = {
+	/* compile-time */
+	{ "aggpercpu", XV_NONE, NULL }, { "amin", XV_STR, NULL },
+	{ "argref", XV_NONE, NULL }, { "core", XV_NONE, NULL },
+	{ "cpp", XV_NONE, NULL }, { "cppargs", XV_STR, NULL },
+	{ "cpphdrs", XV_NONE, NULL }, { "cpppath", XV_STR, NULL },
+	{ "ctypes", XV_STR, NULL }, { "ctfpath", XV_STR, NULL },
+	{ "defaultargs", XV_NONE, NULL }, { "debug", XV_NONE, NULL },
+	{ "debugassert", XV_ENUM, "mutexes " }, { "define", XV_STR, NULL },
+	{ "disasm", XV_NUM, NULL }, { "dofstashpath", XV_STR, NULL },
+	{ "droptags", XV_ANY, NULL }, { "dtypes", XV_STR, NULL },
+	{ "empty", XV_NONE, NULL }, { "errtags", XV_NONE, NULL },
+	{ "evaltime", XV_ENUM, "exec preinit postinit main " },
+	{ "incdir", XV_STR, NULL }, { "iregs", XV_NUM, NULL },
+	{ "kdefs", XV_NONE, NULL }, { "knodefs", XV_NONE, NULL },
+	{ "late", XV_ENUM, "dynamic static " }, { "lazyload", XV_ANY, NULL },
+	{ "ldpath", XV_STR, NULL }, { "libdir", XV_STR, NULL },
+	{ "linkmode", XV_ENUM, "kernel dynamic static " },
+	{ "linktype", XV_ENUM, "elf dof " }, { "linknommap", XV_ANY, NULL },
+	{ "modpath", XV_STR, NULL }, { "nolibs", XV_NONE, NULL },
+	{ "pgmax", XV_STR, NULL }, { "preallocate", XV_NUM, NULL },
+	{ "procfspath", XV_STR, NULL }, { "pspec", XV_NONE, NULL },
+	{ "stdc", XV_ENUM, "a c t s " }, { "strip", XV_NONE, NULL },
+	{ "syslibdir", XV_STR, NULL }, { "sysslice", XV_STR, NULL },
+	{ "tree", XV_NUM, NULL }, { "tregs", XV_NUM, NULL },
+	{ "udefs", XV_NONE, NULL }, { "undef", XV_STR, NULL },
+	{ "unodefs", XV_NONE, NULL }, { "useruid", XV_NUM, NULL },
+	{ "verbose", XV_NONE, NULL }, { "version", XV_STR, NULL },
+	{ "zdefs", XV_NONE, NULL },
+	/* run-time and dynamic run-time */
+	{ "aggsize", XV_NUM, NULL }, { "bpflog", XV_ANY, NULL },
+	{ "bpflogsize", XV_NUM, NULL }, { "bufsize", XV_NUM, NULL },
+	{ "bufpolicy", XV_ENUM, "ring fill switch " },
+	{ "bufresize", XV_ENUM, "auto manual " }, { "cleanrate", XV_NUM, NULL },
+	{ "cpu", XV_NUM, NULL }, { "destructive", XV_ANY, NULL },
+	{ "dynvarsize", XV_NUM, NULL }, { "grabanon", XV_ANY, NULL },
+	{ "jstackframes", XV_NUM, NULL }, { "jstackstrsize", XV_NUM, NULL },
+	{ "lockmem", XV_NUM, NULL }, { "maxframes", XV_NUM, NULL },
+	{ "nspec", XV_NUM, NULL }, { "pcapsize", XV_NUM, NULL },
+	{ "scratchsize", XV_NUM, NULL }, { "specsize", XV_NUM, NULL },
+	{ "stackframes", XV_NUM, NULL }, { "statusrate", XV_NUM, NULL },
+	{ "strsize", XV_NUM, NULL }, { "ustackframes", XV_NUM, NULL },
+	{ "noresolve", XV_ANY, NULL }, { "aggrate", XV_NUM, NULL },
+	{ "aggsortkey", XV_ANY, NULL }, { "aggsortkeypos", XV_NUM, NULL },
+	{ "aggsortpos", XV_NUM, NULL }, { "aggsortrev", XV_ANY, NULL },
+	{ "flowindent", XV_ANY, NULL }, { "quiet", XV_ANY, NULL },
+	{ "quietresize", XV_ANY, NULL }, { "rawbytes", XV_ANY, NULL },
+	{ "stackindent", XV_NUM, NULL }, { "switchrate", XV_NUM, NULL },
+	{ "printsize", XV_NUM, NULL },
+	{ NULL, XV_NONE, NULL }
+};
+
+/* Whether value is one of the words of set (each followed by a space). */
+static bool
+in_set(const char *set, const char *value)
+{
+	size_t n = strlen(value);
+
+	for (const char *w = set; *w != '\0'; w = strchr(w, ' ') + 1)
+		if (n > 0 && strncmp(w, value, n) == 0 && w[n] == ' ')
+			return true;
+	return false;
+}
+
+/* Whether value suits x (dtrace's checks, see enum xval). */
+static bool
+x_value_ok(const xopt_t *x, const char *value)
+{
+	switch (x->val) {
+	case XV_NONE: return value == NULL;
+	case XV_ANY: return true;
+	case XV_STR: return value != NULL;
+	case XV_NUM: return value != NULL && value[0] >= '0' && value[0] <= '9';
+	case XV_ENUM: return value != NULL && in_set(x->set, value);
+	}
+	return false;
+}
+
+/* The name usdtc was run by (dtrace's g_pname): `dtrace` through its link. */
+static const char *invoked_as = PROG;
+
+/*
+ * dtrace's refusal of -x NAME, word for word as its dfatal() prints it
+ * (with the name it was run by, no "error:") and its exit status, since
+ * scripts and DTrace's own tests compare that line.
+ */
+static void __attribute__((noreturn))
+x_refused(const char *name, const char *why)
+{
+	fprintf(stderr, "%s: failed to set -x %s: %s\n", invoked_as, name, why);
+	exit(1);
+}
+
 static void
 x_option(options_t *o, char *opt)
 {
+	static char dash_i[] = "-I", dash_d[] = "-D", dash_u[] = "-U";
 	char *eq = strchr(opt, '=');
 	const char *value = eq ? eq + 1 : NULL;
-	size_t namelen = eq ? (size_t)(eq - opt) : strlen(opt);
+	const xopt_t *x = xopts;
 
-#define IS(name) (namelen == strlen(name) && strncmp(opt, name, namelen) == 0)
-	if (IS("lazyload")) {
+	if (eq != NULL)
+		*eq = '\0';	/* as dtrace's own -x, which names the option alone */
+	while (x->name != NULL && strcmp(x->name, opt) != 0)
+		x++;
+	if (x->name == NULL)
+		x_refused(opt, "Invalid option name");
+	if (!x_value_ok(x, value))
+		x_refused(opt, "Invalid value for specified option");
+	if (strcmp(opt, "lazyload") == 0)
 		o->lazyload = true;
-	} else if (IS("cpppath") && value != NULL) {
+	else if (strcmp(opt, "strip") == 0)
+		o->strip = true;
+	else if (strcmp(opt, "linktype") == 0)
+		o->raw_dof = strcmp(value, "dof") == 0;
+	else if (strcmp(opt, "cpppath") == 0)
 		o->cpp_cmd = value;
-	} else if (IS("ldpath") && value != NULL) {
+	else if (strcmp(opt, "ldpath") == 0)
 		o->ld_cmd = value;
-	} else if (IS("nolibs") || IS("linktype") || IS("linkmode") ||
-	    IS("errtags") || IS("strip") || IS("pgmax") || IS("incdir") ||
-	    IS("syslibdir") || IS("libdir") || IS("cpphdrs") || IS("knodefs") ||
-	    IS("unodefs") || IS("nolibs") || IS("ctypes") || IS("dtypes")) {
-		if (IS("linktype") && value != NULL && strcmp(value, "dof") != 0 &&
-		    strcmp(value, "elf") != 0)
-			warning("ignoring -x linktype=%s (only dof is written)", value);
-	} else {
-		warning("ignoring unknown option -x %s", opt);
+	else if (strcmp(opt, "cpp") == 0)
+		o->cpp = true;
+	else if (strcmp(opt, "cppargs") == 0) {
+		/* dtrace's: words for the preprocessor, split at white space */
+		char *save = NULL;
+
+		for (char *w = strtok_r(eq + 1, " \t", &save); w != NULL;
+		    w = strtok_r(NULL, " \t", &save))
+			push(&o->cpp_args, &o->ncpp_args, w);
+	} else if (strcmp(opt, "incdir") == 0 || strcmp(opt, "define") == 0 ||
+	    strcmp(opt, "undef") == 0) {
+		push(&o->cpp_args, &o->ncpp_args, opt[0] == 'i' ? dash_i : opt[0] == 'd' ? dash_d : dash_u);
+		push(&o->cpp_args, &o->ncpp_args, (char *)value);
 	}
-#undef IS
 }
 
 /* Options that take an argument, in dtrace's getopt string. */
@@ -881,6 +1021,8 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.objects = objects,
 		.nobjects = nobjects,
 		.lazyload = o->lazyload,
+		.strip = o->strip,
+		.raw_dof = o->raw_dof,
 		.verbose = o->verbose,
 		.ld_cmd = o->ld_cmd,
 		.drti_missing = drti_object_missing(o->target),
@@ -897,6 +1039,11 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 
 	if (objects == NULL) {
 		error("out of memory");
+		return 1;
+	}
+	if (o->raw_dof && backend_for(o->target)->object != objgen_write) {
+		free(objects);
+		error("-x linktype=dof: target %s is not written as ELF with DOF", o->target->name);
 		return 1;
 	}
 	go.drti = drti_object_for(o->target, &go.drti_size);
@@ -971,6 +1118,8 @@ main(int argc, char **argv)
 	int rc;
 
 	catch_signals();
+	if (argc > 0 && argv[0][0] != '\0')
+		invoked_as = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	parse_args(&o, argc, argv);
 	apply_environment(&o);
 	switch (o.mode) {
