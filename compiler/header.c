@@ -1499,8 +1499,10 @@ put_arg_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 /*
  * Argument i as the value passed: a pointer cast to uintptr_t, a float as
  * its bits (_USDT_FB), an integer, enum or typedef of a pointer converted
- * to the parameter's type (_USDT_X, _USDT_XP: put_conv_macros), a name the
- * model does not know (a struct, maybe) as given.
+ * to the parameter's type (_USDT_X, _USDT_XP: put_conv_macros), a known
+ * type of another class (a struct) as given.  A name the model does not
+ * know is taken, as everywhere, for 8 unsigned bytes (D_TYPE_UNKNOWN) and
+ * converted as an integer typedef is: a warning never changes the output.
  */
 static void
 put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
@@ -1517,7 +1519,7 @@ put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	} else {
 		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
 
-		if (!ti.known || ti.tclass != MDL_TC_INTEGER) {
+		if (ti.known && ti.tclass != MDL_TC_INTEGER) {
 			sb_printf(out, "arg%zu", i);
 			return;
 		}

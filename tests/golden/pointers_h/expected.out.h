@@ -442,7 +442,7 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define PTRS_SPACING_ENABLED() \
 	_USDT_ON(ptrs___spacing, ptrs_spacing_semaphore)
 #define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, _USDT_XP(p_t, arg1)) _USDT_V(MYTYPE, 2, arg2) _USDT_VP(3, arg3), _USDT_R(2, rdx), _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O(2) _USDT_M(c, 3))
+	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, _USDT_XP(p_t, arg1)) _USDT_V(MYTYPE, 2, _USDT_X(MYTYPE, arg2)) _USDT_VP(3, arg3), _USDT_R(2, rdx), _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O(2) _USDT_M(c, 3))
 #define PTRS_NAMED_ENABLED() \
 	_USDT_ON(ptrs___named, ptrs_named_semaphore)
 #define PTRS_TAGGED(arg0, arg1) \
