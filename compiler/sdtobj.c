@@ -73,22 +73,31 @@ write_source(const mdl_model_t *m, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Run `$CC $CFLAGS [flag] -x c -c -o out src`; 0, or -1 with e. */
+/*
+ * Run `$CC $CFLAGS [flag] -x c -c -o out -` with src as its standard input;
+ * 0, or -1 with e.  (Read from its input, the source is named "<stdin>" in
+ * the object's file symbol, not by the temporary's random name: the same
+ * -G gives the same bytes, on every run and every host.)
+ */
 static int
 compile(const char *src, const char *out, const char *flag, err_t *e)
 {
 	const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
 	char *line = NULL, **argv = NULL;
-	const int fds[3] = { -1, -1, -1 };
+	int fds[3] = { -1, -1, -1 };
 	int rc = -1, status, err;
 	size_t n;
 	pid_t pid;
+
+	if ((fds[0] = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", src);
 
 	if (cc == NULL || cc[strspn(cc, " \t\n")] == '\0')	/* unset or blank */
 		cc = "cc";
 	if (asprintf(&line, "%s %s %s", cc, cflags != NULL ? cflags : "",
 	    flag != NULL ? flag : "") < 0 || (argv = spawn_words(line, 6, &n)) == NULL) {
 		free(line);
+		close(fds[0]);
 		return err_set(e, "out of memory");
 	}
 	argv[n++] = "-x";
@@ -96,7 +105,7 @@ compile(const char *src, const char *out, const char *flag, err_t *e)
 	argv[n++] = "-c";
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
-	argv[n++] = (char *)src;
+	argv[n++] = "-";
 	argv[n] = NULL;
 	if ((err = spawn_argv(argv, fds, &pid)) != 0)
 		err_errno(e, err, "cannot run the compiler '%s' ($CC) for the semaphores", argv[0]);
@@ -106,6 +115,7 @@ compile(const char *src, const char *out, const char *flag, err_t *e)
 		err_set(e, "'%s' ($CC) failed to compile the semaphores", argv[0]);
 	else
 		rc = 0;
+	close(fds[0]);
 	free(argv);
 	free(line);
 	return rc;
