@@ -14,13 +14,19 @@
 # .ci/host-libs into HOST_LIBS: no multiarch install), and HOST_RUN, the
 # qemu-user command that runs what is built (the cross C library's
 # ld.so), which `make check` hands the tests.
+# (from the command line only: tcsh exports HOST, the machine's name)
+ifneq ($(origin HOST),command line)
+HOST :=
+endif
 ifdef HOST
 HOST_DEB_ARCH := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH 2>/dev/null)
 HOST_CPU := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_GNU_CPU 2>/dev/null)
-ifeq ($(origin CC),default)
+# (CC= and LD= on the command line win; a CC of the environment is the
+# build machine's, as tests/layout's make under `make check` has it)
+ifneq ($(origin CC),command line)
 CC = $(HOST)-gcc
 endif
-ifeq ($(origin LD),default)
+ifneq ($(origin LD),command line)
 LD = $(HOST)-ld
 endif
 B ?= build-$(HOST)
@@ -456,7 +462,7 @@ CHECK_SUITES = parse golden errors warnings cli layout dof unit
 CHECK_USDTC = $(if $(HOST),$(B)/usdtc-run,$(USDTC))
 check: all $(if $(HOST),$(B)/usdtc-run)
 	USDTC=$(abspath $(CHECK_USDTC)) B=$(B) SAN=$(SAN) CC="$(if $(HOST),$(BUILD_CC),$(CC))" \
-		$(if $(HOST),HOST_CC="$(CC)" HOST_RUN="$(HOST_RUN)" HOST_CFLAGS="$(HOST_CFLAGS)" \
+		$(if $(HOST),HOST=$(HOST) HOST_CC="$(CC)" HOST_RUN="$(HOST_RUN)" HOST_CFLAGS="$(HOST_CFLAGS)" \
 		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run $(CHECK_SUITES)
 
 $(B)/usdtc-run: $(USDTC)
