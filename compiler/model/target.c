@@ -195,6 +195,14 @@ target_host(void)
 #endif
 }
 
+bool
+target_host_writes(const target_t *t)
+{
+	const unsigned short one = 1;
+
+	return t->sdt_only || *(const unsigned char *)&one == 1;
+}
+
 /* Built once from the table, so a new target is named without more edits. */
 const char *
 target_names(void)
