@@ -21,6 +21,7 @@ endif
 ifdef HOST
 HOST_DEB_ARCH := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH 2>/dev/null)
 HOST_CPU := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_GNU_CPU 2>/dev/null)
+HOST_ENDIAN := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH_ENDIAN 2>/dev/null)
 # (CC= and LD= on the command line win; a CC of the environment is the
 # build machine's, as tests/layout's make under `make check` has it)
 ifneq ($(origin CC),command line)
@@ -458,12 +459,19 @@ test: deps dtrace-live
 # programs are the build machine's (BUILD_CC: the goldens are x86_64's), and
 # their drivers of the core are built by HOST_CC with the host's libraries
 # and run through HOST_RUN too (tests/lib.sh's build_driver).
+# On a big-endian host usdtc refuses -G for the targets whose DOF and notes
+# it writes itself ([G_HOST_BYTE_ORDER], doc/architectures.md) and its
+# --list and --dump read no little-endian DOF: its check leaves out the
+# suites made of those (golden, warnings, cli, dof), and tests/hosts checks
+# the refusal.
 CHECK_SUITES = parse golden errors warnings cli layout dof unit
+CHECK_SUITES_BE = parse errors layout unit
 CHECK_USDTC = $(if $(HOST),$(B)/usdtc-run,$(USDTC))
 check: all $(if $(HOST),$(B)/usdtc-run)
 	USDTC=$(abspath $(CHECK_USDTC)) B=$(B) SAN=$(SAN) CC="$(if $(HOST),$(BUILD_CC),$(CC))" \
 		$(if $(HOST),HOST=$(HOST) HOST_CC="$(CC)" HOST_RUN="$(HOST_RUN)" HOST_CFLAGS="$(HOST_CFLAGS)" \
-		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run $(CHECK_SUITES)
+		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run \
+		$(if $(filter big,$(HOST_ENDIAN)),$(CHECK_SUITES_BE),$(CHECK_SUITES))
 
 $(B)/usdtc-run: $(USDTC)
 	printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(HOST_RUN)' '$(abspath $(USDTC))' > $@ && chmod +x $@
