@@ -21,7 +21,6 @@ endif
 ifdef HOST
 HOST_DEB_ARCH := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH 2>/dev/null)
 HOST_CPU := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_GNU_CPU 2>/dev/null)
-HOST_ENDIAN := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH_ENDIAN 2>/dev/null)
 # (CC= and LD= on the command line win; a CC of the environment is the
 # build machine's, as tests/layout's make under `make check` has it)
 ifneq ($(origin CC),command line)
@@ -49,6 +48,8 @@ B       ?= build
 # libusdt has stubs for x86_64 and AArch64 only: on any other host `all`
 # builds usdtc without it.
 HOST_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+# 4321 where it is big-endian (s390x), natively or with HOST=
+HOST_BYTE_ORDER := $(shell echo __BYTE_ORDER__ | $(CC) -E -P -x c - 2>/dev/null)
 LIBUSDT_ALL = $(if $(filter x86_64-% aarch64-%,$(HOST_MACHINE)),libusdt)
 
 # The warnings every C file of the tree is built with (gcc and clang); the
@@ -471,7 +472,7 @@ check: all $(if $(HOST),$(B)/usdtc-run)
 	USDTC=$(abspath $(CHECK_USDTC)) B=$(B) SAN=$(SAN) CC="$(if $(HOST),$(BUILD_CC),$(CC))" \
 		$(if $(HOST),HOST=$(HOST) HOST_CC="$(CC)" HOST_RUN="$(HOST_RUN)" HOST_CFLAGS="$(HOST_CFLAGS)" \
 		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run \
-		$(if $(filter big,$(HOST_ENDIAN)),$(CHECK_SUITES_BE),$(CHECK_SUITES))
+		$(if $(filter 4321,$(HOST_BYTE_ORDER)),$(CHECK_SUITES_BE),$(CHECK_SUITES))
 
 $(B)/usdtc-run: $(USDTC)
 	printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(HOST_RUN)' '$(abspath $(USDTC))' > $@ && chmod +x $@
