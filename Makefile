@@ -5,8 +5,8 @@
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
-# usdtc built to run on another architecture (doc/architectures.md, "usdtc on other hosts"), its fast tier
-# run under qemu-user:
+# usdtc built to run on another architecture, its fast tier run under
+# qemu-user (doc/architectures.md, "usdtc on other hosts"):
 #   make HOST=s390x-linux-gnu check
 
 # HOST=TRIPLE: Debian's cross compiler for it, the objects in build-TRIPLE,
@@ -500,7 +500,7 @@ regen: all
 
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz $(if $(HOST),$(B))
 
 .PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-cpython regen deps clean fuzz fuzzers replays
 
