@@ -6,6 +6,38 @@
 # A sanitizer build lives beside the normal one:
 #   make B=build-san SAN=1 test
 # `make deps` installs the Debian build and test dependencies (as root).
+# usdtc built to run on another architecture, its fast tier run under
+# qemu-user (doc/architectures.md, "usdtc on other hosts"):
+#   make HOST=s390x-linux-gnu check
+
+# HOST=TRIPLE: Debian's cross compiler for it, the objects in build-TRIPLE,
+# libelf and zlib of its Debian architecture linked statically (fetched by
+# .ci/host-libs into HOST_LIBS: no multiarch install), and HOST_RUN, the
+# qemu-user command that runs what is built (the cross C library's
+# ld.so), which `make check` hands the tests.
+# (from the command line only: tcsh exports HOST, the machine's name)
+ifneq ($(origin HOST),command line)
+HOST :=
+endif
+ifdef HOST
+HOST_DEB_ARCH := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_ARCH 2>/dev/null)
+HOST_CPU := $(shell dpkg-architecture -t$(HOST) -qDEB_HOST_GNU_CPU 2>/dev/null)
+# (CC= and LD= on the command line win; a CC of the environment is the
+# build machine's, as tests/layout's make under `make check` has it)
+ifneq ($(origin CC),command line)
+CC = $(HOST)-gcc
+endif
+ifneq ($(origin LD),command line)
+LD = $(HOST)-ld
+endif
+B ?= build-$(HOST)
+HOST_LIBS ?= /var/cache/usdtc/hosts/$(HOST_DEB_ARCH)
+HOST_CFLAGS = -I$(HOST_LIBS)/include
+HOST_LDLIBS = -L$(HOST_LIBS)/lib -Wl,-Bstatic -lelf -lz -Wl,-Bdynamic
+# (qemu names i686 i386 and powerpc64le ppc64le)
+HOST_QEMU = qemu-$(patsubst i%86,i386,$(patsubst powerpc64le,ppc64le,$(HOST_CPU)))
+HOST_RUN = $(HOST_QEMU) -L /usr/$(HOST)
+endif
 
 CC      ?= cc
 LD      ?= ld
@@ -13,6 +45,13 @@ CFLAGS  ?= -O2 -g
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       ?= build
+# What the compiler builds for (the drti_lite objects, libusdt's stubs);
+# libusdt has stubs for x86_64 and AArch64 only: on any other host `all`
+# builds usdtc without it.
+HOST_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+# 4321 where it is big-endian (s390x), natively or with HOST=
+HOST_BYTE_ORDER := $(shell echo __BYTE_ORDER__ | $(CC) -E -P -x c - 2>/dev/null)
+LIBUSDT_ALL = $(if $(filter x86_64-% aarch64-%,$(HOST_MACHINE)),libusdt)
 
 # The warnings every C file of the tree is built with (gcc and clang); the
 # stricter half keeps what the code already is: no shadowed names, every
@@ -34,8 +73,9 @@ endif
 # they are cloned: CI's client builds are keyed by usdtc's bytes
 # (tests/clients/run-clients), and Debian's packages are reproducible.
 REPRO_CFLAGS = -ffile-prefix-map=$(CURDIR)=.
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) $(CORE_INC) -I$(B) -D_GNU_SOURCE
-LDLIBS  = -lelf
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) $(CORE_INC) -I$(B) -D_GNU_SOURCE \
+	$(HOST_CFLAGS)
+LDLIBS  = $(if $(HOST),$(HOST_LDLIBS),-lelf)
 
 # The layers (doc/layout.md, and a README.md in every folder):
 #   compiler/  the core library: every format usdtc reads or writes, bytes
@@ -110,7 +150,7 @@ USDTC_OBJS = $(USDTC_SRCS:usdtc/%.c=$(B)/prog/%.o) $(B)/prog/drti_blob.o
 USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
 
-all: $(USDTC) libusdt $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
+all: $(USDTC) $(LIBUSDT_ALL) $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
 
 $(USDTC): $(USDTC_OBJS) $(CORE_LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $(USDTC_OBJS) $(CORE_LIB) $(LDLIBS)
@@ -130,7 +170,8 @@ DEPFLAGS = -MMD -MP
 # differ (the comparison is at the end of this file, once every flag is
 # defined), so objects are rebuilt exactly then.
 FLAGS = $(CC) $(ALL_CFLAGS) $(GEN_CFLAGS) $(DEPFLAGS) | $(TEST_CFLAGS) | $(PIC_CFLAGS) | \
-	$(DRTI_FLAGS) $(DRTI_CET) $(DRTI_STRIP) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(DRTI_TARGETS)
+	$(DRTI_FLAGS) $(DRTI_CET) $(DRTI_STRIP) | $(KDRTI_CC) $(KDRTI_FLAGS) | $(AARCH64_CC) | $(X86_64_CC) | \
+	$(DRTI_TARGETS)
 $(B)/.flags:
 	@mkdir -p $(B) && printf '%s\n' '$(subst ','\'',$(strip $(FLAGS)))' > $@
 
@@ -166,8 +207,10 @@ $(B)/lexer.o $(B)/parser.o: $(B)/%.o: $(B)/%.c $(B)/parser.h $(B)/.flags
 # The core again with ASan and UBSan, for the test drivers (tests/unit,
 # tests/fuzz, tests/macho/mutate.c), which link it instead of lists of
 # sources.
+# (Not under HOST=: ASan cannot reserve its shadow memory under qemu-user.)
 TEST_CFLAGS = -std=gnu11 $(WARN) -g -O1 $(CORE_INC) -I$(B) -D_GNU_SOURCE \
-	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+	$(if $(HOST),,-fsanitize=address,undefined -fno-sanitize-recover=all) \
+	-fno-omit-frame-pointer $(HOST_CFLAGS)
 TEST_OBJS = $(CORE_SRCS:%.c=$(B)/test/%.o) $(B)/test/lexer.o $(B)/test/parser.o
 
 # The program's front-end pieces (reading files, cpp) for parse_test.
@@ -208,14 +251,24 @@ $(DRTI): runtime/drti_lite.c $(B)/.flags
 # asks for -x lazyload: x86_64-freebsd and x86_64-illumos from
 # runtime/drti_kernel.c with any x86_64 compiler (freestanding, no headers
 # of those systems), aarch64-linux from runtime/drti_lite.c with AARCH64_CC.
-HOST_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
-ifneq ($(filter x86_64-%,$(HOST_MACHINE)),)
-KDRTI_CC ?= $(CC)
+# A usdtc cross-built on x86_64 for another host (HOST=) embeds the
+# x86_64 ones too, and x86_64-linux's, built with the build machine's
+# compiler (BUILD_CC): it writes -G for x86_64 as the x86_64 usdtc does,
+# which is what the goldens of its `make check` are.
+ifneq ($(HOST),)
+BUILD_CC ?= gcc
+X86_64_CC := $(if $(filter x86_64-%,$(shell $(BUILD_CC) -dumpmachine 2>/dev/null)),$(BUILD_CC))
+else ifneq ($(filter x86_64-%,$(HOST_MACHINE)),)
+X86_64_CC := $(CC)
+endif
+ifneq ($(X86_64_CC),)
+KDRTI_CC ?= $(X86_64_CC)
 ifeq ($(origin AARCH64_CC),undefined)
-AARCH64_CC := $(shell command -v aarch64-linux-gnu-gcc 2>/dev/null)
+AARCH64_CC := $(if $(filter aarch64-%,$(HOST_MACHINE)),,$(shell command -v aarch64-linux-gnu-gcc 2>/dev/null))
 endif
 endif
-DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC),aarch64-linux)
+DRTI_TARGETS = $(if $(KDRTI_CC),x86_64-freebsd x86_64-illumos) $(if $(AARCH64_CC),aarch64-linux) \
+	$(if $(HOST),$(if $(X86_64_CC),x86_64-linux))
 DRTI_OTHERS = $(DRTI_TARGETS:%=$(B)/runtime/drti-%.o)
 # Every -G object carries a copy, which runs once at start-up, so it is
 # built for size (doc/usage.md has the -G object sizes): -Os; no unwind
@@ -271,6 +324,10 @@ $(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call drti_cc,$(AARCH64_CC),$(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC))
 
+$(B)/runtime/drti-x86_64-linux.o: runtime/drti_lite.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call drti_cc,$(X86_64_CC),$(DRTI_FLAGS) -fcf-protection=full -D_GNU_SOURCE -Iruntime $(CORE_INC))
+
 $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) -c -DDRTI_OBJECT='"$(DRTI)"' \
@@ -309,7 +366,7 @@ LIBUSDT_CET = $(if $(filter x86_64-%,$(HOST_MACHINE)),-fcf-protection=full)
 LIBUSDT_SHSTK = -Wl,-z,shstk
 LIBUSDT_CET_LD = $(if $(filter x86_64-%,$(HOST_MACHINE)),$(LIBUSDT_SHSTK))
 PIC_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(REPRO_CFLAGS) -fPIC -fvisibility=hidden \
-	$(LIBUSDT_CET) $(CORE_INC) -I$(B) -D_GNU_SOURCE
+	$(LIBUSDT_CET) $(CORE_INC) -I$(B) -D_GNU_SOURCE $(HOST_CFLAGS)
 
 libusdt: $(LIBUSDT)
 
@@ -404,9 +461,26 @@ test: deps dtrace-live
 # The fast tier, for the edit-compile-test loop: under a minute, no root,
 # no tracer (the front end, goldens, errors and warnings, the command line,
 # the layout rules, DOF, the unit drivers).
+# Under HOST= the tests run usdtc through qemu-user ($(B)/usdtc-run), their
+# programs are the build machine's (BUILD_CC: the goldens are x86_64's), and
+# their drivers of the core are built by HOST_CC with the host's libraries
+# and run through HOST_RUN too (tests/lib.sh's build_driver).
+# On a big-endian host usdtc refuses -G for the targets whose DOF and notes
+# it writes itself ([G_HOST_BYTE_ORDER], doc/architectures.md) and its
+# --list and --dump read no little-endian DOF: its check leaves out the
+# suites made of those (golden, warnings, cli, dof), and tests/hosts checks
+# the refusal.
 CHECK_SUITES = parse golden errors warnings cli layout dof unit
-check: all
-	USDTC=$(abspath $(USDTC)) B=$(B) SAN=$(SAN) CC="$(CC)" bash tests/run $(CHECK_SUITES)
+CHECK_SUITES_BE = parse errors layout unit
+CHECK_USDTC = $(if $(HOST),$(B)/usdtc-run,$(USDTC))
+check: all $(if $(HOST),$(B)/usdtc-run)
+	USDTC=$(abspath $(CHECK_USDTC)) B=$(B) SAN=$(SAN) CC="$(if $(HOST),$(BUILD_CC),$(CC))" \
+		$(if $(HOST),HOST=$(HOST) HOST_CC="$(CC)" HOST_RUN="$(HOST_RUN)" HOST_CFLAGS="$(HOST_CFLAGS)" \
+		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run \
+		$(if $(filter 4321,$(HOST_BYTE_ORDER)),$(CHECK_SUITES_BE),$(CHECK_SUITES))
+
+$(B)/usdtc-run: $(USDTC)
+	printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(HOST_RUN)' '$(abspath $(USDTC))' > $@ && chmod +x $@
 
 demo: deps
 	$(MAKE) all
@@ -440,7 +514,7 @@ regen: all
 
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz $(if $(HOST),$(B))
 
 .PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-gate bench-readme bench-cpython regen deps clean fuzz fuzzers replays
 

@@ -74,27 +74,35 @@ write_source(const mdl_model_t *m, FILE *f)
 }
 
 /*
- * Run `CC $CFLAGS [flag] -g -x c -c -o out src`, CC being o->cc_cmd (and
- * both split as the shell splits them, subproc.h), bounded by
- * o->cc_timeout_ms; 0, or -1 with e.  -g, as SystemTap's -G compiles
- * them: the semaphores' DWARF lets a debugger print them (`print
- * prov_probe_semaphore` is an unsigned short, not "unknown type").
+ * Run `CC $CFLAGS [flag] -g -x c -c -o out -` with src as its standard
+ * input, CC being o->cc_cmd (both split as the shell splits them,
+ * subproc.h), bounded by o->cc_timeout_ms; 0, or -1 with e.  -g, as
+ * SystemTap's -G compiles them: the semaphores' DWARF lets a debugger
+ * print them (`print prov_probe_semaphore` is an unsigned short, not
+ * "unknown type").  Read from its input, the source is named "<stdin>" in
+ * the object's file symbol, not by the temporary's random name: the same
+ * -G gives the same bytes, on every run and every host.
  */
 static int
 compile(const char *src, const char *out, const objgen_opts_t *o, err_t *e)
 {
 	const char *words[] = { o->cc_cmd != NULL ? o->cc_cmd : "cc", getenv("CFLAGS") };
-	const char *tail[] = { "-g", "-x", "c", "-c", "-o", out, src };
+	const char *tail[] = { "-g", "-x", "c", "-c", "-o", out, "-" };
 	size_t ntail = sizeof(tail) / sizeof(tail[0]), n;
-	char **argv = spawn_words_n(words, 2, ntail + 1, &n);
-	const int fds[3] = { -1, -1, -1 };
+	char **argv;
+	int fds[3] = { -1, -1, -1 };
 	int rc = -1, status, err;
 	size_t len;
 	pid_t pid;
 
-	if (argv == NULL)
-		return errno == EINVAL ? err_set(e, "$CC or $CFLAGS has a quote that is never "
+	if ((fds[0] = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, errno, "%s", src);
+	if ((argv = spawn_words_n(words, 2, ntail + 1, &n)) == NULL) {
+		err = errno;
+		close(fds[0]);
+		return err == EINVAL ? err_set(e, "$CC or $CFLAGS has a quote that is never "
 		    "closed [OPT_BAD_QUOTE]") : err_set(e, "out of memory");
+	}
 	if (o->cc_flag != NULL)
 		argv[n++] = (char *)o->cc_flag;
 	for (size_t i = 0; i < ntail; i++)
@@ -112,6 +120,7 @@ compile(const char *src, const char *out, const objgen_opts_t *o, err_t *e)
 		err_set(e, "'%s' ($CC) failed to compile the semaphores", argv[0]);
 	else
 		rc = 0;
+	close(fds[0]);
 	free(argv);
 	return rc;
 }

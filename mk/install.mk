@@ -93,19 +93,22 @@ $(B)/cmake/%.cmake: cmake/%.cmake.in $(INSTALL_VARS)
 docs: $(MAN_PAGES) $(CMAKE_FILES)
 all: docs
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(SUBMODDIR)
+# libusdt only where it is built (LIBUSDT_ALL: x86_64 and AArch64 hosts).
+install: all $(LIBUSDT_ALL:%=install-%)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(CMAKEDIR)
 	install -m 755 $(USDTC) $(DESTDIR)$(BINDIR)/usdtc
+	install -m 644 $(B)/man/usdtc.1 $(DESTDIR)$(MANDIR)/man1/usdtc.1
+	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
+
+install-libusdt: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(SUBMODDIR)
 	install -m 644 $(B)/$(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/$(LIBUSDT_SONAME)
 	ln -sf $(LIBUSDT_SONAME) $(DESTDIR)$(LIBDIR)/libusdt.so
 	install -m 644 $(B)/libusdt.a $(DESTDIR)$(LIBDIR)/libusdt.a
 	install -m 644 libusdt/usdt.h $(DESTDIR)$(INCLUDEDIR)/usdt.h
 	install -m 644 $(B)/libusdt.pc $(DESTDIR)$(PKGCONFIGDIR)/libusdt.pc
-	install -m 644 $(B)/man/usdtc.1 $(DESTDIR)$(MANDIR)/man1/usdtc.1
 	install -m 644 $(B)/man/libusdt.3 $(DESTDIR)$(MANDIR)/man3/libusdt.3
-	install -m 644 $(CMAKE_FILES) $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 libusdt/submodule.mk $(DESTDIR)$(SUBMODDIR)/submodule.mk
 
 # A `dtrace` beside usdtc, unless a `dtrace` that is not a link to usdtc
@@ -175,5 +178,5 @@ version:
 
 FORCE:
 
-.PHONY: version docs install install-dtrace-link install-dtrace-divert uninstall-dtrace-divert \
-	uninstall deb test-deb FORCE
+.PHONY: version docs install install-libusdt install-dtrace-link install-dtrace-divert \
+	uninstall-dtrace-divert uninstall deb test-deb FORCE

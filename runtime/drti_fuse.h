@@ -324,7 +324,9 @@ drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 		return 0;
 	/* 4 GiB apart, then spread out (ASan's shadow takes 4 GiB to 16 TiB). */
 	for (unsigned long k = 1; k < 0x8000; k = k < 64 ? k + 1 : 2 * k) {
-		unsigned long at = k << 32 | (unsigned long)gen;
+		/* (two shifts: a 32-bit host returned above, and one of 32 is an
+		 * error there under -Werror, shift-count-overflow) */
+		unsigned long at = k << 16 << 16 | (unsigned long)gen;
 		unsigned long base = at / page * page;
 		size_t len = at + sizeof(int) > base + page ? 2 * page : page;
 		void *p = mmap((void *)base, len, PROT_READ | PROT_WRITE,

@@ -137,26 +137,33 @@ CORE_INC=(-I"$ROOT/compiler")
 for _d in "$ROOT"/compiler/*/; do CORE_INC+=(-I"${_d%/}"); done
 unset _d
 DRIVER_CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE
-	"${CORE_INC[@]}" -I"$ROOT/usdtc"
-	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+	"${CORE_INC[@]}" -I"$ROOT/usdtc" -fno-omit-frame-pointer)
+# With a cross-built usdtc (make HOST=... check), HOST_CC builds the
+# drivers, HOST_CFLAGS and HOST_LDLIBS name the host's libelf and zlib, and
+# HOST_RUN is the qemu-user command that runs its programs: OUT is then a
+# script that runs the driver (DIR/.bin/NAME) through it, and the drivers
+# have no sanitizers (ASan cannot reserve its shadow memory under qemu-user;
+# the Makefile builds that core without them too).
+DRIVER_CC=${HOST_CC:-$CC}
+[ -n "${HOST_RUN:-}" ] ||
+	DRIVER_CFLAGS+=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 # Under tests/run with every suite, $USDTC_DRIVER_LOG names a file: OUT is
-# then a script that appends the driver's sources to it and runs the
-# program (built as DIR/.bin/NAME, so it keeps its name), so tests/run can
-# check that every driver in tests/unit was really run by some suite.
+# then such a script that also appends the driver's sources to it, so
+# tests/run can check that every driver in tests/unit was really run by
+# some suite.
 build_driver() {
 	local out=$1; shift
-	if [ -z "${USDTC_DRIVER_LOG:-}" ]; then
-		(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$out" "$@" \
-		    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf)
-		return
-	fi
-	local bin
-	bin=$(dirname "$out")/.bin/$(basename "$out")
+	local bin=$out
+	[ -z "${USDTC_DRIVER_LOG:-}${HOST_RUN:-}" ] || bin=$(dirname "$out")/.bin/$(basename "$out")
 	mkdir -p "$(dirname "$bin")" &&
-	(cd "$ROOT" && $CC "${DRIVER_CFLAGS[@]}" -o "$bin" "$@" \
-	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" -lelf) || return
-	printf '#!/bin/sh\necho %q >> %q\nexec %q "$@"\n' "$*" "$USDTC_DRIVER_LOG" "$bin" > "$out" &&
-	    chmod +x "$out"
+	(cd "$ROOT" && $DRIVER_CC "${DRIVER_CFLAGS[@]}" ${HOST_CFLAGS:-} -o "$bin" "$@" \
+	    "$B/test/libusdtc-prog.a" "$B/test/libusdtc.a" ${HOST_LDLIBS:--lelf}) || return
+	[ "$bin" != "$out" ] || return 0
+	{
+		echo '#!/bin/sh'
+		[ -z "${USDTC_DRIVER_LOG:-}" ] || printf 'echo %q >> %q\n' "$*" "$USDTC_DRIVER_LOG"
+		printf 'exec %s %q "$@"\n' "${HOST_RUN:-}" "$bin"
+	} > "$out" && chmod +x "$out"
 }
 
 # build_step NAME CMD...: a build step, not a check: silent when CMD succeeds,

@@ -1033,7 +1033,7 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.cc_cmd = cc_command(o->target),
 		.cc_timeout_ms = cc_timeout_ms(),
 	};
-	const char *tmp;
+	const char *tmp = NULL;
 	err_t e;
 	int rc;
 
@@ -1047,7 +1047,12 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		return 1;
 	}
 	go.drti = drti_object_for(o->target, &go.drti_size);
-	rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
+	if (!target_host_writes(o->target))
+		rc = err_set(&e, "-G for %s: usdtc on a big-endian host does not write "
+		    "little-endian DOF and notes yet; run -G on a little-endian machine "
+		    "[G_HOST_BYTE_ORDER]", o->target->name);
+	else
+		rc = (tmp = output_temp(out, &e)) == NULL ? -1 : 0;
 	if (rc == 0)
 		rc = backend_for(o->target)->object(m, o->target, &go, tmp, &e);
 	if (rc == 0)

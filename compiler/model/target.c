@@ -195,9 +195,31 @@ target_host(void)
 	return target_find("x86_64-macos");
 #elif defined(__aarch64__) && defined(__APPLE__)
 	return target_find("arm64-macos");
+#elif defined(__linux__) && defined(__i386__)
+	return target_find("i386-linux");
+#elif defined(__linux__) && defined(__arm__)
+	return target_find("arm-linux");
+#elif defined(__linux__) && defined(__mips__) && defined(__mips64)
+	return target_find("mips64-linux");
+#elif defined(__linux__) && defined(__mips__)
+	return target_find("mips-linux");
+#elif defined(__linux__) && defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+	return target_find("ppc64le-linux");
+#elif defined(__linux__) && defined(__s390x__)
+	return target_find("s390x-linux");
+#elif defined(__linux__) && defined(__riscv) && __riscv_xlen == 64
+	return target_find("riscv64-linux");
 #else
 	return &targets[0];
 #endif
+}
+
+bool
+target_host_writes(const target_t *t)
+{
+	const unsigned short one = 1;
+
+	return t->sdt_only || *(const unsigned char *)&one == 1;
 }
 
 /* Built once from the table, so a new target is named without more edits. */

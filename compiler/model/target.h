@@ -147,6 +147,13 @@ const target_t *target_for_triple(const char *triple, int bits);
 const arch_t *target_arch_for_machine(unsigned elf_machine);
 /* The target usdtc was built for. */
 const target_t *target_host(void);
+/*
+ * Whether usdtc, as built, writes t's -G object right: the writers of DOF,
+ * probe units and notes (dofgen.c, units.c, elfenc.c) lay the fields of a
+ * little-endian target out in the host's order, so a big-endian host
+ * (s390x) writes only the targets whose object $CC compiles (sdt_only).
+ */
+bool target_host_writes(const target_t *t);
 /* Comma-separated list of known target names, for --help and errors. */
 const char *target_names(void);
 

@@ -775,6 +775,13 @@ test_struct_layout(void)
 {
 	mdl_model_t *m;
 
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	/* The layout is x86_64's System V (parse_layout.c) on every host; a
+	 * cross-built usdtc's driver is compiled for another ABI (make HOST=). */
+	test_begin("struct and union layout: x86_64's, not compared with this host's ABI");
+	test_end();
+	return;
+#endif
 	test_begin("struct and union layout agrees with the C compiler");
 	m = good(STR(S_BITS S_NEST S_ZERO S_STRADDLE S_UNION S_FLEX S_ENUM S_REF
 	    S_UNNAMED S_ARR2 S_EMPTYISH S_LD)
