@@ -24,7 +24,9 @@
  * another segment maps (stapsdt.h); and .SUNW_dof, the DOF of the whole
  * model (dofgen.c), or one DOF per provider ended by 8 zero bytes
  * (units_add_dof says when), whose probe addresses
- * are relocations against the probe functions; and for drti_lite the
+ * are relocations against the probe functions, and beside it, on Linux
+ * with drti_lite, gdb's copy of it in a section that is not loaded
+ * (add_readers_copy; target_dof_readers_copy says when); and for drti_lite the
  * table of the object's semaphores (units_add_semaphore_table), and their
  * DWARF for debuggers (units_add_semaphore_dwarf).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
