@@ -27,7 +27,8 @@
  * addresses are relocations against the probe functions, with the symbol
  * __SUNW_dof at its start, and there too the anchors the rewritten objects
  * refer to, so that a linker pulling one of them out of an archive pulls
- * this object too (rewrite_plan.c); the table of the object's semaphores, whose
+ * this object too (rewrite_plan.c); on Linux, gdb's copy of that DOF, not
+ * loaded (units.c, doc/design.md section 6); the table of the object's semaphores, whose
  * symbol is made local as __SUNW_dof is (units_add_semaphore_table; drti_lite
  * biases them once DTrace accepts the DOF, stapsdt.h says why); and drti_lite
  * (runtime/drti_lite.c, embedded in

@@ -24,7 +24,9 @@
  * another segment maps (stapsdt.h); and .SUNW_dof, the DOF of the whole
  * model (dofgen.c), or one DOF per provider ended by 8 zero bytes
  * (units_add_dof says when), whose probe addresses
- * are relocations against the probe functions; and for drti_lite the
+ * are relocations against the probe functions, and beside it, on Linux
+ * with drti_lite, gdb's copy of it in a section that is not loaded
+ * (add_readers_copy; target_dof_readers_copy says when); and for drti_lite the
  * table of the object's semaphores (units_add_semaphore_table), and their
  * DWARF for debuggers (units_add_semaphore_dwarf).  A -G object given the
  * program's objects also holds one note, outside any group, for each call
@@ -44,6 +46,7 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "elfenc.h"
+#include "hash.h"
 #include "stapsdt.h"
 #include "strbuf.h"
 #include "units.h"
@@ -428,6 +431,43 @@ add_dof_reloc(units_t *u, int sec, enum dof_addr_reloc how, const dof_reloc_t *r
 	elfw_add_reloc(u->w, sec, r->offset, type, elfw_symbol_ref(u->w, r->symbol), addend);
 }
 
+/*
+ * The readers' copy (units_add_dof_sites): one DOF of the model with only
+ * its firing sites, each address absolute (DOF SETX), in a section that is
+ * not loaded, named after its bytes so that each -G output's copy stays a
+ * section of its own in the program.  Returns 0, or -1 with e set.
+ */
+static int
+add_readers_copy(units_t *u, const site_table_t *sites, err_t *e)
+{
+	site_table_t firing;
+	dof_image_t img = { 0 };
+	dof_gen_opts_t opts = { u->strip };
+	target_t t = *u->t;
+	char name[sizeof(DOF_ELF_READERS_SECTION) + 16];
+	int sec;
+
+	t.dof_addr = DOF_ADDR_ABS;
+	if (site_table_firing(&firing, u->m, sites) != 0)
+		return err_errno(e, ENOMEM, "the readers' copy of the DOF");
+	if (dof_bytes(u->m, &firing, &t, false, &opts, &img, e) != 0) {
+		site_table_free(&firing);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s%016llx", DOF_ELF_READERS_SECTION,
+	    (unsigned long long)hash_bytes(HASH_FNV_OFFSET, img.data, img.size));
+	elfw_section_desc_t sd = { name, SHT_SUNW_dof, 0, 8, 0, NULL, img.size, 0 };
+	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
+	img.data = NULL;
+	for (size_t i = 0; i < img.nrelocs; i++)
+		add_dof_reloc(u, sec, DOF_ADDR_ABS, &img.relocs[i]);
+	dof_image_free(&img);
+	site_table_free(&firing);	/* after: the relocations name its symbols */
+	if (sec < 0 && !elfw_failed(u->w, e))
+		return err_set(e, "cannot add the readers' copy of the DOF");
+	return sec < 0 ? -1 : 0;
+}
+
 int
 units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
@@ -435,14 +475,17 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
 	dof_image_t img = { 0 };
 	dof_gen_opts_t opts = { u->strip };
 	target_t t = *u->t;
+	bool readers = target_dof_readers_copy(u->t, u->lazyload);
 	int sec;
 
 	t.dof_addr = target_dof_addr(u->t, u->lazyload);
+	if (readers && add_readers_copy(u, sites, e) != 0)
+		return -1;
 	if (dof_bytes(u->m, sites, &t, per_provider, &opts, &img, e) != 0)
 		return -1;
 	/* Writable: the relocated addresses then need no text relocation in a PIE. */
-	elfw_section_desc_t sd = { DOF_ELF_SECTION, SHT_SUNW_dof, SHF_ALLOC | SHF_WRITE,
-	    8, 0, NULL, img.size, 0 };
+	elfw_section_desc_t sd = { DOF_ELF_SECTION, readers ? SHT_PROGBITS : SHT_SUNW_dof,
+	    SHF_ALLOC | SHF_WRITE, 8, 0, NULL, img.size, 0 };
 	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
 	img.data = NULL;
 	elfw_symbol_desc_t sym = { symbol, sec, 0, img.size, STB_GLOBAL, STT_OBJECT,

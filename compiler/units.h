@@ -99,8 +99,10 @@ int units_add_site_notes(units_t *u, const units_site_t *sites, size_t n);
  * list ends: Oracle's dtprobed 2.0.1 reads only the first provider of a
  * DOF, and drti_lite registers each DOF up to the zeros (which also keep
  * it from walking into another -G output's DOF when a linker puts two
- * .SUNW_dof sections together).  Returns the section handle, or -1 with e
- * set.
+ * .SUNW_dof sections together).  Where target_dof_readers_copy says so,
+ * .SUNW_dof is SHT_PROGBITS and a readers' copy (SHT_SUNW_dof, not loaded,
+ * DOF_ELF_READERS_SECTION) goes before it.  Returns the section handle of
+ * .SUNW_dof, or -1 with e set.
  */
 int units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e);
 /* The same with the sites of a site table (the -G stage's, sites.h). */

@@ -138,6 +138,11 @@ typedef struct dof_relodesc {
 #define SHT_SUNW_dof		0x6ffffff4
 #define DOF_ELF_SECTION		".SUNW_dof"
 #define DOF_ELF_SYMBOL		"__SUNW_dof"
+/*
+ * The -G object's readers' copy of its DOF (target_dof_readers_copy):
+ * SHT_SUNW_dof, not loaded, named this prefix and 16 hex digits.
+ */
+#define DOF_ELF_READERS_SECTION	".SUNW_dof_file."
 #define DOF_ELF_SYMBOL_LAZY	"___SUNW_dof"
 
 /*

@@ -196,11 +196,12 @@ dump_record(lister_t *L, const dofd_probe_t *r, size_t j, uint64_t secoff,
 
 static void
 dump_dof(lister_t *L, const dof_decoded_t *d, const char *where, uint64_t secoff,
-    const probefind_rels_t *rels)
+    const probefind_rels_t *rels, bool readers_copy)
 {
 	FILE *f = L->out;
 
-	fprintf(f, "DOF %s+0x%" PRIx64 "\n", where, secoff);
+	fprintf(f, "DOF %s+0x%" PRIx64 "%s\n", where, secoff,
+	    readers_copy ? " (not loaded: the readers' copy)" : "");
 	dump_header(f, d);
 	for (size_t i = 0; i < d->nproviders; i++) {
 		const dofd_provider_t *pv = &d->providers[i];
@@ -469,8 +470,8 @@ print_found(FILE *out, const probefind_found_t *f, const list_opts_t *o)
 		const probefind_dof_t *x = &f->dofs[i];
 
 		if (o->mode == LIST_DUMP)
-			dump_dof(&L, &x->d, x->where, x->secoff, x->rels);
-		else
+			dump_dof(&L, &x->d, x->where, x->secoff, x->rels, x->readers_copy);
+		else if (probefind_dof_listed(f, i))
 			list_dof(&L, &x->d, x->where, x->secoff, x->rels);
 	}
 	if (f->kind == PROBEFIND_DOF)

@@ -66,6 +66,7 @@ typedef struct probefind_section {
 	uint8_t *bytes;
 	size_t len;
 	probefind_rels_t rels;
+	bool readers_copy;	/* a section not loaded (probefind_dof_t) */
 } probefind_section_t;
 
 /* What a probefind_found_t points into, freed with it. */
@@ -122,7 +123,7 @@ add_dof(finder_t *L, const dof_decoded_t *d, const probefind_section_t *sec, uin
 	if (v == NULL)
 		return err_set(L->e, "%s: out of memory reading DOF", L->name);
 	f->dofs = v;
-	v[f->ndofs++] = (probefind_dof_t){ *d, sec->where, off, &sec->rels };
+	v[f->ndofs++] = (probefind_dof_t){ *d, sec->where, off, &sec->rels, sec->readers_copy };
 	return 0;
 }
 
@@ -530,8 +531,10 @@ find_dof_section(finder_t *L, Elf_Scn *scn, const GElf_Shdr *sh, const char *nam
 	if ((sec = add_section(L, name, d->d_buf, d->d_size)) == NULL)
 		return -1;
 	L->dof_addr = sh->sh_addr;
+	/* Not loaded: no dynamic relocation lands in it, whatever its sh_addr 0 says. */
+	sec->readers_copy = !(sh->sh_flags & SHF_ALLOC);
 	if ((L->eh.e_type == ET_REL ? collect_relocs(L, elf_ndxscn(scn), &sec->rels) :
-	    apply_dynamic_relocs(L, sh, sec->bytes)) != 0)
+	    sec->readers_copy ? 0 : apply_dynamic_relocs(L, sh, sec->bytes)) != 0)
 		return -1;
 	return walk_dofs(L, sec, false);
 }
@@ -775,6 +778,17 @@ find_macho(finder_t *L, const uint8_t *buf, size_t len)
 }
 
 /* ---- the entry points -------------------------------------------------- */
+
+bool
+probefind_dof_listed(const probefind_found_t *f, size_t i)
+{
+	if (!f->dofs[i].readers_copy)
+		return true;
+	for (size_t k = 0; k < f->ndofs; k++)
+		if (!f->dofs[k].readers_copy)
+			return false;
+	return true;
+}
 
 void
 probefind_found_free(probefind_found_t *f)

@@ -42,6 +42,12 @@ typedef struct probefind_dof {
 	const char *where;	/* ".SUNW_dof", "__TEXT,__dof_p", "DOF file" */
 	uint64_t secoff;	/* where the DOF starts in that section */
 	const probefind_rels_t *rels;	/* an object's relocations of the section */
+	/*
+	 * From an SHT_SUNW_dof section that is not loaded: the readers' copy
+	 * usdtc's -G writes beside the DOF drti_lite registers (for gdb), the
+	 * same probes with absolute addresses and no is-enabled sites.
+	 */
+	bool readers_copy;
 } probefind_dof_t;
 
 /* A stapsdt note and, in a relocatable object, what its fields relocate to. */
@@ -79,6 +85,13 @@ int probefind_buffer(const void *buf, size_t len, const char *name, uint64_t bas
  * anything past its end is refused as "truncated" (so is such a buffer).
  */
 int probefind_file(const char *path, uint64_t base, probefind_found_t *out, err_t *e);
+
+/*
+ * Whether --list shows f's DOF i: a readers' copy only when the file has
+ * no loaded DOF (a debug file made with objcopy --only-keep-debug), as the
+ * loaded one also has the is-enabled sites.  The one place that chooses.
+ */
+bool probefind_dof_listed(const probefind_found_t *f, size_t i);
 
 void probefind_found_free(probefind_found_t *f);
 

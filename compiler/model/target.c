@@ -246,6 +246,13 @@ target_dof_addr(const target_t *t, bool lazyload)
 }
 
 bool
+target_dof_readers_copy(const target_t *t, bool lazyload)
+{
+	return t->os == TARGET_OS_LINUX && !t->sdt_only &&
+	    target_dof_addr(t, lazyload) != DOF_ADDR_ABS;
+}
+
+bool
 target_macho(const target_t *t, target_macho_t *out)
 {
 	/* The oldest macOS each runs: 10.9 on x86_64, 11.0 on arm64. */

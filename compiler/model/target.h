@@ -134,6 +134,15 @@ const target_t *target_find(const char *name);
  */
 enum dof_addr_reloc target_dof_addr(const target_t *t, bool lazyload);
 
+/*
+ * Whether t's -G object carries, beside the DOF drti_lite registers (then
+ * of type SHT_PROGBITS), a readers' copy of it for tools that read the
+ * file's SHT_SUNW_dof sections (gdb): on Linux, when drti_lite registers a
+ * DOF whose addresses are relative (target_dof_addr), which those tools
+ * would take as absolute.  units.c and doc/design.md say what it holds.
+ */
+bool target_dof_readers_copy(const target_t *t, bool lazyload);
+
 /* The Linux target of objects of an ELF machine and class, or NULL. */
 const target_t *target_for_elf(unsigned machine, unsigned elf_class);
 
