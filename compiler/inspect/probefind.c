@@ -367,7 +367,11 @@ collect_relocs(finder_t *L, size_t target, probefind_rels_t *rs)
 	return relset_sort(L, rs);
 }
 
-/* 0: not an address relocation; 1: base-relative (addend); 2: symbol + addend. */
+/*
+ * 0: not an address relocation; 1: base-relative (addend); 2: symbol +
+ * addend; 3: symbol + addend - place (a DOFREL address against a symbol a
+ * shared library exports: the loader resolves it).
+ */
 static int
 dynamic_reloc_kind(unsigned machine, unsigned type)
 {
@@ -379,6 +383,8 @@ dynamic_reloc_kind(unsigned machine, unsigned type)
 		return 1;
 	if (type == a->reloc_abs64 || type == a->reloc_glob_dat)
 		return 2;
+	if (type == a->reloc_pc64)
+		return 3;
 	return 0;
 }
 
@@ -416,12 +422,14 @@ apply_dynamic_relocs(finder_t *L, const GElf_Shdr *dof, uint8_t *buf)
 			if (kind == 0)
 				continue;
 			v = (uint64_t)r.r_addend;
-			if (kind == 2) {
+			if (kind >= 2) {
 				if (symbol_name(L, sh.sh_link, GELF_R_SYM(r.r_info), &sym) == NULL ||
 				    sym.st_shndx == SHN_UNDEF)
 					continue;
 				v += sym.st_value;
 			}
+			if (kind == 3)
+				v -= r.r_offset;
 			memcpy(buf + (r.r_offset - dof->sh_addr), &v, sizeof(v));
 		}
 	}
@@ -430,19 +438,23 @@ apply_dynamic_relocs(finder_t *L, const GElf_Shdr *dof, uint8_t *buf)
 
 /* ---- DOF: finding and walking ---------------------------------------- */
 
-/* The consumer's base rule, on records with a SETX relocation. */
+/* The consumer's base rule, on one record with a relocation. */
+static void
+base_rule(dofd_probe_t *r, uint64_t base)
+{
+	if (r->reloc != NULL && r->raw.dofpr_addr <= base)
+		r->raw.dofpr_addr += base;
+}
+
+/* The consumer's base rule, on every record with a relocation. */
 static void
 apply_base(dof_decoded_t *d, uint64_t base)
 {
 	if (base == 0)
 		return;
 	for (size_t i = 0; i < d->nproviders; i++)
-		for (size_t j = 0; j < d->providers[i].nprobes; j++) {
-			dofd_probe_t *r = &d->providers[i].probes[j];
-
-			if (r->reloc != NULL && r->raw.dofpr_addr <= base)
-				r->raw.dofpr_addr += base;
-		}
+		for (size_t j = 0; j < d->providers[i].nprobes; j++)
+			base_rule(&d->providers[i].probes[j], base);
 }
 
 /* macOS: every probe's base is the address of its DOF (dofhp_addr). */
@@ -455,14 +467,15 @@ set_record_bases(dof_decoded_t *d, uint64_t dof_addr)
 }
 
 /*
- * A linked ELF file: the records whose address the linker wrote relative
- * to where the DOF lies (target.h's DOF_ADDR_SELF and DOF_ADDR_DOFBASE),
- * made absolute as their kernels make them, given the DOF's address: a
- * DOFREL one is relative to its own u64, a SETX one marked
- * DOF_RELDATA_DOFBASE to the DOF's first byte.
+ * A linked ELF file loaded at base: the records whose address the linker
+ * wrote relative to where the DOF lies (target.h's DOF_ADDR_SELF and
+ * DOF_ADDR_DOFBASE), made absolute as their kernels make them, given the
+ * DOF's link-time address: a DOFREL one is relative to its own u64, a SETX
+ * one marked DOF_RELDATA_DOFBASE to the DOF's first byte; both then move
+ * with the base.  The others (SETX) take the consumer's base rule.
  */
 static void
-resolve_dof_relative(dof_decoded_t *d, uint64_t dof_addr)
+resolve_dof_relative(dof_decoded_t *d, uint64_t base, uint64_t dof_addr)
 {
 	for (size_t i = 0; i < d->nproviders; i++)
 		for (size_t j = 0; j < d->providers[i].nprobes; j++) {
@@ -471,9 +484,11 @@ resolve_dof_relative(dof_decoded_t *d, uint64_t dof_addr)
 			if (r->reloc == NULL)
 				continue;
 			if (r->reloc_type == DOF_RELO_DOFREL)
-				r->raw.dofpr_addr += dof_addr + r->addr_offset;
+				r->raw.dofpr_addr += base + dof_addr + r->addr_offset;
 			else if (r->reloc_data == DOF_RELDATA_DOFBASE)
-				r->raw.dofpr_addr += dof_addr;
+				r->raw.dofpr_addr += base + dof_addr;
+			else if (base != 0)
+				base_rule(r, base);
 		}
 }
 
@@ -492,11 +507,12 @@ keep_dof(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
 
 	if (bad != NULL)
 		return err_set(L->e, "%s: %s+0x%zx: %s", L->name, c->sec->where, off, bad->msg);
-	apply_base(d, L->base);
 	if (L->macho && L->eh.e_type != ET_REL)
 		set_record_bases(d, L->dof_addr + off);
 	else if (L->elf != NULL && L->eh.e_type != ET_REL)
-		resolve_dof_relative(d, L->dof_addr + off);
+		resolve_dof_relative(d, L->base, L->dof_addr + off);
+	else
+		apply_base(d, L->base);
 	if (add_dof(L, d, c->sec, off) != 0) {
 		dof_decoded_free(d);
 		return -1;

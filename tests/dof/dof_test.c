@@ -13,9 +13,12 @@
  *                             each must decode or fail with a message
  *   dof_test sdt FILE         FILE was built with sys/sdt.h DTRACE_PROBE3
  *                             (test:three) and DTRACE_PROBE (test:zero)
- *   dof_test asm NAME OUT.s   an assembly file holding a DOF for provider NAME
- *                             (sites in functions NAME_f and NAME_g, g reached
- *                             through the alias NAME_galias) and those functions
+ *   dof_test asm NAME OUT.s [lazyload]  an assembly file holding the DOF of
+ *                             provider NAME as a -G object holds it, with drti
+ *                             (DOFREL, and the readers' copy) or -x lazyload
+ *                             (SETX) (sites in functions NAME_f and NAME_g, g
+ *                             reached through the alias NAME_galias) and those
+ *                             functions
  *   dof_test raw OUT.dof [loadsz]  the same DOF as a raw image (optionally cut
  *                             at dofh_loadsz, as a kernel reads it)
  *   dof_test list|dump FILE [BASE]  print with list_file_ex
@@ -379,6 +382,42 @@ compare_record(group_t *g, const dof_decoded_t *d, const dofd_provider_t *pv,
 	expect(g, r->raw.dofpr_pad1 == 0 && r->raw.dofpr_pad2 == 0, "padding not zero");
 }
 
+/*
+ * What a DOF relocation entry holds for one way of relocating probe
+ * addresses (target.h's dof_addr_reloc), written out here rather than
+ * derived, so that a change of form in dofgen.c shows.
+ */
+typedef struct reloc_form {
+	uint32_t type;		/* DOF_RELO_SETX or DOF_RELO_DOFREL */
+	uint64_t data;		/* 0 or DOF_RELDATA_DOFBASE */
+} reloc_form_t;
+
+/* x86_64-linux with drti_lite: each address relative to its own u64. */
+static const reloc_form_t form_linux = { DOF_RELO_DOFREL, 0 };
+
+/*
+ * Relocation header rh of provider pv: one entry per record, in record
+ * order, each of form f; the decoded records carry the same form.
+ */
+static void
+expect_relocs(group_t *g, const dofd_relhdr_t *rh, const dofd_provider_t *pv,
+    const reloc_form_t *f)
+{
+	expect(g, rh->nrelocs == pv->nprobes, "%zu relocations", rh->nrelocs);
+	for (size_t k = 0; k < rh->nrelocs; k++)
+		expect(g, rh->relocs[k].raw.dofr_type == f->type &&
+		    rh->relocs[k].raw.dofr_offset == sizeof(dof_probe_t) * k &&
+		    rh->relocs[k].raw.dofr_data == f->data,
+		    "relocation %zu: type %u offset %" PRIu64 " data %" PRIu64 ", want type %u"
+		    " offset %zu data %" PRIu64, k, rh->relocs[k].raw.dofr_type,
+		    rh->relocs[k].raw.dofr_offset, rh->relocs[k].raw.dofr_data, f->type,
+		    sizeof(dof_probe_t) * k, f->data);
+	for (size_t k = 0; k < pv->nprobes; k++)
+		expect(g, pv->probes[k].reloc_type == f->type && pv->probes[k].reloc_data == f->data,
+		    "record %zu decoded with relocation type %u data %" PRIu64, k,
+		    pv->probes[k].reloc_type, pv->probes[k].reloc_data);
+}
+
 static void
 compare_provider(const expected_t *x, const dof_image_t *img, const dof_decoded_t *d)
 {
@@ -415,15 +454,8 @@ compare_provider(const expected_t *x, const dof_image_t *img, const dof_decoded_
 	expect(&g, d->nrelhdrs == 1 && d->relhdrs[0].raw.dofr_relsec == x->relsec &&
 	    d->relhdrs[0].raw.dofr_tgtsec == x->tgtsec && d->relhdrs[0].raw.dofr_strtab == 0,
 	    "relocation header");
-	if (d->nrelhdrs == 1) {
-		const dofd_relhdr_t *rh = &d->relhdrs[0];
-
-		expect(&g, rh->nrelocs == pv->nprobes, "%zu relocations", rh->nrelocs);
-		for (size_t k = 0; k < rh->nrelocs; k++)
-			expect(&g, rh->relocs[k].raw.dofr_type == DOF_RELO_SETX &&
-			    rh->relocs[k].raw.dofr_offset == 48 * k &&
-			    rh->relocs[k].raw.dofr_data == 0, "relocation %zu", k);
-	}
+	if (d->nrelhdrs == 1)
+		expect_relocs(&g, &d->relhdrs[0], pv, &form_linux);
 	/* The object writer's list: one u64 per record, naming its symbol. */
 	expect(&g, img->nrelocs == pv->nprobes, "%zu image relocations", img->nrelocs);
 	for (size_t k = 0; k < img->nrelocs && k < pv->nprobes; k++)
@@ -521,6 +553,65 @@ test_runtime_addresses(void)
 	dof_decoded_free(&d);
 	dof_image_free(&img);
 	mdl_free(m);
+}
+
+/*
+ * The form of the relocations per target, with drti registering the DOF
+ * and with -x lazyload (target_dof_addr): the system's SETX where it still
+ * applies (lazyload on Linux and illumos; illumos marks its relative ones
+ * DOFBASE), DOFREL where drti_lite or FreeBSD's kernel resolves them.
+ */
+static void
+test_reloc_forms(void)
+{
+	static const struct {
+		const char *target;
+		bool lazyload;
+		reloc_form_t form;
+	} cases[] = {
+		{ "x86_64-linux", false, { DOF_RELO_DOFREL, 0 } },
+		{ "x86_64-linux", true, { DOF_RELO_SETX, 0 } },
+		{ "aarch64-linux", false, { DOF_RELO_DOFREL, 0 } },
+		{ "aarch64-linux", true, { DOF_RELO_SETX, 0 } },
+		{ "x86_64-freebsd", false, { DOF_RELO_DOFREL, 0 } },
+		{ "x86_64-freebsd", true, { DOF_RELO_DOFREL, 0 } },
+		{ "x86_64-illumos", false, { DOF_RELO_SETX, DOF_RELDATA_DOFBASE } },
+		{ "x86_64-illumos", true, { DOF_RELO_SETX, 0 } },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const target_t *base = target_find(cases[i].target);
+		mdl_model_t *m = model_simple();
+		dof_image_t img;
+		dof_decoded_t d;
+		err_t e;
+		char name[96];
+		group_t g = { .name = name };
+
+		snprintf(name, sizeof(name), "relocation form of %s%s", cases[i].target,
+		    cases[i].lazyload ? " with -x lazyload" : "");
+		if (base == NULL) {
+			check(false, name, "no target %s", cases[i].target);
+			mdl_free(m);
+			continue;
+		}
+		target_t t = *base;
+
+		t.dof_addr = target_dof_addr(base, cases[i].lazyload);
+		if (dof_generate(m, &t, &img, &e) != 0 || dof_decode(img.data, img.size, &d, &e) != 0) {
+			check(false, name, "%s", e.msg);
+			mdl_free(m);
+			continue;
+		}
+		expect(&g, d.nproviders == 1 && d.nrelhdrs == 1, "%zu providers, %zu relocation headers",
+		    d.nproviders, d.nrelhdrs);
+		if (d.nproviders == 1 && d.nrelhdrs == 1)
+			expect_relocs(&g, &d.relhdrs[0], &d.providers[0], &cases[i].form);
+		group_end(&g);
+		dof_decoded_free(&d);
+		dof_image_free(&img);
+		mdl_free(m);
+	}
 }
 
 static void
@@ -1032,57 +1123,100 @@ test_sdt(const char *path)
 	free(text);
 }
 
-static int
-build_asm_model(const char *name, mdl_model_t **mp)
+/*
+ * The provider NAME of the asm and raw images: fire at NAME_f+4, +0x10 and
+ * NAME_g+8 (through the alias NAME_galias), is-enabled check at NAME_g+0x14
+ * unless firing_only (the readers' copy holds no is-enabled site).
+ */
+static mdl_model_t *
+build_asm_model(const char *name, bool firing_only)
 {
 	mdl_model_t *m = mdl_new();
 	mdl_provider_t *p = mdl_add_provider(m, name, noloc);
 	static const char *const t[] = { "int", "char *" };
 	mdl_probe_t *a = probe(p, "fire", 2, t, NULL);
-	mdl_probe_t *b = probe(p, "check", 0, NULL, NULL);
+	mdl_probe_t *b = firing_only ? NULL : probe(p, "check", 0, NULL, NULL);
 	char f[64], g[64], galias[80];
 
 	snprintf(f, sizeof(f), "%s_f", name);
 	snprintf(g, sizeof(g), "%s_g", name);
 	snprintf(galias, sizeof(galias), "%s_galias", name);
 	mdl_probe_finish_args(a);
-	mdl_probe_finish_args(b);
 	mdl_probe_add_site(a, f, NULL, 0, 4, false);
 	mdl_probe_add_site(a, f, NULL, 0, 0x10, false);
 	mdl_probe_add_site(a, g, galias, 0, 8, false);
-	mdl_probe_add_site(b, g, galias, 0, 0x14, true);
-	*mp = m;
-	return 0;
+	if (b != NULL) {
+		mdl_probe_finish_args(b);
+		mdl_probe_add_site(b, g, galias, 0, 0x14, true);
+	}
+	return m;
 }
 
-/* The DOF in a .SUNW_dof section with a .quad symbol at each relocation. */
+/*
+ * One DOF of provider NAME as the assembly of section SECTION (its flags
+ * and type as .section wants them), each relocated u64 a .quad of its
+ * symbol, minus its own address when how is DOF_ADDR_SELF (DOFREL, as
+ * units.c's PC-relative ELF relocation makes it).  Returns 0, or 1.
+ */
 static int
-write_asm(const char *name, const char *out)
+emit_dof_section(FILE *f, const char *name, bool firing_only, enum dof_addr_reloc how,
+    const char *section)
 {
-	mdl_model_t *m;
+	mdl_model_t *m = build_asm_model(name, firing_only);
+	target_t t = *target_find("x86_64-linux");
 	dof_image_t img;
 	err_t e;
-	FILE *f;
 	size_t r = 0;
 
-	build_asm_model(name, &m);
-	if (generate(m, &img, &e) != 0) {
+	t.dof_addr = how;
+	if (dof_generate(m, &t, &img, &e) != 0) {
 		fprintf(stderr, "%s\n", e.msg);
+		mdl_free(m);
 		return 1;
 	}
-	if ((f = fopen(out, "w")) == NULL) {
-		perror(out);
-		return 1;
-	}
-	fprintf(f, "\t.section .SUNW_dof,\"aw\",@0x6ffffff4\n\t.balign 8\n");
+	fprintf(f, "\t.section %s\n\t.balign 8\n", section);
 	for (size_t i = 0; i < img.size;) {
 		if (r < img.nrelocs && img.relocs[r].offset == i) {
-			fprintf(f, "\t.quad %s\n", img.relocs[r++].symbol);
+			fprintf(f, "\t.quad %s%s\n", img.relocs[r++].symbol,
+			    how == DOF_ADDR_SELF ? " - ." : "");
 			i += 8;
 			continue;
 		}
 		fprintf(f, "\t.byte 0x%02x\n", img.data[i++]);
 	}
+	dof_image_free(&img);
+	mdl_free(m);
+	return 0;
+}
+
+/*
+ * The -G object of provider NAME as assembly, as units.c lays it out for
+ * x86_64-linux: with drti_lite, the loaded DOF (SHT_PROGBITS, DOFREL) and
+ * the readers' copy (SHT_SUNW_dof, not loaded, SETX, firing sites only);
+ * lazyload, the one loaded SHT_SUNW_dof with SETX addresses.  Then the
+ * functions NAME_f and NAME_g.
+ */
+static int
+write_asm(const char *name, const char *out, bool lazyload)
+{
+	const target_t *t = target_find("x86_64-linux");
+	char readers[160];
+	FILE *f;
+	int rc;
+
+	if ((f = fopen(out, "w")) == NULL) {
+		perror(out);
+		return 1;
+	}
+	snprintf(readers, sizeof(readers), "%s%s,\"\",@0x%x", DOF_ELF_READERS_SECTION, name,
+	    SHT_SUNW_dof);
+	if (target_dof_readers_copy(t, lazyload))
+		rc = emit_dof_section(f, name, true, DOF_ADDR_ABS, readers) ||
+		    emit_dof_section(f, name, false, target_dof_addr(t, lazyload),
+		    DOF_ELF_SECTION ",\"aw\",@progbits");
+	else
+		rc = emit_dof_section(f, name, false, target_dof_addr(t, lazyload),
+		    DOF_ELF_SECTION ",\"aw\",@0x6ffffff4");
 	fprintf(f, "\t.text\n");
 	fprintf(f, "\t.globl %s_f\n\t.type %s_f,@function\n\t.balign 16\n%s_f:\n"
 	    "\t.fill 32,1,0x90\n\tret\n\t.size %s_f,.-%s_f\n", name, name, name, name, name);
@@ -1091,22 +1225,20 @@ write_asm(const char *name, const char *out)
 	fprintf(f, "\t.globl %s_galias\n\t.hidden %s_galias\n\t.set %s_galias,%s_g\n",
 	    name, name, name, name);
 	fprintf(f, "\t.section .note.GNU-stack,\"\",@progbits\n");
-	fclose(f);
-	dof_image_free(&img);
-	mdl_free(m);
-	return 0;
+	if (fclose(f) != 0)
+		rc = 1;
+	return rc;
 }
 
 static int
 write_raw(const char *out, bool loadsz_only)
 {
-	mdl_model_t *m;
+	mdl_model_t *m = build_asm_model("raw", false);
 	dof_image_t img;
 	err_t e;
 	FILE *f;
 	size_t n;
 
-	build_asm_model("raw", &m);
 	if (generate(m, &img, &e) != 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
@@ -1144,6 +1276,7 @@ main(int argc, char **argv)
 		test_reference(model_http, &exp_http);
 		test_reference(model_static, &exp_static);
 		test_runtime_addresses();
+		test_reloc_forms();
 		test_two_providers();
 		test_writer_limits();
 		test_mutations();
@@ -1157,14 +1290,14 @@ main(int argc, char **argv)
 		test_sdt(argv[2]);
 		return test_summary();
 	}
-	if (argc == 4 && strcmp(argv[1], "asm") == 0)
-		return write_asm(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "asm") == 0)
+		return write_asm(argv[2], argv[3], argc == 5 && strcmp(argv[4], "lazyload") == 0);
 	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
 		return write_raw(argv[2], argc > 3 && strcmp(argv[3], "loadsz") == 0);
 	if (argc >= 3 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "dump") == 0))
 		return print_file(argv[2], strcmp(argv[1], "list") == 0 ? LIST_SUMMARY : LIST_DUMP,
 		    argc > 3 ? argv[3] : NULL);
 	fprintf(stderr, "usage: dof_test unit | fuzz N [SEED] | sdt FILE | asm NAME OUT.s |"
-	    " raw OUT [loadsz] | list|dump FILE [BASE]\n");
+	    " [lazyload] | raw OUT [loadsz] | list|dump FILE [BASE]\n");
 	return 2;
 }
