@@ -93,15 +93,23 @@ extern const dof_site_rec_t drti_sites_stop[] __asm__("__stop_" DOF_SITES_SECTIO
  * DOF_LISTS_SECTION), and its empty site record (a field of 0: no site)
  * keeps DOF_SITES_SECTION defined where no header put one.
  */
+#if __SIZEOF_POINTER__ == 8
+#define DRTI_REL64(sym) "\t.8byte " sym " - .\n"
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* A 32-bit host (no DTrace runs there, but usdtc is built there): its
+ * address arithmetic, modulo 2^32, reads only the low word. */
+#define DRTI_REL64(sym) "\t.4byte " sym " - .\n\t.4byte 0\n"
+#else
+#define DRTI_REL64(sym) "\t.4byte 0\n\t.4byte " sym " - . + 4\n"
+#endif
 __asm__(".pushsection " DOF_LISTS_SECTION ",\"aR\",@progbits\n\t.balign 8\n"
-    "\t.8byte __SUNW_dof - .\n\t.popsection\n"
+    DRTI_REL64("__SUNW_dof") "\t.popsection\n"
     "\t.pushsection " DOF_SITES_SECTION ",\"aR\",@progbits\n\t.balign 4\n"
     "\t.4byte 0, 0, 0\n\t.popsection");
 extern const int64_t drti_lists_start[] __asm__("__start_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
 extern const int64_t drti_lists_stop[] __asm__("__stop_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
-/* Its semaphores, zero-ended (weak: an older -G object has none). */
 /* Its semaphores, each PC-relative, zero-ended (stapsdt.h; weak: an older -G object has none). */
 extern const int64_t __usdt_semaphores[] __attribute__((weak, visibility("hidden")));
 
