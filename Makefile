@@ -479,8 +479,12 @@ check: all $(if $(HOST),$(B)/usdtc-run)
 		HOST_LDLIBS="$(HOST_LDLIBS)") bash tests/run \
 		$(if $(filter 4321,$(HOST_BYTE_ORDER)),$(CHECK_SUITES_BE),$(CHECK_SUITES))
 
+# usdtc under qemu-user, with the name it was run by as its argv[0] (-0):
+# run through a link named dtrace, it speaks as dtrace, as natively; run
+# as usdtc-run, as usdtc.
 $(B)/usdtc-run: $(USDTC)
-	printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(HOST_RUN)' '$(abspath $(USDTC))' > $@ && chmod +x $@
+	printf '#!/bin/sh\ncase $$0 in *usdtc-run) n=usdtc ;; *) n=$$0 ;; esac\nexec %s -0 "$$n" %s "$$@"\n' \
+		'$(HOST_RUN)' '$(abspath $(USDTC))' > $@ && chmod +x $@
 
 demo: deps
 	$(MAKE) all
