@@ -131,6 +131,7 @@ CORE_SRCS = \
 	compiler/rewrite/rewrite_write.c \
 	compiler/macho/macho_read.c \
 	compiler/macho/macho_in.c \
+	compiler/macho/macho_arch.c \
 	compiler/macho_write.c \
 	compiler/macho_objgen.c \
 	compiler/inspect/list.c \

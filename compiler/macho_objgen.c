@@ -101,6 +101,7 @@
 #include "dof.h"
 #include "dofgen.h"
 #include "macho.h"
+#include "macho_arch.h"
 #include "macho_in.h"
 #include "macho_objgen.h"
 #include "macho_write.h"
@@ -295,14 +296,14 @@ int
 macho_objgen_write(const mdl_model_t *m, const target_t *t,
     const objgen_opts_t *o, const char *out_path, err_t *e)
 {
-	target_macho_t cpu;
+	macho_arch_t cpu;
 	mw_t w;
 	site_table_t sites;
 	int rc;
 
-	if (macho_in_check(m, t, o, e) != 0)
+	if (macho_in_check(m, t, o->objects, o->nobjects, o->verbose, e) != 0)
 		return -1;
-	if (!target_macho(t, &cpu))
+	if (!macho_arch(t, &cpu))
 		return err_set(e, "target %s: no Mach-O CPU for arch %s", t->name,
 		    t->arch->name);
 	if (o->lazyload && o->verbose)

@@ -18,7 +18,7 @@
 /* ---- the object being built --------------------------------------------- */
 
 void
-mw_init(mw_t *w, const target_macho_t *cpu)
+mw_init(mw_t *w, const macho_arch_t *cpu)
 {
 	memset(w, 0, sizeof(*w));
 	w->cpu = *cpu;

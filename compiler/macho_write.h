@@ -13,7 +13,7 @@
 
 #include "err.h"
 #include "strbuf.h"
-#include "target.h"
+#include "macho_arch.h"
 
 typedef struct mw_reloc {
 	uint32_t address;
@@ -45,7 +45,7 @@ typedef struct mw_symbol {
 } mw_symbol_t;
 
 typedef struct mw {
-	target_macho_t cpu;	/* the header's CPU, the relocation types */
+	macho_arch_t cpu;	/* the header's CPU, the relocation types */
 	mw_section_t *sects;
 	size_t nsects;
 	mw_symbol_t *syms;
@@ -54,7 +54,7 @@ typedef struct mw {
 } mw_t;
 
 /* An empty object for the CPU cpu names. */
-void mw_init(mw_t *w, const target_macho_t *cpu);
+void mw_init(mw_t *w, const macho_arch_t *cpu);
 void mw_free(mw_t *w);
 
 /* A new empty section; its index, or (size_t)-1 when memory ran out. */

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "macho.h"
 #include "magic.h"
 
 static uint32_t

@@ -19,4 +19,12 @@ enum file_magic {
 
 enum file_magic magic_of(const void *buf, size_t len);
 
+/* Mach-O's first word (macho/macho.h has the rest of the format). */
+#define MH_MAGIC_64		0xfeedfacfu	/* 64-bit, this byte order */
+#define MH_CIGAM_64		0xcffaedfeu	/* 64-bit, the other byte order */
+#define MH_MAGIC		0xfeedfaceu	/* 32-bit */
+#define MH_CIGAM		0xcefaedfeu
+#define FAT_MAGIC		0xcafebabeu	/* universal file, big-endian header */
+#define FAT_CIGAM		0xbebafecau
+
 #endif

@@ -40,12 +40,8 @@
 
 #include <stdint.h>
 
-#define MH_MAGIC_64		0xfeedfacfu	/* 64-bit, this byte order */
-#define MH_CIGAM_64		0xcffaedfeu	/* 64-bit, the other byte order */
-#define MH_MAGIC		0xfeedfaceu	/* 32-bit */
-#define MH_CIGAM		0xcefaedfeu
-#define FAT_MAGIC		0xcafebabeu	/* universal file, big-endian header */
-#define FAT_CIGAM		0xbebafecau
+/* The magic numbers (MH_MAGIC_64 ...) are magic.h's, with every file kind's. */
+#include "magic.h"
 
 #define CPU_ARCH_ABI64		0x01000000u
 #define CPU_TYPE_X86_64		(7u | CPU_ARCH_ABI64)

@@ -14,15 +14,16 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "macho_arch.h"
 #include "macho_in.h"
 #include "macho_read.h"
 #include "magic.h"
 
 /* A -v note, as objgen.c writes them. */
 static void
-note(const objgen_opts_t *o, const char *path, const char *what)
+note(bool verbose, const char *path, const char *what)
 {
-	if (o->verbose)
+	if (verbose)
 		fprintf(stderr, "usdtc: %s: %s\n", path, what);
 }
 
@@ -87,7 +88,7 @@ check_macho_object(const mdl_model_t *m, uint32_t cputype, const char *path,
 /* One input: its kind, then, for Mach-O, its contents. */
 static int
 check_object(const mdl_model_t *m, const target_t *t, uint32_t cputype,
-    const objgen_opts_t *o, const char *path, err_t *e)
+    bool verbose, const char *path, err_t *e)
 {
 	uint8_t *buf = NULL;
 	size_t len;
@@ -101,7 +102,7 @@ check_object(const mdl_model_t *m, const target_t *t, uint32_t cputype,
 		    "instead (extract them with 'ar x')", path);
 		break;
 	case MAGIC_BITCODE:
-		note(o, path, "LLVM bitcode (LTO) object: its probe calls are not checked");
+		note(verbose, path, "LLVM bitcode (LTO) object: its probe calls are not checked");
 		break;
 	case MAGIC_ELF:
 		rc = err_set(e, "%s: an ELF object, but target %s writes Mach-O", path,
@@ -119,15 +120,15 @@ check_object(const mdl_model_t *m, const target_t *t, uint32_t cputype,
 
 int
 macho_in_check(const mdl_model_t *m, const target_t *t,
-    const objgen_opts_t *o, err_t *e)
+    char *const *objects, size_t nobjects, bool verbose, err_t *e)
 {
-	target_macho_t cpu;
+	macho_arch_t cpu;
 
-	if (!target_macho(t, &cpu))
+	if (!macho_arch(t, &cpu))
 		return err_set(e, "target %s: no Mach-O CPU for arch %s", t->name,
 		    t->arch->name);
-	for (size_t i = 0; i < o->nobjects; i++)
-		if (check_object(m, t, cpu.cputype, o, o->objects[i], e) != 0)
+	for (size_t i = 0; i < nobjects; i++)
+		if (check_object(m, t, cpu.cputype, verbose, objects[i], e) != 0)
 			return -1;
 	return 0;
 }

@@ -7,18 +7,20 @@
 #ifndef USDTC_MACHO_IN_H
 #define USDTC_MACHO_IN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "err.h"
 #include "model.h"
-#include "objgen.h"
 #include "target.h"
 
 /*
- * Read each of o->objects once, in the order given, and check it: a
- * Mach-O object of t's CPU whose references to probe functions name
- * probes of m (an LLVM bitcode object is passed over, with a note under
- * -v).  Returns 0, or -1 with e set at the first object at fault.
+ * Read each of the nobjects objects once, in the order given, and check
+ * it: a Mach-O object of t's CPU whose references to probe functions name
+ * probes of m (an LLVM bitcode object is passed over, with a note when
+ * verbose, -v).  Returns 0, or -1 with e set at the first object at fault.
  */
 int macho_in_check(const mdl_model_t *m, const target_t *t,
-    const objgen_opts_t *o, err_t *e);
+    char *const *objects, size_t nobjects, bool verbose, err_t *e);
 
 #endif

@@ -9,16 +9,16 @@
  * an int that the tracer sets, see arch_x86_64.c), no stapsdt notes.
  * x86_64-macos and arm64-macos write Mach-O (macho_objgen.c) with units
  * whose is-enabled slot returns 0, as macOS's int is-enabled function must;
- * what their arch is in Mach-O and what macOS names probe functions are
- * here too (target_macho, target_macos_probe_func), for the -h and -G stages and
- * the check of the program's objects alike.
+ * what macOS names probe functions is here too (target_macos_probe_func),
+ * for the -h and -G stages and the check of the program's objects alike;
+ * what their arch is in Mach-O is the Mach-O layer's (macho/macho_arch.c):
+ * the model knows no object format.
  * Further targets are added here with their arch.
  */
 #include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "macho.h"
 #include "target.h"
 
 /*
@@ -250,29 +250,6 @@ target_dof_readers_copy(const target_t *t, bool lazyload)
 {
 	return t->os == TARGET_OS_LINUX && !t->sdt_only &&
 	    target_dof_addr(t, lazyload) != DOF_ADDR_ABS;
-}
-
-bool
-target_macho(const target_t *t, target_macho_t *out)
-{
-	/* The oldest macOS each runs: 10.9 on x86_64, 11.0 on arm64. */
-	static const struct {
-		unsigned elf_machine;
-		target_macho_t macho;
-	} cpus[] = {
-		{ EM_X86_64, { CPU_TYPE_X86_64, CPU_SUBTYPE_X86_64_ALL, 0x000a0900,
-		    X86_64_RELOC_UNSIGNED, X86_64_RELOC_SUBTRACTOR } },
-		{ EM_AARCH64, { CPU_TYPE_ARM64, CPU_SUBTYPE_ARM64_ALL, 0x000b0000,
-		    ARM64_RELOC_UNSIGNED, ARM64_RELOC_SUBTRACTOR } },
-	};
-
-	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
-		if (cpus[i].elf_machine == t->arch->elf_machine) {
-			*out = cpus[i].macho;
-			return true;
-		}
-	memset(out, 0, sizeof(*out));
-	return false;
 }
 
 /* ---- what macOS names probe functions -------------------------------------- */

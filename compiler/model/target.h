@@ -167,20 +167,6 @@ bool target_host_writes(const target_t *t);
 const char *target_names(void);
 
 /*
- * What a macOS target's architecture is in Mach-O: the CPU of the header,
- * the oldest macOS it runs (LC_BUILD_VERSION, 0xMMMMmmpp), and the two
- * relocation types a difference of two symbols takes.
- */
-typedef struct target_macho {
-	uint32_t cputype, cpusubtype;
-	uint32_t minos;
-	unsigned reloc_unsigned, reloc_subtractor;
-} target_macho_t;
-
-/* t's Mach-O facts into out; false for an arch macOS does not run on. */
-bool target_macho(const target_t *t, target_macho_t *out);
-
-/*
  * The names macOS dtrace gives a probe's functions, which its -h header
  * calls and the -G object defines: "__dtrace_probe$P$N$v1$696e74" (each
  * native argument type's C spelling in lower-case hex) and
