@@ -114,6 +114,12 @@ CORE_SRCS = \
 	compiler/front/parse_pragma.c \
 	compiler/front/parse_layout.c \
 	compiler/header/header.c \
+	compiler/header/args.c \
+	compiler/header/asm_text.c \
+	compiler/header/forms_dtrace.c \
+	compiler/header/forms_x86_64.c \
+	compiler/header/forms_aarch64.c \
+	compiler/header/forms_sdt.c \
 	compiler/header/header_macos.c \
 	compiler/dofgen.c \
 	compiler/dof/decode.c \
