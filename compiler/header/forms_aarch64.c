@@ -35,8 +35,7 @@ forms_aarch64_macros(strbuf_t *out)
 void
 forms_aarch64_forms(strbuf_t *out)
 {
-	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
-	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n");
+	sb_puts(out, FORMS_SITE_AS_CALL);
 	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, " MDL_ENABLED_PREFIX "##T, _USDT_P_##T)))\n");
 }

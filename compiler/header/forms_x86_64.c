@@ -312,8 +312,7 @@ forms_x86_64_forms(strbuf_t *out)
 	sb_puts(out, "#ifndef _USDT_PROBE_CALLS\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
 	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : _USDT_FOP o); } }))\n");
-	sb_puts(out, "#else\n#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
-	    "_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n#endif\n");
+	sb_puts(out, "#else\n" FORMS_SITE_AS_CALL "#endif\n");
 	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, _USDT_P_##T)))\n");
 }

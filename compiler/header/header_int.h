@@ -150,6 +150,14 @@ void asm_generic_semaphore(asm_writer_t *w);
 
 /* ---- forms_*.c: the generic macros, by family of architectures ----------- */
 
+/*
+ * _USDT_S(T, k, v, r, o) as a call of the probe's stub with the
+ * temporaries v declares: aarch64's, and x86_64's under _USDT_PROBE_CALLS.
+ */
+#define FORMS_SITE_AS_CALL \
+	"#define _USDT_S(T, k, v, r, o) (__extension__ ({ v " \
+	"_USDT_CALL(_USDT_P_##T); " MDL_PROBE_PREFIX "##T(_USDT_A##k); }))\n"
+
 /* DTrace's targets: the probe unit, the stub's call, and t's arch's own forms. */
 void forms_dtrace(strbuf_t *out, const target_t *t);
 
