@@ -89,8 +89,8 @@ LDLIBS  = $(if $(HOST),$(HOST_LDLIBS),-lelf)
 #   runtime/   what is linked into users' programs: drti_lite, drti_kernel,
 #              the probe stubs;
 #   libusdt/   libusdt, run-time providers, on top of the core.
-CORE_DIRS = compiler compiler/base compiler/front compiler/model compiler/dof \
-	compiler/elf compiler/macho compiler/rewrite compiler/inspect
+CORE_DIRS = compiler compiler/header compiler/base compiler/front compiler/model \
+	compiler/dof compiler/elf compiler/macho compiler/rewrite compiler/inspect
 CORE_INC = $(CORE_DIRS:%=-I%)
 CORE_SRCS = \
 	compiler/base/err.c \
@@ -113,8 +113,14 @@ CORE_SRCS = \
 	compiler/front/parse.c \
 	compiler/front/parse_pragma.c \
 	compiler/front/parse_layout.c \
-	compiler/header.c \
-	compiler/header_macos.c \
+	compiler/header/header.c \
+	compiler/header/args.c \
+	compiler/header/asm_text.c \
+	compiler/header/forms_dtrace.c \
+	compiler/header/forms_x86_64.c \
+	compiler/header/forms_aarch64.c \
+	compiler/header/forms_sdt.c \
+	compiler/header/header_macos.c \
 	compiler/dofgen.c \
 	compiler/dof/decode.c \
 	compiler/elfwrite.c \

@@ -3,7 +3,7 @@
  * gives there.
  *
  * Why: on i386, Arm, MIPS, POWER, s390x and RISC-V the header's probes are
- * <sys/sdt.h>'s (header.c, put_generic_macros), and a build that runs -G
+ * <sys/sdt.h>'s (header/forms_sdt.c), and a build that runs -G
  * expects an object to link.  SystemTap's -G compiles a C file of the
  * providers' semaphores with `$CC $CFLAGS`, so that the object has the
  * build's own ELF flags (float ABI, MIPS ABI, POWER ELFv2), which a

@@ -19,7 +19,7 @@
  * `.probes` that tracers increment while attached; the probe's _ENABLED()
  * reads it.
  *
- * The header writes the notes as assembly text (header.c), -G and libusdt
+ * The header writes the notes as assembly text (header/asm_text.c), -G and libusdt
  * as bytes (elfenc.c, for units.c and libusdt), and the readers check them
  * (decode.c, list.c); all take the layout from here.
  */

@@ -135,7 +135,7 @@ aarch64_note_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out)
 		if (i > 0)
 			sb_putc(out, ' ');
 		if (ti.tclass == MDL_TC_FLOAT && !long_double && (ti.size == 4 || ti.size == 8))
-			/* its bits, in an integer of its size (header.c, float_bits) */
+			/* its bits, in an integer of its size (header/args.c) */
 			describe_general(out, &c, "", ti.size, 1, false);
 		else if (ti.tclass == MDL_TC_FLOAT || long_double)
 			describe_float(out, &c, long_double ? 16 : ti.size);

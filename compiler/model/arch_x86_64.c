@@ -127,7 +127,7 @@ describe_args(const mdl_model_t *m, const mdl_probe_t *pr, strbuf_t *out,
 		if (i > 0)
 			sb_putc(out, ' ');
 		if (ti.tclass == MDL_TC_FLOAT && (ti.size == 4 || ti.size == 8)) {
-			/* its bits, in an integer of its size (header.c, float_bits) */
+			/* its bits, in an integer of its size (header/args.c) */
 			sign = "";
 		} else if (ti.tclass == MDL_TC_FLOAT) {
 			if (next_xmm < 8)

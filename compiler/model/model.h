@@ -3,7 +3,7 @@
  *
  * The parser (lexer.l, parser.y) fills a mdl_model_t from a .d file; libusdt
  * (libusdt/usdt.c) fills one from API calls.  Every writer reads only this:
- * header.c (-h), dofgen.c (DOF), units.c (units, stapsdt notes), objgen.c
+ * header/ (-h), dofgen.c (DOF), units.c (units, stapsdt notes), objgen.c
  * (-G object).
  *
  * Names follow DTrace.  A probe is declared as `request__start`; its DTrace

@@ -41,7 +41,7 @@
  * Marked sites.  On x86_64 Linux the header's probe macro is no call but
  * an inline asm site, as <sys/sdt.h>'s: a 1-byte nop with its own stapsdt
  * note, the arguments moved into the registers a call would use
- * (header.c).  The asm also puts a relocation of type NONE against the
+ * (header/forms_x86_64.c).  The asm also puts a relocation of type NONE against the
  * probe function at the nop, which changes no byte and which linkers
  * ignore: the mark of a site.  Such a site needs no rewriting, only
  * recording: it becomes a site of the DOF like a rewritten call (alias,

@@ -1,7 +1,7 @@
 /*
  * fuzz_frontend.c - libFuzzer entry point for the provider-file front end
  * (lexer.l, parser.y, parse*.c, model.c) and the writers that read what it
- * builds: the header (header.c, header_macos.c) and the DOF (dofgen.c).
+ * builds: the header (compiler/header/) and the DOF (dofgen.c).
  *
  * A provider file is the one input usdtc reads that a person writes, so
  * every byte sequence must end in either a model or `file:line:col`

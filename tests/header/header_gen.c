@@ -1,6 +1,7 @@
 /*
  * header_gen.c - write a -h header for a model described on the command
- * line, without the parser: the header tests drive header.c through this.
+ * line, without the parser: the header tests drive compiler/header/
+ * through this.
  *
  * Usage: header_gen [--no-stapsdt] OUT.h SPEC...
  *

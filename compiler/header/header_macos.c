@@ -60,7 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "header.h"
+#include "header_int.h"
 #include "header_macos.h"
 
 #define PROBES_ENABLED_TEST \

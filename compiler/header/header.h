@@ -1,5 +1,6 @@
 /*
- * header.h - the -h stage: the C header of probe macros.
+ * header.h - the -h stage: the C header of probe macros (compiler/header/,
+ * whose pieces share header_int.h; macOS's header is header_macos.h).
  */
 #ifndef USDTC_HEADER_H
 #define USDTC_HEADER_H
@@ -15,19 +16,6 @@
  */
 void header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out);
-
-/*
- * The include guard for an output file: `_` + its base name upper-cased,
- * every other character `_` (probes.h.tmp -> _PROBES_H_TMP).  Shared with
- * the macOS header writer.
- */
-void header_put_guard_name(strbuf_t *out, const char *guard_file);
-
-/* The end of a header: the C++ block and the include guard closed. */
-void header_put_epilogue(strbuf_t *out, const char *guard_file);
-
-/* A probe macro's parameter list: "(arg0, arg1)" or "()". */
-void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr);
 
 /*
  * Whether the header fires the probe by calling its stub (the call form),
