@@ -48,7 +48,7 @@
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
  * four are read once, by the constructor, in one pass and with
- * secure_getenv's rule (drti_proto.h), so a setuid program ignores them,
+ * secure_getenv's rule (drti_reg.h), so a setuid program ignores them,
  * and neither a fork child nor the destructor looks at the environment
  * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
@@ -64,8 +64,11 @@
  * loaded object, site or DOF.
  * This code lives inside other people's programs: it never aborts, never
  * writes to stdout, and every symbol but the references to __SUNW_dof and
- * the -G object's own weak hidden symbols is static.
+ * the -G object's own weak hidden symbols is local: static here, hidden
+ * in the files it is merged with (drti_proto.c, drti_sites.c and theirs)
+ * and made local by the merge (the Makefile's drti_merge).
  */
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
