@@ -151,7 +151,8 @@ USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
 # drti_lite's files, merged into $(DRTI): the helper protocol's (libusdt
 # links them too) and drti_lite's own.
-DRTI_PROTO_SRCS = runtime/drti_proto.c runtime/drti_fuse.c runtime/drti_reg.c runtime/drti_sys.c
+DRTI_PROTO_SRCS = runtime/drti_proto.c runtime/drti_fuse.c runtime/drti_reg.c runtime/drti_sys.c \
+	runtime/drti_str.c
 DRTI_SRCS = runtime/drti_lite.c runtime/drti_sites.c $(DRTI_PROTO_SRCS)
 
 all: $(USDTC) $(LIBUSDT_ALL) $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
@@ -303,8 +304,16 @@ NO_MERGE_CONSTANTS := $(shell $(CC) -Werror -fno-merge-constants -x c -c -o /dev
 	2>/dev/null && echo -fno-merge-constants)
 NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o /dev/null \
 	/dev/null 2>/dev/null && echo -fno-reorder-functions)
+#
+# It imports from the C library only what it cannot do itself
+# (runtime/drti_sys.h, drti_str.h): its loops stay loops, not calls of
+# memcpy or memset (-fno-builtin; gcc's loop distribution, which clang
+# does not have, made them calls even so).
+NO_LOOP_PATTERNS := $(shell $(CC) -Werror -fno-tree-loop-distribute-patterns -x c -c \
+	-o /dev/null /dev/null 2>/dev/null && echo -fno-tree-loop-distribute-patterns)
 DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS)
+	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS) \
+	-fno-builtin $(NO_LOOP_PATTERNS)
 #
 DRTI_LINUX_FLAGS = $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC)
 #

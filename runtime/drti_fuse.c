@@ -67,16 +67,10 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 #include "drti_fuse.h"
+#include "drti_str.h"
 
 #define DRTI_FUSE_MAGIC	0x65735546	/* statfs f_type of FUSE */
 
@@ -86,10 +80,10 @@ drti_mount_line(int fd, char *line, size_t size)
 {
 	char path[64], id[32];
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	drti_snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	if (drti_find_line(path, "mnt_id:", line, size) != 0)
 		return -1;
-	snprintf(id, sizeof(id), "%lu ", strtoul(line + strlen("mnt_id:"), NULL, 10));
+	drti_snprintf(id, sizeof(id), "%lu ", drti_strtoul(line + sizeof("mnt_id:") - 1, NULL));
 	return drti_find_line("/proc/self/mountinfo", id, line, size);
 }
 
@@ -101,7 +95,7 @@ drti_mount_line(int fd, char *line, size_t size)
 static long
 drti_fuse_conn(const char *line, long *owner)
 {
-	const char *dash = strstr(line, " - "), *fstype, *opts, *p = line;
+	const char *dash = drti_strstr(line, " - "), *fstype, *opts, *p = line;
 	unsigned long major, minor;
 	char *end;
 
@@ -117,14 +111,14 @@ drti_fuse_conn(const char *line, long *owner)
 			p++;
 	if (p == NULL)
 		return -1;
-	major = strtoul(p, &end, 10);
+	major = drti_strtoul(p, &end);
 	if (*end != ':')
 		return -1;
-	minor = strtoul(end + 1, &end, 10);
+	minor = drti_strtoul(end + 1, &end);
 	/* " - fstype source superopts": superopts "rw,user_id=N,..." */
 	if ((opts = drti_strchr(fstype, ' ')) != NULL && (opts = drti_strchr(opts + 1, ' ')) != NULL &&
-	    (p = strstr(opts, "user_id=")) != NULL && (p[-1] == ',' || p[-1] == ' ')) {
-		unsigned long u = strtoul(p + 8, &end, 10);
+	    (p = drti_strstr(opts, "user_id=")) != NULL && (p[-1] == ',' || p[-1] == ' ')) {
+		unsigned long u = drti_strtoul(p + 8, &end);
 
 		if (end != p + 8 && (*end == ',' || *end == '\0' || *end == ' ' || *end == '\n'))
 			*owner = (long)u;
@@ -140,11 +134,11 @@ drti_uids_are(const char *pid, unsigned long want)
 	const char *p = line + 4;
 	int all = 1;
 
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	drti_snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	if (drti_find_line(path, "Uid:", line, sizeof(line)) != 0)
 		return -1;
 	for (int k = 0; k < 4; k++, p = end) {	/* real, effective, saved, file system */
-		unsigned long u = strtoul(p, &end, 10);
+		unsigned long u = drti_strtoul(p, &end);
 
 		if (end == p)
 			return -1;
@@ -161,21 +155,21 @@ drti_pid_serves(const char *pid, long conn)
 	int dfd, found = 0;
 	long n;
 
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	drti_snprintf(path, sizeof(path), "/proc/%s/fd", pid);
 	if ((dfd = drti_open(path, O_RDONLY | O_DIRECTORY)) < 0)
 		return 0;
-	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+	while ((n = drti_getdents64(dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
 
 			off += de->d_reclen;
 			if (de->d_name[0] == '.' ||
-			    readlinkat(dfd, de->d_name, link, sizeof(link)) != 9 ||
+			    drti_readlinkat(dfd, de->d_name, link, sizeof(link)) != 9 ||
 			    drti_memcmp(link, "/dev/fuse", 9) != 0)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, de->d_name);
+			drti_snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, de->d_name);
 			if (drti_find_line(path, "fuse_connection:", line, sizeof(line)) == 0 &&
-			    (long)strtoul(line + strlen("fuse_connection:"), NULL, 10) == conn)
+			    (long)drti_strtoul(line + sizeof("fuse_connection:") - 1, NULL) == conn)
 				found++;
 		}
 	}
@@ -194,7 +188,7 @@ drti_pid_is_root(int pfd, const char *pid)
 {
 	struct stat st;
 
-	return fstatat(pfd, pid, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == 0 &&
+	return drti_fstatat(pfd, pid, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == 0 &&
 	    drti_uids_are(pid, 0) == 1;
 }
 
@@ -215,7 +209,7 @@ drti_fuse_root_serves(const drti_reg_t *r, const char *dev, long conn)
 		drti_say(r, "%s: cannot read /proc (%m) to see who serves it: not using it", dev);
 		return 0;
 	}
-	while (!seen && (n = syscall(SYS_getdents64, pfd, buf, sizeof(buf))) > 0) {
+	while (!seen && (n = drti_getdents64(pfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n && !seen;) {
 			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
 
@@ -239,7 +233,7 @@ drti_fuse_root_serves(const drti_reg_t *r, const char *dev, long conn)
 static int
 drti_fuse_trusted(const drti_reg_t *r, const char *dev, long owner, long conn)
 {
-	uid_t me = geteuid();
+	uid_t me = drti_geteuid();
 
 	if (owner != 0 && (owner < 0 || (uid_t)owner != me)) {
 		drti_say(r, "%s is on a FUSE file system mounted by another user: not using it", dev);
@@ -267,12 +261,12 @@ int
 drti_fuse_helper_ok(const drti_reg_t *r, const char *dev)
 {
 	char dir[4096], line[4096];
-	const char *slash = strrchr(dev, '/');
+	const char *slash = drti_strrchr(dev, '/');
 	const char *paths[2] = { dir, dev };
 	long conn, owner;
 
-	snprintf(dir, sizeof(dir), "%.*s", slash == NULL || slash == dev ? 1 : (int)(slash - dev),
-	    slash == NULL ? "." : dev);
+	drti_snprintf(dir, sizeof(dir), "%.*s",
+	    slash == NULL || slash == dev ? 1 : (int)(slash - dev), slash == NULL ? "." : dev);
 	for (int i = 0; i < 2; i++) {
 		int fd = drti_open(paths[i], O_PATH | (i == 0 ? O_DIRECTORY : O_NOFOLLOW));
 
@@ -299,10 +293,10 @@ drti_trusted_fuse(int fd)
 	struct statfs sf;
 	long owner;
 
-	if (fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
+	if (drti_fstatfs(fd, &sf) != 0 || (unsigned long)sf.f_type != DRTI_FUSE_MAGIC)
 		return 0;
 	return drti_mount_line(fd, line, sizeof(line)) == 0 &&
-	    drti_fuse_conn(line, &owner) >= 0 && (owner == 0 || (uid_t)owner == geteuid());
+	    drti_fuse_conn(line, &owner) >= 0 && (owner == 0 || (uid_t)owner == drti_geteuid());
 }
 
 /*
@@ -314,16 +308,16 @@ drti_trusted_fuse(int fd)
  * either the 4 bytes (in_buf, what FUSE hands it) or the raw argument
  * (dtprobed-fuse does, as its CUSE original; dof_stash_remove takes an
  * int, so only its low 32 bits count).  So the argument is an address
- * whose low 32 bits are the generation, on a page mapped here (some
+ * whose low 32 bits are the generation, in 64 KiB mapped here (some
  * multiple of 4 GiB below 128 TiB is free in any 64-bit process) that
- * holds the generation there: both readings get it.  Returns the address (0 if no
- * page could be mapped), the mapping in *map and *maplen for munmap.
+ * hold the generation there: both readings get it.  Returns the address
+ * (0 if nothing could be mapped), the mapping in *map and *maplen for
+ * munmap.
  */
 unsigned long
 drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t page = 65536;	/* a multiple of every page size Linux has: no sysconf */
 
 	*map = NULL;
 	*maplen = 0;
@@ -336,8 +330,8 @@ drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 		unsigned long at = k << 16 << 16 | (unsigned long)gen;
 		unsigned long base = at / page * page;
 		size_t len = at + sizeof(int) > base + page ? 2 * page : page;
-		void *p = mmap((void *)base, len, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		void *p = drti_mmap((void *)base, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1);
 
 		if (p == MAP_FAILED)
 			continue;
@@ -345,7 +339,7 @@ drti_fuse_remove_arg(int gen, void **map, size_t *maplen)
 			drti_munmap(p, len);
 			continue;
 		}
-		memcpy((void *)at, &gen, sizeof(gen));
+		drti_memcpy((void *)at, &gen, sizeof(gen));
 		*map = p;
 		*maplen = len;
 		return at;

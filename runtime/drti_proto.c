@@ -6,15 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "drti_fuse.h"
 #include "drti_proto.h"
+#include "drti_str.h"
 
 /* Whether the DOF at dof starts with the DOF magic. */
 int
@@ -52,7 +49,7 @@ drti_open_device(const drti_reg_t *r)
 		drti_say(r, "cannot open %s: %m", dev);
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 ||
+	if (drti_fstat(fd, &st) != 0 ||
 	    !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && drti_trusted_fuse(fd)))) {
 		drti_close(fd);
 		drti_say(r, "%s is not a character device: not using it", dev);
@@ -221,7 +218,7 @@ drti_drop_empty(char *d, size_t size)
 
 			pr->dofpr_pad2 = 0;
 			if (to != 0 && to - 1 != j)
-				memmove(d + ps->dofs_offset + (to - 1) * ps->dofs_entsize, pr,
+				drti_memmove(d + ps->dofs_offset + (to - 1) * ps->dofs_entsize, pr,
 				    ps->dofs_entsize);
 		}
 		ps->dofs_size = kept * ps->dofs_entsize;
@@ -268,7 +265,7 @@ drti_strip_enabled(char *d, size_t size)
 static int
 drti_adddof(drti_reg_t *r, int fd)
 {
-	int gen = ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, &r->helper);
+	int gen = drti_ioctl(fd, DTRACEHIOC_ADDDOF_LINUX, (unsigned long)&r->helper);
 
 	if (gen < 0)
 		drti_say(r, "DTRACEHIOC_ADDDOF failed: %m");
@@ -306,18 +303,18 @@ drti_copy_dof(const drti_reg_t *r, const void *dof, int strip, const drti_extend
 
 		cap = more <= DRTI_DOF_MAX ? size + more : size;
 	}
-	if ((mfd = (int)syscall(SYS_memfd_create, "dtrace-dof", 1u /* MFD_CLOEXEC */)) < 0) {
+	if ((mfd = drti_memfd("dtrace-dof")) < 0) {
 		drti_say(r, "memfd_create: %m");
 		return NULL;
 	}
-	copy = ftruncate(mfd, (off_t)cap) == 0 ?
-	    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) : MAP_FAILED;
+	copy = drti_ftruncate(mfd, (off_t)cap) == 0 ?
+	    drti_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd) : MAP_FAILED;
 	if (copy == MAP_FAILED)
 		drti_say(r, "cannot map a copy of the DOF: %m");
 	drti_close(mfd);
 	if (copy == MAP_FAILED)
 		return NULL;
-	memcpy(copy, dof, size);
+	drti_memcpy(copy, dof, size);
 	*len = cap;
 	if (cap > size)
 		size = ext->add(ext->arg, copy, size, cap);
@@ -386,13 +383,13 @@ drti_unregister(drti_reg_t *r)
 		return 0;
 	if ((fd = drti_open_device(r)) < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (drti_fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (arg = drti_fuse_remove_arg(r->gen, &map, &maplen)) == 0) {
 		err = errno;
 		rc = -1;
 		drti_say(r, "cannot map DTRACEHIOC_REMOVE's argument for %s: %m",
 		    "a FUSE helper");
-	} else if (ioctl(fd, DTRACEHIOC_REMOVE_LINUX, arg) < 0) {
+	} else if (drti_ioctl(fd, DTRACEHIOC_REMOVE_LINUX, arg) < 0) {
 		err = errno;
 		rc = -1;
 		drti_say(r, "DTRACEHIOC_REMOVE of generation %d failed: %m", r->gen);

@@ -4,17 +4,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/auxv.h>
 
 #include "drti_reg.h"
+#include "drti_str.h"
 
 /* The value in the environment entry e if it is name ("NAME="), else NULL. */
 static const char *
 drti_env_value(const char *e, const char *name)
 {
-	size_t len = strlen(name);
+	size_t len = drti_strlen(name);
 
 	return drti_strncmp(e, name, len) == 0 ? e + len : NULL;
 }
@@ -23,33 +21,32 @@ drti_env_value(const char *e, const char *name)
 static int
 drti_copy_str(char *buf, size_t size, const char *s)
 {
-	size_t len = strlen(s);
+	size_t len = drti_strlen(s);
 
 	if (len >= size) {
 		buf[0] = '\0';
 		return 0;
 	}
-	memcpy(buf, s, len + 1);
+	drti_memcpy(buf, s, len + 1);
 	return 1;
 }
 
 /*
- * The DTRACE_DOF_INIT_* variables into *env, in one pass over environ
- * (the first of each name counts, as for getenv); none in a program that
- * runs with privileges it was not started with (AT_SECURE, as
- * secure_getenv).  Values are copied: nothing here points into the
- * environment afterwards.
+ * The DTRACE_DOF_INIT_* variables of envp into *env, in one pass (the
+ * first of each name counts, as for getenv); none when envp is NULL (the
+ * caller's: a program that runs with privileges it was not started with,
+ * AT_SECURE, as secure_getenv).  Values are copied: nothing here points
+ * into the environment afterwards.
  */
 static void
-drti_env_read(drti_env_t *env)
+drti_env_read(drti_env_t *env, char *const *envp)
 {
-	extern char **environ;
 	const char *dev = NULL, *lock = NULL, *v;
 
 	env->disabled = env->debug = 0;	/* fields one by one: dev is 4 KiB, start-up pays a memset */
 	env->lockdown = -1;
 	env->lockdown_mode[0] = '\0';
-	for (char **ep = getauxval(AT_SECURE) ? NULL : environ; ep != NULL && *ep != NULL; ep++) {
+	for (char *const *ep = envp; ep != NULL && *ep != NULL; ep++) {
 		const char *e = *ep;
 
 		if (e[0] != 'D' || drti_strncmp(e, "DTRACE_DOF_INIT_", 16) != 0)
@@ -74,14 +71,14 @@ drti_env_read(drti_env_t *env)
 	}
 }
 
-/* An empty registration; the environment read, once, into it. */
 void
-drti_reg_init(drti_reg_t *r)
+drti_reg_init(drti_reg_t *r, char *const *envp)
 {
-	memset(r, 0, offsetof(drti_reg_t, env));	/* drti_env_read sets the rest */
+	r->helper.dofhp_mod[0] = '\0';	/* drti_set_module_name fills it, padded */
+	r->helper.dofhp_addr = r->helper.dofhp_dof = 0;
 	r->gen = -1;
 	r->strip = -1;
-	drti_env_read(&r->env);
+	drti_env_read(&r->env, envp);
 }
 
 /* Whether DTRACE_DOF_INIT_DISABLE asked r for no registration at all. */
@@ -101,18 +98,19 @@ void
 drti_say(const drti_reg_t *r, const char *fmt, ...)
 {
 	char line[512];
-	int n, m, err = errno;
+	int n, m, err;
 	va_list ap;
 
 	if (!r->env.debug)
 		return;
-	n = snprintf(line, sizeof(line), "dtrace DOF %s: ",
+	err = errno;
+	n = drti_snprintf(line, sizeof(line), "dtrace DOF %s: ",
 	    r->helper.dofhp_mod[0] ? r->helper.dofhp_mod : "?");
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	errno = err;
 	va_start(ap, fmt);
-	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	m = drti_vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
 	if (m >= 0) {
 		n += m;
@@ -128,6 +126,10 @@ drti_say(const drti_reg_t *r, const char *fmt, ...)
 void
 drti_set_module_name(drti_reg_t *r, const char *name)
 {
-	strncpy(r->helper.dofhp_mod, name, sizeof(r->helper.dofhp_mod) - 1);
-	r->helper.dofhp_mod[sizeof(r->helper.dofhp_mod) - 1] = '\0';
+	char *mod = r->helper.dofhp_mod;
+	size_t n = 0;
+
+	for (; n + 1 < sizeof(r->helper.dofhp_mod) && name[n] != '\0'; n++)
+		mod[n] = name[n];
+	drti_memset(mod + n, 0, sizeof(r->helper.dofhp_mod) - n);	/* as strncpy pads */
 }

@@ -4,7 +4,8 @@
  * generation it returned, and what the environment said, read once.
  *
  * The environment is read once, when a registration is made ready
- * (drti_reg_init: drti_lite's constructor), in one pass over environ,
+ * (drti_reg_init: drti_lite's constructor, with the environment it was
+ * called with; libusdt, with environ), in one pass,
  * and what it says is kept in the registration (drti_env_t): nothing
  * later -- the fork child's registration, the destructor's REMOVE at exit
  * -- looks at the environment again.  A program may have changed or
@@ -13,7 +14,9 @@
  * crash it, as Oracle's drti, which reads it once at start-up, does not.
  * The variables are read as secure_getenv reads them: in a program
  * running with privileges it was not started with (AT_SECURE), none of
- * them is seen (drti_proto.h says what each would let a user do).
+ * them is seen (drti_proto.h says what each would let a user do); the
+ * caller finds AT_SECURE (drti_lite.c from the auxiliary vector, libusdt
+ * with getauxval) and then hands no environment.
  *
  * The debug line (drti_say) is here too: it names the registration's
  * object and is written only when its DTRACE_DOF_INIT_DEBUG said so.
@@ -44,8 +47,11 @@ typedef struct drti_reg {
 	drti_env_t env;		/* the environment, as it was at drti_reg_init */
 } drti_reg_t;
 
-/* An empty registration; the environment read, once, into it. */
-void drti_reg_init(drti_reg_t *r);
+/*
+ * An empty registration; the environment envp read, once, into it: NULL
+ * when none may be trusted (AT_SECURE: the caller knows).
+ */
+void drti_reg_init(drti_reg_t *r, char *const *envp);
 /* Whether DTRACE_DOF_INIT_DISABLE asked r for no registration at all. */
 int drti_disabled(const drti_reg_t *r);
 /* dofhp_mod: name, cut to fit. */

@@ -4,11 +4,12 @@
  * says why and how; linear, from the object's memory alone.
  */
 #include <elf.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "drti_proto.h"
 #include "drti_sites.h"
+#include "drti_str.h"
+#include "drti_sys.h"
 
 
 /* The address a PC-relative field names, or 0 for a field of 0 (no site). */
@@ -55,7 +56,7 @@ drti_object_str(drti_sites_t *s, uintptr_t addr, size_t max)
 
 	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
 		return NULL;
-	return memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
+	return drti_memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
 	    (const char *)addr : NULL;
 }
 
@@ -122,7 +123,7 @@ drti_str(const drti_dofprov_t *p, uint32_t i)
 {
 	const char *t = p->d + p->strs->dofs_offset;
 
-	return i < p->strs->dofs_size && memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
+	return i < p->strs->dofs_size && drti_memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
 	    t + i : "";
 }
 
@@ -291,7 +292,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	uint64_t ng = nrec + nsite, len;
 	char *m;
 
-	memset(x, 0, sizeof(*x));
+	drti_memset(x, 0, sizeof(*x));
 	if (nrec > UINT32_MAX / 4 || nsite > UINT32_MAX / 4 || npoint > UINT32_MAX)
 		return -1;
 	x->nbyname = (uint32_t)drti_slots(nrec);
@@ -299,7 +300,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->npoints = drti_slots(npoint + nsite);
 	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng + 8 * nrec +
 	    4 * ((uint64_t)x->nbyname + x->nbygroup + 2 * nrec + nsite) + 64;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = drti_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (m == MAP_FAILED)
 		return -1;
 	x->map = m;
@@ -550,7 +551,7 @@ drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x
 
 	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
 		return 0;
-	name = drti_object_str(s, (uintptr_t)(prov + strlen(prov) + 1), 2 * DTRACE_NAMELEN);
+	name = drti_object_str(s, (uintptr_t)(prov + drti_strlen(prov) + 1), 2 * DTRACE_NAMELEN);
 	if (name == NULL || (j = drti_record_named(x, name, drti_hash_name(name, 2166136261u))) < 0 ||
 	    !drti_in_object(s, at, 1, 1, &room))
 		return 0;
@@ -624,7 +625,7 @@ drti_write_group(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scra
 	uint64_t lo = drti_group_low(s, p, x, g);
 	uint32_t cnt = 0, ecnt = 0;
 
-	memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
+	drti_memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
 	nr->dofpr_addr = lo;
 	nr->dofpr_func = g->newfunc;
 	nr->dofpr_offidx = (uint32_t)o->noffs;
@@ -677,19 +678,21 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 
 	if (strs == NULL)
 		return -1;
-	memcpy(strs, p->d + p->strs->dofs_offset, strsz);
+	drti_memcpy(strs, p->d + p->strs->dofs_offset, strsz);
 	for (uint32_t i = 0; i < x->ngroups; i++) {
 		drti_group_t *g = &x->groups[i];
+		const char *end;
 		size_t n;
 
 		if (g->xfunc == NULL) {
 			g->newfunc = g->func;
 			continue;
 		}
-		n = strnlen(g->xfunc, DTRACE_FUNCNAMELEN - 1);
+		end = drti_memchr(g->xfunc, '\0', DTRACE_FUNCNAMELEN - 1);
+		n = end != NULL ? (size_t)(end - g->xfunc) : DTRACE_FUNCNAMELEN - 1;
 		if (drti_out_take(o, n + 1, 1) == NULL)
 			return -1;
-		memcpy(strs + strend, g->xfunc, n);
+		drti_memcpy(strs + strend, g->xfunc, n);
 		strs[strend + n] = '\0';
 		g->newfunc = (uint32_t)strend;
 		strend += n + 1;
@@ -698,7 +701,7 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 	    (o->offs = (uint32_t *)(void *)drti_out_take(o, 4 * npt, 4)) == NULL ||
 	    (o->enoffs = (uint32_t *)(void *)drti_out_take(o, 4 * nen, 4)) == NULL)
 		return -1;
-	memset(recs, 0, es * x->ngroups);
+	drti_memset(recs, 0, es * x->ngroups);
 	for (uint32_t i = 0; i < x->ngroups; i++)
 		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
 	drti_relocs_none(p->d, p->size, p->probes_idx);
