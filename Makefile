@@ -149,6 +149,7 @@ USDTC_OBJS = $(USDTC_SRCS:usdtc/%.c=$(B)/prog/%.o) $(B)/prog/drti_blob.o
 
 USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
+DRTI_RESOLVE = $(B)/tools/drti_resolve
 # drti_lite's files, merged into $(DRTI): the helper protocol's (libusdt
 # links them too) and drti_lite's own.
 DRTI_PROTO_SRCS = runtime/drti_proto.c runtime/drti_fuse.c runtime/drti_reg.c runtime/drti_sys.c \
@@ -247,7 +248,7 @@ $(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h $(B)
 # property note is not written by -G, so no BTI/PAC is asked for there.
 DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) \
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
-$(DRTI): $(DRTI_SRCS:runtime/%.c=$(B)/runtime/host/%.o)
+$(DRTI): $(DRTI_SRCS:runtime/%.c=$(B)/runtime/host/%.o) $(DRTI_RESOLVE)
 	$(call drti_merge,$(CC))
 
 $(B)/runtime/host/%.o: runtime/%.c $(B)/.flags
@@ -326,12 +327,21 @@ DRTI_LINUX_FLAGS = $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC)
 # left out (--strip-unneeded): each name costs 24 bytes and its string.
 # The constructor's and destructor's are kept: nm, perf and a debugger
 # still name the code that runs at load and at exit as drti_lite's.
+# A call from one file to another is a relocation after `ld -r`, and keeps
+# its callee's name: tools/drti_resolve writes those within .text into the
+# code, as the assembler does within one file (about 5 KB of every -G
+# output), before the names no relocation needs are left out.
 # $(call drti_merge,COMPILER): the objects of $^ merged into $@.
 define drti_merge
 $$($(1) -print-prog-name=ld) -r -o $@ $(filter %.o,$^)
 $$($(1) -print-prog-name=objcopy) --localize-hidden $@
+$(DRTI_RESOLVE) $@
 $$($(1) -print-prog-name=objcopy) $(DRTI_STRIP) $@
 endef
+# (a tool of the build machine: $(BUILD_CC) when usdtc is cross-built)
+$(DRTI_RESOLVE): tools/drti_resolve.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(if $(HOST),$(BUILD_CC),$(CC)) -std=gnu11 $(WARN) -O2 -o $@ $< -lelf
 DRTI_STRIP = --strip-unneeded --keep-symbol=drti_init --keep-symbol=drti_fini
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
@@ -343,14 +353,16 @@ $(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-aarch64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/aarch64-linux/%.o)
+$(B)/runtime/drti-aarch64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/aarch64-linux/%.o) \
+	$(DRTI_RESOLVE)
 	$(call drti_merge,$(AARCH64_CC))
 
 $(B)/runtime/aarch64-linux/%.o: runtime/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(AARCH64_CC) $(DRTI_LINUX_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-x86_64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/x86_64-linux/%.o)
+$(B)/runtime/drti-x86_64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/x86_64-linux/%.o) \
+	$(DRTI_RESOLVE)
 	$(call drti_merge,$(X86_64_CC))
 
 $(B)/runtime/x86_64-linux/%.o: runtime/%.c $(B)/.flags
