@@ -347,7 +347,12 @@ drti_secure(int argc, char **argv)
 	return 1;
 }
 
-/* (glibc's constructors are called with the process's argc, argv and environment) */
+/*
+ * (glibc calls every constructor with the process's argc, argv and
+ * environment, its static start-up and dlopen too; a C library that calls
+ * them without arguments, as musl does, would hand this garbage: drti_lite
+ * is for glibc's Linux, where DTrace runs)
+ */
 static void __attribute__((constructor))
 drti_init(int argc, char **argv, char **envp)
 {
