@@ -156,6 +156,12 @@ USDTC_OBJS = $(USDTC_SRCS:usdtc/%.c=$(B)/prog/%.o) $(B)/prog/drti_blob.o
 
 USDTC = $(B)/usdtc
 DRTI  = $(B)/runtime/drti_lite.o
+DRTI_RESOLVE = $(B)/tools/drti_resolve
+# drti_lite's files, merged into $(DRTI): the helper protocol's (libusdt
+# links them too) and drti_lite's own.
+DRTI_PROTO_SRCS = runtime/drti_proto.c runtime/drti_fuse.c runtime/drti_reg.c runtime/drti_sys.c \
+	runtime/drti_str.c
+DRTI_SRCS = runtime/drti_lite.c runtime/drti_sites.c $(DRTI_PROTO_SRCS)
 
 all: $(USDTC) $(LIBUSDT_ALL) $(B)/test/libusdtc.a $(B)/test/libusdtc-prog.a
 
@@ -249,9 +255,12 @@ $(B)/test/lexer.o $(B)/test/parser.o: $(B)/test/%.o: $(B)/%.c $(B)/parser.h $(B)
 # property note is not written by -G, so no BTI/PAC is asked for there.
 DRTI_CET = $(if $(filter x86_64-% i%86-%,$(HOST_MACHINE)),-fcf-protection=full) \
 	$(if $(filter aarch64-%,$(HOST_MACHINE)),-mbranch-protection=none)
-$(DRTI): runtime/drti_lite.c $(B)/.flags
+$(DRTI): $(DRTI_SRCS:runtime/%.c=$(B)/runtime/host/%.o) $(DRTI_RESOLVE)
+	$(call drti_merge,$(CC))
+
+$(B)/runtime/host/%.o: runtime/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(call drti_cc,$(CC),$(DRTI_FLAGS) $(DRTI_CET) -D_GNU_SOURCE -Iruntime $(CORE_INC))
+	$(CC) $(DRTI_LINUX_FLAGS) $(DRTI_CET) $(DEPFLAGS) -c -o $@ $<
 
 # drti_lite for the other targets (usdtc/drti_objects.c), embedded beside
 # the host's when a compiler for them is at hand, else -G for that target
@@ -303,19 +312,43 @@ NO_MERGE_CONSTANTS := $(shell $(CC) -Werror -fno-merge-constants -x c -c -o /dev
 	2>/dev/null && echo -fno-merge-constants)
 NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o /dev/null \
 	/dev/null 2>/dev/null && echo -fno-reorder-functions)
-DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS)
 #
-# Its static functions' names are left out (objcopy --strip-unneeded, the
-# compiler's own objcopy): the -G object needs only the symbols its
-# relocations name, and each name costs 24 bytes and its string.  The
-# constructor's and destructor's are kept: nm, perf and a debugger still
-# name the code that runs at load and at exit as drti_lite's.
-# $(call drti_cc,COMPILER,FLAGS): $< into $@, its unneeded symbols left out.
-define drti_cc
-$(1) $(2) $(DEPFLAGS) -c -o $@ $<
+# It imports from the C library only what it cannot do itself
+# (runtime/drti_sys.h, drti_str.h): its loops stay loops, not calls of
+# memcpy or memset (-fno-builtin; gcc's loop distribution, which clang
+# does not have, made them calls even so).
+NO_LOOP_PATTERNS := $(shell $(CC) -Werror -fno-tree-loop-distribute-patterns -x c -c \
+	-o /dev/null /dev/null 2>/dev/null && echo -fno-tree-loop-distribute-patterns)
+DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS) \
+	-fno-builtin $(NO_LOOP_PATTERNS)
+#
+DRTI_LINUX_FLAGS = $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC)
+#
+# drti_lite is several files (runtime/README.md) and one object: each -G
+# output merges one copy, which must define no name but its own, so that a
+# program links two -G objects, or one and libusdt.  The files share their
+# functions with hidden visibility; the objects are linked into one (ld -r,
+# the compiler's own linker), whose hidden names are then made local
+# (objcopy --localize-hidden), and the local names no relocation needs are
+# left out (--strip-unneeded): each name costs 24 bytes and its string.
+# The constructor's and destructor's are kept: nm, perf and a debugger
+# still name the code that runs at load and at exit as drti_lite's.
+# A call from one file to another is a relocation after `ld -r`, and keeps
+# its callee's name: tools/drti_resolve writes those within .text into the
+# code, as the assembler does within one file (about 5 KB of every -G
+# output), before the names no relocation needs are left out.
+# $(call drti_merge,COMPILER): the objects of $^ merged into $@.
+define drti_merge
+$$($(1) -print-prog-name=ld) -r -o $@ $(filter %.o,$^)
+$$($(1) -print-prog-name=objcopy) --localize-hidden $@
+$(DRTI_RESOLVE) $@
 $$($(1) -print-prog-name=objcopy) $(DRTI_STRIP) $@
 endef
+# (a tool of the build machine: $(BUILD_CC) when usdtc is cross-built)
+$(DRTI_RESOLVE): tools/drti_resolve.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(if $(HOST),$(BUILD_CC),$(CC)) -std=gnu11 $(WARN) -O2 -o $@ $< -lelf
 DRTI_STRIP = --strip-unneeded --keep-symbol=drti_init --keep-symbol=drti_fini
 KDRTI_FLAGS = $(DRTI_FLAGS) -ffreestanding -fcf-protection=none -Wa,-mrelax-relocations=no
 
@@ -327,13 +360,21 @@ $(B)/runtime/drti-x86_64-illumos.o: runtime/drti_kernel.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(KDRTI_CC) $(KDRTI_FLAGS) -DDRTI_ILLUMOS $(DEPFLAGS) -c -o $@ $<
 
-$(B)/runtime/drti-aarch64-linux.o: runtime/drti_lite.c $(B)/.flags
-	@mkdir -p $(dir $@)
-	$(call drti_cc,$(AARCH64_CC),$(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC))
+$(B)/runtime/drti-aarch64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/aarch64-linux/%.o) \
+	$(DRTI_RESOLVE)
+	$(call drti_merge,$(AARCH64_CC))
 
-$(B)/runtime/drti-x86_64-linux.o: runtime/drti_lite.c $(B)/.flags
+$(B)/runtime/aarch64-linux/%.o: runtime/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(call drti_cc,$(X86_64_CC),$(DRTI_FLAGS) -fcf-protection=full -D_GNU_SOURCE -Iruntime $(CORE_INC))
+	$(AARCH64_CC) $(DRTI_LINUX_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(B)/runtime/drti-x86_64-linux.o: $(DRTI_SRCS:runtime/%.c=$(B)/runtime/x86_64-linux/%.o) \
+	$(DRTI_RESOLVE)
+	$(call drti_merge,$(X86_64_CC))
+
+$(B)/runtime/x86_64-linux/%.o: runtime/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(X86_64_CC) $(DRTI_LINUX_FLAGS) -fcf-protection=full $(DEPFLAGS) -c -o $@ $<
 
 $(B)/prog/drti_blob.o: usdtc/drti_blob.S $(DRTI) $(DRTI_OTHERS) $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -354,7 +395,8 @@ LIBUSDT_SRCS = libusdt/usdt_image.c libusdt/usdt_file.c libusdt/usdt_map.c libus
 	libusdt/usdt.c
 # The probe unit and usdt_probe_call in the host's instructions.
 STUBS_ARCH = $(if $(filter aarch64-%,$(HOST_MACHINE)),aarch64,x86_64)
-LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(B)/pic/runtime/stubs_$(STUBS_ARCH).o
+LIBUSDT_OBJS = $(LIBUSDT_SRCS:%.c=$(B)/pic/%.o) $(DRTI_PROTO_SRCS:%.c=$(B)/pic/%.o) \
+	$(B)/pic/runtime/stubs_$(STUBS_ARCH).o
 PIC_CORE_LIB = $(B)/pic/libusdtc.a
 PIC_CORE_OBJS = $(CORE_SRCS:%.c=$(B)/pic/%.o)
 LIBUSDT = $(B)/libusdt.so $(B)/$(LIBUSDT_SONAME) $(B)/libusdt.a \
@@ -387,6 +429,10 @@ $(B)/pic/compiler/%.o: compiler/%.c $(B)/.flags | $(B)/parser.h
 $(B)/pic/libusdt/%.o: libusdt/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(PIC_CFLAGS) -Ilibusdt -Iruntime $(DEPFLAGS) -c -o $@ $<
+
+$(B)/pic/runtime/%.o: runtime/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/pic/runtime/stubs_%.o: runtime/stubs_%.S $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -437,9 +483,9 @@ $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/test/libusdtc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $(filter-out $(B)/.flags %.h,$^) $(LDLIBS)
 
-# The sites harness includes drti_lite's code itself (runtime/drti_sites.h).
-$(B)/fuzz/replay_sites $(B)/fuzz/fuzz_sites: runtime/drti_sites.h runtime/drti_proto.h \
-	runtime/drti_fuse.h
+# The sites harness links drti_lite's code that it runs (runtime/drti_sites.c
+# and the helper protocol it calls), built as the harness is.
+$(B)/fuzz/replay_sites $(B)/fuzz/fuzz_sites: runtime/drti_sites.c $(DRTI_PROTO_SRCS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -530,7 +576,8 @@ clean:
 .PHONY: all libusdt check test dtrace-live demo demo-libusdt bench bench-gate bench-readme bench-cpython regen deps clean fuzz fuzzers replays
 
 DEPFILES = $(patsubst %.o,%.d,$(CORE_OBJS) $(TEST_OBJS) $(TEST_PROG_OBJS) $(PIC_CORE_OBJS) \
-	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS))
+	$(USDTC_OBJS) $(LIBUSDT_OBJS) $(DRTI) $(DRTI_OTHERS) \
+	$(foreach t,host $(DRTI_TARGETS),$(DRTI_SRCS:runtime/%.c=$(B)/runtime/$(t)/%.o)))
 -include $(wildcard $(DEPFILES))
 
 ifneq ($(strip $(FLAGS)),$(strip $(file <$(B)/.flags)))

@@ -41,3 +41,28 @@ cpu_seconds() {
 
 # size_of FILE: its bytes, 0 when it is not there.
 size_of() { stat -c %s "$1" 2> /dev/null || echo 0; }
+
+# startup_program N: bench/startup's program in the current directory: a
+# provider of N probes of one int (p.d), a program firing each once at an
+# inline site, 100 to a function, never run (p.c), built from the header
+# alone (hdr-N) and with the -G object made without the objects (g-N,
+# build style b: drti_lite adds every inline site from the site records).
+# bench/gate measures g-1000's start-up too.
+startup_program() {
+	awk -v n="$1" 'BEGIN {
+		print "provider bench {"
+		for (i = 0; i < n; i++) printf "\tprobe p%05d(int);\n", i
+		print "};" }' > p.d
+	awk -v n="$1" 'BEGIN {
+		print "#include \"p.h\""
+		for (f = 0; f * 100 < n; f++) {
+			printf "void f%d(int x);\nvoid f%d(int x) {\n", f, f
+			for (i = f * 100; i < n && i < (f + 1) * 100; i++) printf "\tBENCH_P%05d(x);\n", i
+			print "}"
+		}
+		print "int main(int argc, char **argv) { (void)argv; if (argc > 99) {"
+		for (f = 0; f * 100 < n; f++) printf "\tf%d(argc);\n", f
+		print "} return 0; }" }' > p.c
+	"$USDTC" -h -s p.d -o p.h && ${CC:-cc} -O1 -c p.c -o p.o && ${CC:-cc} p.o -o "hdr-$1" &&
+	    "$USDTC" -G -s p.d -o g.o && ${CC:-cc} p.o g.o -o "g-$1"
+}

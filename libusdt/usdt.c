@@ -75,6 +75,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "drti_proto.h"
@@ -731,7 +732,7 @@ load_object(usdt_provider_t *provider, loaded_t *l, usdt_image_probe_t *ip,
 static int
 register_dof(usdt_provider_t *provider, loaded_t *l, uint64_t dof)
 {
-	drti_reg_init(&l->reg);
+	drti_reg_init(&l->reg, getauxval(AT_SECURE) ? NULL : environ);	/* secure_getenv's rule */
 	if (drti_disabled(&l->reg))
 		return 0;
 	drti_set_module_name(&l->reg, provider->module[0] ? provider->module : provider->name);

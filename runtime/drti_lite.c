@@ -48,7 +48,7 @@
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
  * four are read once, by the constructor, in one pass and with
- * secure_getenv's rule (drti_proto.h), so a setuid program ignores them,
+ * secure_getenv's rule (drti_reg.h), so a setuid program ignores them,
  * and neither a fork child nor the destructor looks at the environment
  * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
@@ -64,19 +64,21 @@
  * loaded object, site or DOF.
  * This code lives inside other people's programs: it never aborts, never
  * writes to stdout, and every symbol but the references to __SUNW_dof and
- * the -G object's own weak hidden symbols is static.
+ * the -G object's own weak hidden symbols is local: static here, hidden
+ * in the files it is merged with (drti_proto.c, drti_sites.c and theirs)
+ * and made local by the merge (the Makefile's drti_merge).
  */
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "dof.h"
 #include "drti_proto.h"
 #include "drti_sites.h"
+#include "drti_str.h"
+#include "drti_sys.h"
 #include "stapsdt.h"
 
 /* The DOF of the -G object this file is linked into. */
@@ -177,7 +179,7 @@ drti_match_object(struct dl_phdr_info *info, size_t size, void *arg)
 static const char *
 drti_basename(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = drti_strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
 }
@@ -187,10 +189,10 @@ static void
 drti_set_module(struct drti_state *d, const char *path)
 {
 	char exe[4096];
-	ssize_t n;
+	long n;
 
 	if (path == NULL || path[0] == '\0') {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);	/* GLIBC_2.2.5: no newer version to check at load */
+		n = drti_readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "a.out";
 	}
@@ -289,39 +291,11 @@ drti_bias_semaphores(void)
 }
 
 /*
- * openat(AT_FDCWD, path, flags) and close(fd) as system calls of our own
- * where the architecture's convention is known: the first call of a libc
- * function costs the dynamic linker a symbol look-up, about 700
- * instructions, which the no-DTrace start-up need not pay.
- */
-static long
-drti_sys2(long nr, long a, long b, long c)
-{
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = 0;
-	long ret;
-
-	__asm__ __volatile__("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-	    : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a, x1 __asm__("x1") = b,
-	    x2 __asm__("x2") = c, x3 __asm__("x3") = 0;
-
-	__asm__ __volatile__("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-#else
-	return nr == SYS_close ? drti_close((int)a) : drti_open((const char *)b, (int)c);
-#endif
-}
-
-/*
  * Whether the helper device's directory cannot be opened (/dev/dtrace
- * absent: no DTrace, the usual case), found with two system calls once
- * drti_reg_init has read the environment: the device's path (its copy
- * there), its directory cut from it here, and one open with O_PATH, which reaches no file
- * system's daemon but for the directory's own look-up.  0 when there is a
- * directory: then drti_open_device decides, with every check.
+ * absent: no DTrace, the usual case), found with two system calls of our
+ * own once drti_reg_init has read the environment: the device's path (its
+ * copy there), its directory cut from it here (drti_dir_absent).  0 when
+ * there is a directory: then drti_open_device decides, with every check.
  */
 static int
 drti_helper_absent(const drti_reg_t *r)
@@ -329,7 +303,6 @@ drti_helper_absent(const drti_reg_t *r)
 	const char *dev = r->env.dev;
 	char dir[256];
 	size_t cut = 0;
-	int fd;
 
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
@@ -342,18 +315,50 @@ drti_helper_absent(const drti_reg_t *r)
 	if (cut == 0)
 		return 0;
 	dir[cut] = '\0';
-	if ((fd = (int)drti_sys2(SYS_openat, AT_FDCWD, (long)dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 1;
-	drti_sys2(SYS_close, fd, 0, 0);
-	return 0;
+	return drti_dir_absent(dir);
 }
 
+/*
+ * Whether this process runs with privileges it was not started with
+ * (AT_SECURE: secure_getenv's rule, without its import), read from the
+ * auxiliary vector the kernel put on the stack after the environment
+ * block that follows argv (argv[argc + 1] on: glibc calls every
+ * constructor with the process's argc and argv, a dlopen's too).  The
+ * block is walked to its NULL and past the NULLs an unsetenv in place
+ * leaves behind it; then a pair of words per entry up to AT_NULL.  What
+ * cannot be read so (a type no kernel writes, no AT_SECURE) counts as
+ * secure: then no variable is trusted.
+ */
+static int
+drti_secure(int argc, char **argv)
+{
+	char **ep;
+	const unsigned long *av;
+
+	if (argc < 0 || argv == NULL || argv[argc] != NULL)
+		return 1;
+	for (ep = argv + argc + 1; *ep != NULL; ep++)
+		;
+	while (*ep == NULL)
+		ep++;
+	for (av = (const unsigned long *)(void *)ep; av[0] != AT_NULL && av[0] < 256; av += 2)
+		if (av[0] == AT_SECURE)
+			return av[1] != 0;
+	return 1;
+}
+
+/*
+ * (glibc calls every constructor with the process's argc, argv and
+ * environment, its static start-up and dlopen too; a C library that calls
+ * them without arguments, as musl does, would hand this garbage: drti_lite
+ * is for glibc's Linux, where DTrace runs)
+ */
 static void __attribute__((constructor))
-drti_init(void)
+drti_init(int argc, char **argv, char **envp)
 {
 	struct drti_state *d = drti_state();
 
-	drti_reg_init(&d->reg);		/* the environment, read here only */
+	drti_reg_init(&d->reg, drti_secure(argc, argv) ? NULL : envp);	/* read here only */
 	if (drti_disabled(&d->reg) || (!d->reg.env.debug && drti_helper_absent(&d->reg)))
 		return;		/* no DTrace, the usual case: nothing else is done */
 	if (drti_describe(d) != 0)

@@ -305,7 +305,7 @@ open(const char *path, int flags, ...)
 	va_list ap;
 	int fd;
 
-	/* An O_PATH open (drti_fuse.h: which file system holds it) reaches no device. */
+	/* An O_PATH open (drti_fuse.c: which file system holds it) reaches no device. */
 	if (!(flags & O_PATH) && intercepted(path, &fd))
 		return fd;
 	va_start(ap, flags);

@@ -1,9 +1,9 @@
 /*
  * fuzz_sites.c - libFuzzer entry point for what drti_lite does to a DOF at
- * run time (runtime/drti_sites.h): the site records read from memory, the
- * DOF's PC-relative addresses resolved, every probe record written again
- * grouped by (probe, function), another -G object's DOF read for its
- * tracepoints.  That code runs inside users' programs, so whatever the
+ * run time (runtime/drti_sites.c, linked in): the site records read from
+ * memory, the DOF's PC-relative addresses resolved, every probe record
+ * written again grouped by (probe, function), another -G object's DOF
+ * read for its tracepoints.  That code runs inside users' programs, so whatever the
  * records and DOFs hold it must stay inside what it was given.
  *
  * The input is an image of an object, loaded at the buffer's address (one
@@ -15,7 +15,7 @@
  *	u32 flags	bit 0: that list comes first in the output (DOF_LISTS_SECTION)
  *
  * and whatever the records' PC-relative fields point at.  The harness
- * makes the copy as drti_proto.h's drti_copy_dof does (size plus what
+ * makes the copy as drti_proto.c's drti_copy_dof does (size plus what
  * drti_sites_room asks), runs drti_sites_add on it and checks the size it
  * returns fits the copy.  Seeds: tests/fuzz/seeds (sites/), images built
  * around -G's own DOFs.  Built and replayed as the other harnesses are.
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/drti_proto.h"
 #include "../../runtime/drti_sites.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

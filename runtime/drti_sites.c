@@ -1,0 +1,831 @@
+/*
+ * drti_sites.c - the header's inline probe sites added to drti_lite's copy
+ * of a DOF, each in the record of its (probe, function): drti_sites.h
+ * says why and how; linear, from the object's memory alone.
+ */
+#include <elf.h>
+#include <sys/mman.h>
+
+#include "drti_proto.h"
+#include "drti_sites.h"
+#include "drti_str.h"
+#include "drti_sys.h"
+
+
+/* The address a PC-relative field names, or 0 for a field of 0 (no site). */
+static uintptr_t
+drti_rel(const int32_t *field)
+{
+	return *field == 0 ? 0 : (uintptr_t)field + (uintptr_t)(intptr_t)*field;
+}
+
+static const char *
+drti_rel64(const int64_t *field)
+{
+	return *field == 0 ? NULL : (const char *)((uintptr_t)field + (uintptr_t)*field);
+}
+
+/*
+ * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
+ * segment of the object (an executable one if exec); *room: the bytes from
+ * addr to that part's end.
+ */
+static int
+drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+{
+	for (ElfW(Half) n = 0; n < s->phnum; n++) {
+		ElfW(Half) i = (ElfW(Half))((s->last[exec] + n) % s->phnum);	/* the last hit first */
+		const ElfW(Phdr) *ph = &s->phdr[i];
+		uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
+		    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
+			continue;
+		*room = (size_t)(ph->p_filesz - (addr - start));
+		s->last[exec] = i;
+		return 1;
+	}
+	return 0;
+}
+
+/* The NUL-ended string at addr inside the object (at most max bytes), or NULL. */
+static const char *
+drti_object_str(drti_sites_t *s, uintptr_t addr, size_t max)
+{
+	size_t room;
+
+	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
+		return NULL;
+	return drti_memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
+	    (const char *)addr : NULL;
+}
+
+/* FNV-1a of a probe name, `__` read as `-` (a declared name hashes as its DOF name). */
+static uint32_t
+drti_hash_name(const char *s, uint32_t h)
+{
+	while (*s != '\0') {
+		int dash = s[0] == '_' && s[1] == '_';
+
+		h = (h ^ (uint8_t)(dash ? '-' : *s)) * 16777619u;
+		s += dash ? 2 : 1;
+	}
+	return h;
+}
+
+/* Whether the DOF probe name dof is the declared name decl (`__` there is `-` here). */
+static int
+drti_name_is(const char *dof, const char *decl)
+{
+	while (*dof != '\0' && *decl != '\0') {
+		if (*dof == '-' && decl[0] == '_' && decl[1] == '_')
+			decl += 2;
+		else if (*dof == *decl)
+			decl++;
+		else
+			return 0;
+		dof++;
+	}
+	return *dof == '\0' && *decl == '\0';
+}
+
+/* How many section headers of the DOF d (size bytes) lie inside it. */
+static uint32_t
+drti_nsec(const char *d, size_t size)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	uint64_t fit;
+
+	if (h->dofh_secsize < sizeof(dof_sec_t) || h->dofh_secoff > size)
+		return 0;
+	fit = (size - h->dofh_secoff) / h->dofh_secsize;
+	return h->dofh_secnum < fit ? h->dofh_secnum : (uint32_t)fit;
+}
+
+/* One provider of a DOF copy, its sections found. */
+typedef struct drti_dofprov {
+	char *d;			/* the DOF */
+	size_t size;
+	uint32_t probes_idx;		/* the probe records' section index */
+	dof_sec_t *probes, *offs, *enoffs, *strs;	/* enoffs NULL if none */
+	const char *name;
+	uint64_t nrec;
+} drti_dofprov_t;
+
+static dof_probe_t *
+drti_probe(const drti_dofprov_t *p, uint64_t j)
+{
+	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
+}
+
+static const char *
+drti_str(const drti_dofprov_t *p, uint32_t i)
+{
+	const char *t = p->d + p->strs->dofs_offset;
+
+	return i < p->strs->dofs_size && drti_memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
+	    t + i : "";
+}
+
+/* Whether every offset array of every record lies in its section. */
+static int
+drti_records_ok(const drti_dofprov_t *p)
+{
+	for (uint64_t j = 0; j < p->nrec; j++) {
+		const dof_probe_t *pr = drti_probe(p, j);
+
+		if (((uint64_t)pr->dofpr_offidx + pr->dofpr_noffs) * 4 > p->offs->dofs_size ||
+		    (pr->dofpr_nenoffs != 0 && (p->enoffs == NULL ||
+		    ((uint64_t)pr->dofpr_enoffidx + pr->dofpr_nenoffs) * 4 > p->enoffs->dofs_size)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Section i of the DOF d, if it is a provider that can be read (named
+ * want, if want is not NULL), in *p; 0, or -1.
+ */
+static int
+drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t *p)
+{
+	dof_provider_t *prov;
+
+	if (drti_provider_at(d, size, i, &prov, &p->probes) <= 0)
+		return -1;
+	p->d = d;
+	p->size = size;
+	p->probes_idx = prov->dofpv_probes;
+	p->nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
+	p->strs = drti_dof_section(d, size, prov->dofpv_strtab);
+	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
+	    drti_dof_section(d, size, prov->dofpv_prenoffs);
+	if (p->offs == NULL || p->strs == NULL || p->offs->dofs_offset % 4 != 0 ||
+	    (p->enoffs != NULL && p->enoffs->dofs_offset % 4 != 0))
+		return -1;
+	p->name = drti_str(p, prov->dofpv_name);
+	if (want != NULL && drti_strcmp(p->name, want) != 0)
+		return -1;
+	return drti_records_ok(p) ? 0 : -1;
+}
+
+/*
+ * The run-time address of a record's function address: the dynamic
+ * loader has already relocated a -G object's DOF in a PIE or a shared
+ * library (.SUNW_dof is writable), and dtprobed, like this, takes an
+ * address above the load bias as relocated.
+ */
+static uint64_t
+drti_abs(const drti_sites_t *s, uint64_t addr)
+{
+	return s->bias != 0 && addr > s->bias ? addr : addr + s->bias;
+}
+
+/*
+ * The probe addresses of the copy d made absolute: -G writes each one
+ * relative to its own u64 (target.h's DOF_ADDR_SELF, a DOFREL relocation),
+ * which the static linker resolves, so that no dynamic relocation is left
+ * per probe; the u64's run-time address is in orig, the DOF itself.  Each
+ * relocation done becomes DOF_RELO_NONE (the helper must not add a base).
+ */
+static void
+drti_resolve_dofrel(char *d, size_t size, const char *orig)
+{
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
+		dof_sec_t *u = drti_dof_section(d, size, i), *rs, *tgt;
+		dof_relohdr_t *rh;
+
+		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+			continue;
+		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
+		if ((rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+		    (tgt = drti_dof_section(d, size, rh->dofr_tgtsec)) == NULL ||
+		    tgt->dofs_type != DOF_SECT_PROBES || tgt->dofs_offset % 8 != 0 ||
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
+		    rs->dofs_offset % 8 != 0)
+			continue;
+		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
+			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);
+			uint64_t at = tgt->dofs_offset + rd->dofr_offset;
+
+			if (rd->dofr_type != DOF_RELO_DOFREL || rd->dofr_offset % 8 != 0 ||
+			    rd->dofr_offset > tgt->dofs_size || tgt->dofs_size - rd->dofr_offset < 8)
+				continue;
+			*(uint64_t *)(void *)(d + at) += (uint64_t)(uintptr_t)(orig + at);
+			rd->dofr_type = DOF_RELO_NONE;
+		}
+	}
+}
+
+/*
+ * Every relocation of the DOF d that applies to section tgt (probe records
+ * written again, their addresses absolute): DOF_RELO_NONE.
+ */
+static void
+drti_relocs_none(char *d, size_t size, uint32_t tgt)
+{
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
+		dof_sec_t *u = drti_dof_section(d, size, i), *rs;
+		dof_relohdr_t *rh;
+
+		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+			continue;
+		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
+		if (rh->dofr_tgtsec != tgt || (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
+		    rs->dofs_offset % 8 != 0)
+			continue;
+		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize)
+			((dof_relodesc_t *)(void *)(d + rs->dofs_offset + o))->dofr_type = DOF_RELO_NONE;
+	}
+}
+
+/* ---- the scratch: hash tables and chains, one mapping ---------------------- */
+
+/* A group: one probe name and one function name, a record of the new DOF. */
+typedef struct drti_group {
+	uint32_t tmpl;			/* the record whose name and arguments it takes */
+	uint32_t hash;			/* of its probe name and function name */
+	uint32_t func;			/* its function name in the old strings, or ~0 */
+	const char *xfunc;		/* else the name in the object (a site's) */
+	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
+	uint32_t newfunc;		/* where its name went in the new strings */
+} drti_group_t;
+
+typedef struct drti_scratch {
+	void *map;
+	size_t maplen;
+	uint32_t *byname;		/* probe name -> first record + 1 */
+	uint32_t nbyname;		/* slots, a power of two */
+	uint32_t *bygroup;		/* (name, function) -> group + 1 */
+	uint32_t nbygroup;
+	uint64_t *points;		/* every tracepoint's address, 0 empty */
+	uint64_t npoints;
+	drti_group_t *groups;
+	uint32_t ngroups;
+	uint32_t *rec_next;		/* record -> next record of its group + 1 */
+	uint32_t *rec_hash;		/* record -> its probe name's hash */
+	const char **rec_name;		/* record -> its probe name */
+	uint32_t *site_next;		/* site -> next site of its group + 1 */
+	uint64_t *site_addr;		/* site -> its address */
+	uint32_t nsites;
+} drti_scratch_t;
+
+/* The smallest power of two at least twice n (and at least 8). */
+static uint64_t
+drti_slots(uint64_t n)
+{
+	uint64_t s = 8;
+
+	while (s < 2 * n)
+		s *= 2;
+	return s;
+}
+
+/* The scratch for nrec records, npoint tracepoints and nsite sites; 0 or -1. */
+static int
+drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t nsite)
+{
+	uint64_t ng = nrec + nsite, len;
+	char *m;
+
+	drti_memset(x, 0, sizeof(*x));
+	if (nrec > UINT32_MAX / 4 || nsite > UINT32_MAX / 4 || npoint > UINT32_MAX)
+		return -1;
+	x->nbyname = (uint32_t)drti_slots(nrec);
+	x->nbygroup = (uint32_t)drti_slots(ng);
+	x->npoints = drti_slots(npoint + nsite);
+	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng + 8 * nrec +
+	    4 * ((uint64_t)x->nbyname + x->nbygroup + 2 * nrec + nsite) + 64;
+	m = drti_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	if (m == MAP_FAILED)
+		return -1;
+	x->map = m;
+	x->maplen = len;
+	x->points = (uint64_t *)(void *)m;
+	x->site_addr = x->points + x->npoints;
+	x->groups = (drti_group_t *)(void *)(x->site_addr + nsite);
+	x->rec_name = (const char **)(void *)(x->groups + ng);
+	x->byname = (uint32_t *)(void *)(x->rec_name + nrec);
+	x->bygroup = x->byname + x->nbyname;
+	x->rec_next = x->bygroup + x->nbygroup;
+	x->site_next = x->rec_next + nrec;
+	x->rec_hash = x->site_next + nsite;
+	return 0;
+}
+
+/* Whether addr was a tracepoint already; it is one now. */
+static int
+drti_point_seen(drti_scratch_t *x, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;
+
+	for (;; i++) {
+		uint64_t *slot = &x->points[i & (x->npoints - 1)];
+
+		if (*slot == addr)
+			return 1;
+		if (*slot == 0) {
+			*slot = addr;
+			return 0;
+		}
+	}
+}
+
+/* The first record named like the declared probe name decl (of hash h), or -1. */
+static int64_t
+drti_record_named(const drti_scratch_t *x, const char *decl, uint32_t h)
+{
+	for (uint32_t i = h;; i++) {
+		uint32_t r = x->byname[i & (x->nbyname - 1)];
+
+		if (r == 0)
+			return -1;
+		if (x->rec_hash[r - 1] == h && drti_name_is(x->rec_name[r - 1], decl))
+			return r - 1;
+	}
+}
+
+/* Record j's name and hash kept, and the record found by its name if it is the first. */
+static void
+drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
+{
+	const char *name = drti_str(p, drti_probe(p, j)->dofpr_name);
+	uint32_t h = drti_hash_name(name, 2166136261u);
+
+	x->rec_name[j] = name;
+	x->rec_hash[j] = h;
+	if (drti_record_named(x, name, h) >= 0)
+		return;
+	for (uint32_t i = h;; i++)
+		if (x->byname[i & (x->nbyname - 1)] == 0) {
+			x->byname[i & (x->nbyname - 1)] = j + 1;
+			return;
+		}
+}
+
+static const char *
+drti_group_func(const drti_dofprov_t *p, const drti_group_t *g)
+{
+	return g->xfunc != NULL ? g->xfunc : drti_str(p, g->func);
+}
+
+/*
+ * The group of record tmpl's probe name and the function func (in the
+ * strings if xfunc is NULL, else xfunc, its name hashed to fh), made if
+ * new; its index.
+ */
+static uint32_t
+drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t func,
+    const char *xfunc, uint32_t fh)
+{
+	const char *fn = xfunc != NULL ? xfunc : drti_str(p, func);
+	uint32_t h = (x->rec_hash[tmpl] * 31u) ^ fh;
+
+	for (uint32_t i = h;; i++) {
+		uint32_t *slot = &x->bygroup[i & (x->nbygroup - 1)];
+		drti_group_t *g;
+
+		if (*slot == 0) {
+			g = &x->groups[x->ngroups];
+			g->tmpl = tmpl;
+			g->hash = h;
+			g->func = func;
+			g->xfunc = xfunc;
+			*slot = ++x->ngroups;
+			return *slot - 1;
+		}
+		g = &x->groups[*slot - 1];
+		if (g->hash == h && drti_strcmp(x->rec_name[g->tmpl], x->rec_name[tmpl]) == 0 &&
+		    drti_strcmp(drti_group_func(p, g), fn) == 0)
+			return *slot - 1;
+	}
+}
+
+/* ---- the other -G objects' DOFs ---------------------------------------------- */
+
+/* The points of record set p's relocation header rh (DOFREL: relative to their u64), into the set. */
+static void
+drti_reloc_points(drti_scratch_t *x, const drti_dofprov_t *p, const dof_sec_t *rs)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+
+	for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
+		const dof_relodesc_t *rd = (const dof_relodesc_t *)(const void *)(p->d +
+		    rs->dofs_offset + o);
+		uint64_t j = rd->dofr_offset / p->probes->dofs_entsize, base;
+		const dof_probe_t *pr;
+
+		if (rd->dofr_type != DOF_RELO_DOFREL || j >= p->nrec ||
+		    rd->dofr_offset % p->probes->dofs_entsize != 0)
+			continue;
+		pr = drti_probe(p, j);
+		base = pr->dofpr_addr + (uint64_t)(uintptr_t)&pr->dofpr_addr;
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_point_seen(x, base + oo[pr->dofpr_offidx + k]);
+	}
+}
+
+/*
+ * The tracepoints of provider prov in the DOF d (another -G object's, as
+ * it lies in memory: its addresses still relative, DOFREL), into the set;
+ * whether d has that provider.
+ */
+static int
+drti_other_points(drti_scratch_t *x, const char *d, const char *prov)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	char *dd = (char *)(uintptr_t)d;
+	size_t size = (size_t)h->dofh_loadsz;
+	int has = 0;
+
+	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
+		drti_dofprov_t p;
+
+		if (drti_dofprov(dd, size, i, prov, &p) != 0)
+			continue;
+		has = 1;
+		for (uint32_t k = 0; x != NULL && k < drti_nsec(d, size); k++) {
+			const dof_sec_t *u = drti_dof_section(dd, size, k), *rs;
+			const dof_relohdr_t *rh;
+
+			if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+			    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+				continue;
+			rh = (const dof_relohdr_t *)(const void *)(d + u->dofs_offset);
+			if (rh->dofr_tgtsec == p.probes_idx &&
+			    (rs = drti_dof_section(dd, size, rh->dofr_relsec)) != NULL &&
+			    rs->dofs_entsize >= sizeof(dof_relodesc_t) && rs->dofs_entsize % 8 == 0 &&
+			    rs->dofs_offset % 8 == 0)
+				drti_reloc_points(x, &p, rs);
+		}
+	}
+	return has;
+}
+
+/*
+ * d if a DOF lies there, inside the object (its header, its loaded and
+ * file sizes), else NULL: a list's end, or memory no -G object wrote.
+ */
+static const char *
+drti_list_dof(drti_sites_t *s, const char *d)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+	size_t room;
+
+	if (d == NULL || (uintptr_t)d % 8 != 0 || !drti_in_object(s, (uintptr_t)d, 8, 0, &room) ||
+	    !drti_dof_magic_ok(d) || room < sizeof(*h) || h->dofh_loadsz < sizeof(*h) ||
+	    h->dofh_loadsz > room || h->dofh_filesz > room)
+		return NULL;
+	return d;
+}
+
+/* The next DOF of a list after d, or NULL at its end (drti_lite.c's drti_find_dofs). */
+static const char *
+drti_list_next(drti_sites_t *s, const char *d)
+{
+	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
+
+	if (h->dofh_filesz < sizeof(*h))
+		return NULL;
+	return drti_list_dof(s, d + ((h->dofh_filesz + 7) & ~(uint64_t)7));
+}
+
+/* A bound on the tracepoints of every -G object's DOFs: a 4-byte offset each at most. */
+static uint64_t
+drti_others_size(drti_sites_t *s)
+{
+	uint64_t n = 0;
+
+	for (size_t l = 0; l < s->nlists; l++)
+		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
+		    d = drti_list_next(s, d))
+			n += ((const dof_hdr_t *)(const void *)d)->dofh_loadsz / 4;
+	return n;
+}
+
+/*
+ * The DOFs of every -G object of the output, each list (8-aligned DOFs,
+ * zero-ended) in DOF_LISTS_SECTION's order: the points of provider prov
+ * in those that are not s->orig go into the set; returns whether s->orig
+ * is the first with that provider (the one that adds the sites).
+ */
+static int
+drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
+{
+	int first = -1;
+
+	for (size_t l = 0; l < s->nlists; l++)
+		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
+		    d = drti_list_next(s, d)) {
+			int has = drti_other_points(d == s->orig ? NULL : x, d, prov);
+
+			if (has && first < 0)
+				first = d == s->orig;
+		}
+	return first != 0;
+}
+
+/* ---- reading the site records ------------------------------------------------ */
+
+/*
+ * Site record k of provider p: its record (the first of its probe name)
+ * in *tmpl, its address in *site, its function's name in *func (NULL if
+ * the record names none); 1, or 0
+ * when it is not a site to add (another provider's, unknown probe, not on
+ * a nop of an executable segment, its names not in the object).
+ */
+static int
+drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    size_t k, uint32_t *tmpl, uint64_t *site, const char **func)
+{
+	const dof_site_rec_t *r = &s->recs[k];
+	const char *prov = drti_object_str(s, drti_rel(&r->dsr_probe), DTRACE_PROVNAMELEN);
+	const char *name;
+	uintptr_t at = drti_rel(&r->dsr_site);
+	size_t room;
+	int64_t j;
+
+	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
+		return 0;
+	name = drti_object_str(s, (uintptr_t)(prov + drti_strlen(prov) + 1), 2 * DTRACE_NAMELEN);
+	if (name == NULL || (j = drti_record_named(x, name, drti_hash_name(name, 2166136261u))) < 0 ||
+	    !drti_in_object(s, at, 1, 1, &room))
+		return 0;
+#if defined(__x86_64__) || defined(__i386__)
+	if (*(const volatile uint8_t *)at != 0x90 && *(const volatile uint8_t *)at != 0xcc)
+		return 0;
+#endif
+	*func = NULL;		/* none recorded (gcc's large code model): the stub's name */
+	if (r->dsr_func != 0 && (*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
+		return 0;
+	*tmpl = (uint32_t)j;
+	*site = at;
+	return 1;
+}
+
+/* ---- writing the provider again ---------------------------------------------- */
+
+/* Where the new arrays go, and how far they reach. */
+typedef struct drti_out {
+	char *d;
+	size_t at, cap;			/* the next free byte; the copy's size */
+	uint32_t *offs, *enoffs;	/* the new offset arrays */
+	uint64_t noffs, nenoffs;	/* entries written */
+} drti_out_t;
+
+/* The lowest tracepoint of group g (records' offsets and is-enabled offsets, sites). */
+static uint64_t
+drti_group_low(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    const drti_group_t *g)
+{
+	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t lo = UINT64_MAX;
+
+	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
+		const dof_probe_t *pr = drti_probe(p, r - 1);
+		uint64_t base = drti_abs(s, pr->dofpr_addr);
+
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			lo = base + o[pr->dofpr_offidx + k] < lo ? base + o[pr->dofpr_offidx + k] : lo;
+		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+			lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
+		if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
+			lo = base;
+	}
+	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
+		lo = x->site_addr[t - 1] < lo ? x->site_addr[t - 1] : lo;
+	return lo;
+}
+
+/* One offset from lo into arr[*n], if it fits (32 bits, UINT16_MAX a record); 1 if put. */
+static int
+drti_put_off(uint32_t *arr, uint64_t *n, uint32_t *cnt, uint64_t lo, uint64_t addr)
+{
+	if (addr - lo > UINT32_MAX || *cnt == UINT16_MAX)
+		return 0;
+	arr[(*n)++] = (uint32_t)(addr - lo);
+	++*cnt;
+	return 1;
+}
+
+/* Group g as new record nr, its offsets appended to the new arrays. */
+static void
+drti_write_group(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
+    const drti_group_t *g, dof_probe_t *nr, drti_out_t *o)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t lo = drti_group_low(s, p, x, g);
+	uint32_t cnt = 0, ecnt = 0;
+
+	drti_memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
+	nr->dofpr_addr = lo;
+	nr->dofpr_func = g->newfunc;
+	nr->dofpr_offidx = (uint32_t)o->noffs;
+	nr->dofpr_enoffidx = (uint32_t)o->nenoffs;
+	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
+		const dof_probe_t *pr = drti_probe(p, r - 1);
+		uint64_t base = drti_abs(s, pr->dofpr_addr);
+
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_put_off(o->offs, &o->noffs, &cnt, lo, base + oo[pr->dofpr_offidx + k]);
+		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+			drti_put_off(o->enoffs, &o->nenoffs, &ecnt, lo, base + eo[pr->dofpr_enoffidx + k]);
+	}
+	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
+		drti_put_off(o->offs, &o->noffs, &cnt, lo, x->site_addr[t - 1]);
+	nr->dofpr_noffs = (uint16_t)cnt;
+	nr->dofpr_nenoffs = (uint16_t)ecnt;
+	if (ecnt == 0)
+		nr->dofpr_enoffidx = 0;
+	nr->dofpr_pad1 = 0;
+	nr->dofpr_pad2 = 0;
+}
+
+/* n bytes at o->at aligned to align, within the copy; NULL if they do not fit. */
+static char *
+drti_out_take(drti_out_t *o, size_t n, size_t align)
+{
+	size_t at = (o->at + align - 1) & ~(align - 1);
+
+	if (at > o->cap || n > o->cap - at)
+		return NULL;
+	o->at = at + n;
+	return o->d + at;
+}
+
+/*
+ * Provider p written again after the DOF (from o->at), one record per
+ * group: its strings (the old ones, then the new function names), records,
+ * offsets and is-enabled offsets; 0, or -1 if the copy has no room.
+ */
+static int
+drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch_t *x,
+    drti_out_t *o)
+{
+	size_t strsz = (size_t)p->strs->dofs_size, es = (size_t)p->probes->dofs_entsize;
+	uint64_t npt = p->offs->dofs_size / 4 + x->nsites;
+	uint64_t nen = p->enoffs == NULL ? 0 : p->enoffs->dofs_size / 4;
+	char *strs = drti_out_take(o, strsz, 1), *recs;
+	size_t strend = strsz;
+
+	if (strs == NULL)
+		return -1;
+	drti_memcpy(strs, p->d + p->strs->dofs_offset, strsz);
+	for (uint32_t i = 0; i < x->ngroups; i++) {
+		drti_group_t *g = &x->groups[i];
+		const char *end;
+		size_t n;
+
+		if (g->xfunc == NULL) {
+			g->newfunc = g->func;
+			continue;
+		}
+		end = drti_memchr(g->xfunc, '\0', DTRACE_FUNCNAMELEN - 1);
+		n = end != NULL ? (size_t)(end - g->xfunc) : DTRACE_FUNCNAMELEN - 1;
+		if (drti_out_take(o, n + 1, 1) == NULL)
+			return -1;
+		drti_memcpy(strs + strend, g->xfunc, n);
+		strs[strend + n] = '\0';
+		g->newfunc = (uint32_t)strend;
+		strend += n + 1;
+	}
+	if ((recs = drti_out_take(o, es * x->ngroups, 8)) == NULL ||
+	    (o->offs = (uint32_t *)(void *)drti_out_take(o, 4 * npt, 4)) == NULL ||
+	    (o->enoffs = (uint32_t *)(void *)drti_out_take(o, 4 * nen, 4)) == NULL)
+		return -1;
+	drti_memset(recs, 0, es * x->ngroups);
+	for (uint32_t i = 0; i < x->ngroups; i++)
+		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
+	drti_relocs_none(p->d, p->size, p->probes_idx);
+	p->strs->dofs_offset = (uint64_t)(strs - p->d);
+	p->strs->dofs_size = strend;
+	p->probes->dofs_offset = (uint64_t)(recs - p->d);
+	p->probes->dofs_size = es * x->ngroups;
+	p->offs->dofs_offset = (uint64_t)((char *)o->offs - p->d);
+	p->offs->dofs_size = 4 * o->noffs;
+	if (p->enoffs != NULL) {
+		p->enoffs->dofs_offset = (uint64_t)((char *)o->enoffs - p->d);
+		p->enoffs->dofs_size = 4 * o->nenoffs;
+	}
+	return 0;
+}
+
+/*
+ * Provider p with the site records' sites, in groups by (probe, function);
+ * 1 if it was written again (from *end, advanced, within cap), 0 if
+ * nothing changes, -1 if it could not be.
+ */
+static int
+drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	drti_scratch_t x;
+	drti_out_t o = { p->d, *end, cap, NULL, NULL, 0, 0 };
+	int rc = 0;
+
+	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s), s->nrecs) != 0)
+		return drti_say(s->reg, "no scratch memory for the inline sites: %m"), -1;
+	if (!drti_other_dofs(s, &x, p->name)) {
+		drti_munmap(x.map, x.maplen);
+		drti_say(s->reg, "%s: an earlier -G object of this output adds its sites", p->name);
+		return 0;
+	}
+	for (uint32_t j = 0; j < p->nrec; j++) {
+		const dof_probe_t *pr = drti_probe(p, j);
+		uint32_t g;
+
+		drti_name_record(p, &x, j);
+		g = drti_group(p, &x, j, pr->dofpr_func, NULL,
+		    drti_hash_name(drti_str(p, pr->dofpr_func), 2166136261u));
+		x.rec_next[j] = x.groups[g].recs;	/* the chain runs backwards: order */
+		x.groups[g].recs = j + 1;		/* within a record does not matter */
+		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
+			drti_point_seen(&x, drti_abs(s, pr->dofpr_addr) + oo[pr->dofpr_offidx + k]);
+	}
+	for (size_t k = 0; k < s->nrecs; k++) {
+		uint32_t tmpl, g;
+		uint64_t site;
+		const char *func;
+
+		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
+			continue;
+		if (func == NULL)
+			g = drti_group(p, &x, tmpl, drti_probe(p, tmpl)->dofpr_func, NULL,
+			    drti_hash_name(drti_str(p, drti_probe(p, tmpl)->dofpr_func), 2166136261u));
+		else
+			g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
+		x.site_addr[x.nsites] = site;
+		x.site_next[x.nsites] = x.groups[g].sites;
+		x.groups[g].sites = ++x.nsites;
+	}
+	if (x.nsites != 0 || x.ngroups != p->nrec) {
+		rc = drti_write_provider(s, p, &x, &o) == 0 ? 1 : -1;
+		if (rc > 0)
+			*end = o.at;
+		else
+			drti_say(s->reg, "no room for the inline sites of %s", p->name);
+	}
+	drti_munmap(x.map, x.maplen);
+	return rc;
+}
+
+/*
+ * drti_extend_t's room: per provider, its strings, records and offsets
+ * again, and for each site record a record, an offset and a function name.
+ */
+size_t
+drti_sites_room(void *arg, const void *dof)
+{
+	drti_sites_t *s = arg;
+	const dof_hdr_t *h = dof;
+	uint64_t per_site = sizeof(dof_probe_t) + 8 + DTRACE_FUNCNAMELEN, nprov = 0;
+
+	s->orig = dof;
+	if (s->nrecs == 0)
+		return 8;	/* none, but drti_sites_add resolves the addresses */
+	for (uint32_t i = 0; i < drti_nsec(dof, (size_t)h->dofh_loadsz); i++) {
+		const dof_sec_t *sec = drti_dof_section((char *)(uintptr_t)dof,
+		    (size_t)h->dofh_loadsz, i);
+
+		nprov += sec != NULL && sec->dofs_type == DOF_SECT_PROVIDER;
+	}
+	return (size_t)((nprov + 1) * h->dofh_loadsz + 64 + nprov * (s->nrecs * per_site + 32));
+}
+
+/*
+ * drti_extend_t's add: the copy's addresses made absolute, then the sites
+ * in every provider; its new size.
+ */
+size_t
+drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
+{
+	drti_sites_t *s = arg;
+	dof_hdr_t *h = (dof_hdr_t *)(void *)copy;
+	size_t end = size;
+	int any = 0;
+
+	drti_resolve_dofrel(copy, size, s->orig);
+	for (uint32_t i = 0; s->nrecs != 0 && i < drti_nsec(copy, size); i++) {
+		drti_dofprov_t p;
+
+		if (drti_dofprov(copy, size, i, NULL, &p) == 0 &&
+		    drti_extend_provider(s, &p, &end, cap) > 0)
+			any = 1;
+	}
+	if (!any)
+		return size;
+	end = (end + 7) & ~(size_t)7;
+	h->dofh_loadsz = h->dofh_filesz = end;
+	drti_say(s->reg, "%zu site records read, records by function (%zu bytes of DOF)",
+	    s->nrecs, end);
+	return end;
+}
+
