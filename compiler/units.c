@@ -166,6 +166,7 @@ add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	elfw_symbol_desc_t gd = { sig, sec, 0, 0, STB_LOCAL, STT_NOTYPE, STV_DEFAULT };
 	elfw_set_group_signature(u->w, group, elfw_add_symbol(u->w, &gd));
 	free(sig);
+	elfw_reserve(u->w, 0, sec, 3);	/* not 16 by doubling: 22,000 notes at 100,000 probes */
 	elfw_add_reloc(u->w, sec, pc, abs, func_sym, u->t->arch->probe_offset);
 	elfw_add_reloc(u->w, sec, pc + STAPSDT_BASE * asz, abs, u->base_sym, 0);
 	return elfw_add_reloc(u->w, sec, pc + STAPSDT_SEMAPHORE * asz, abs, sem_sym, 0);
@@ -331,7 +332,7 @@ units_add_site_notes(units_t *u, const units_site_t *sites, size_t n)
 		    bytes.len, 0 };
 
 		sec = elfw_add_section(u->w, &sd);
-		rc = 0;
+		rc = elfw_reserve(u->w, 0, sec, 3 * n);
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			char *semaphore = mdl_semaphore_name(sites[i].p->name, sites[i].pr->name);
 
@@ -459,6 +460,7 @@ add_readers_copy(units_t *u, const site_table_t *sites, err_t *e)
 	elfw_section_desc_t sd = { name, SHT_SUNW_dof, 0, 8, 0, NULL, img.size, 0 };
 	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
 	img.data = NULL;
+	elfw_reserve(u->w, 0, sec, img.nrelocs);
 	for (size_t i = 0; i < img.nrelocs; i++)
 		add_dof_reloc(u, sec, DOF_ADDR_ABS, &img.relocs[i]);
 	dof_image_free(&img);
@@ -491,6 +493,7 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
 	elfw_symbol_desc_t sym = { symbol, sec, 0, img.size, STB_GLOBAL, STT_OBJECT,
 	    STV_HIDDEN };
 	elfw_add_symbol(u->w, &sym);
+	elfw_reserve(u->w, 0, sec, img.nrelocs);
 	for (size_t i = 0; i < img.nrelocs; i++)
 		add_dof_reloc(u, sec, t.dof_addr, &img.relocs[i]);
 	dof_image_free(&img);
@@ -518,6 +521,7 @@ units_add_semaphore_table(units_t *u)
 	elfw_symbol_desc_t sym = { STAPSDT_SEMAPHORE_TABLE_SYMBOL, sec, 0, (n + 1) * asz,
 	    STB_GLOBAL, STT_OBJECT, STV_HIDDEN };
 	elfw_add_symbol(u->w, &sym);
+	elfw_reserve(u->w, 0, sec, n);
 	for (size_t i = 0; n > 0 && rc == 0 && i < u->m->nproviders; i++) {
 		const mdl_provider_t *p = u->m->providers[i];
 
@@ -644,7 +648,8 @@ units_add_semaphore_dwarf(units_t *u)
 
 		abbrev_sec = elfw_add_section(u->w, &ad);
 		info_sec = elfw_add_section(u->w, &id);
-		if (abbrev_sec < 0 || info_sec < 0 || elfw_add_reloc(u->w, info_sec, 6,
+		if (abbrev_sec < 0 || info_sec < 0 || elfw_reserve(u->w, 0, info_sec, n + 1) != 0 ||
+		    elfw_add_reloc(u->w, info_sec, 6,
 		    a->reloc_abs32, elfw_section_symbol(u->w, abbrev_sec), 0) < 0)
 			rc = -1;
 		k = 0;

@@ -43,14 +43,16 @@ typedef struct elfw_sec {
 	uint64_t addr;		/* its address, set by elfw_write_dyn */
 } elfw_sec_t;
 
+/* 40 bytes: a -G object of a million probes has 4 million of them. */
 typedef struct elfw_sym {
-	char *name;
-	int section;
+	char *name;		/* in the builder's name blocks (elfw_name) */
 	uint64_t value;
 	uint64_t size;
+	int section;
+	uint32_t index;		/* output index, set by the writer */
+	uint32_t stroff;	/* its name's .strtab offset, set by the writer */
 	unsigned char info;	/* GELF_ST_INFO(bind, type) */
 	unsigned char other;	/* visibility */
-	size_t index;		/* output index, set by the writer */
 } elfw_sym_t;
 
 typedef struct elfw_group {
@@ -68,6 +70,10 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
+	char **blocks;		/* the names of sections and symbols (elfw_name) */
+	size_t nblocks, blockcap;
+	char *name_next;	/* where the next name goes in the current block */
+	size_t name_left;	/* and the bytes left there */
 	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
 	bool failed;
 	err_t err;
@@ -92,7 +98,9 @@ typedef struct layout {
 	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
 	int *order;		/* symbol handles in output order (from index 1) */
 	size_t nlocals;		/* output index of the first non-local symbol */
-	elfw_strtab_t strs;		/* .strtab */
+	elfw_strtab_t strs;		/* .strtab (ET_DYN) */
+	char *names;		/* .strtab (ET_REL: build_strtab), a buffer */
+	size_t names_size;
 	elfw_strtab_t shstrs;	/* .shstrtab */
 	void **buffers;		/* data handed to libelf, freed after elf_end */
 	size_t nbuffers, buffercap;
