@@ -60,6 +60,17 @@ typedef struct elfw_group {
 	size_t index;		/* output index, set by the writer */
 } elfw_group_t;
 
+/*
+ * Names packed into blocks that never move (elfwrite.c's elfw_name): one
+ * malloc per 64 KB of names, not one per name.
+ */
+typedef struct elfw_names {
+	char **blocks;
+	size_t nblocks, blockcap;
+	char *next;		/* where the next name goes in the current block */
+	size_t left;		/* and the bytes left there */
+} elfw_names_t;
+
 struct elfw {
 	unsigned elf_class;
 	unsigned machine;
@@ -70,10 +81,9 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
-	char **blocks;		/* the names of sections and symbols (elfw_name) */
-	size_t nblocks, blockcap;
-	char *name_next;	/* where the next name goes in the current block */
-	size_t name_left;	/* and the bytes left there */
+	elfw_names_t symnames;	/* the symbols' names */
+	elfw_names_t secnames;	/* the sections' names */
+	bool spent;		/* written by elfw_write_rel: its symbols are gone */
 	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
 	bool failed;
 	err_t err;
@@ -101,6 +111,10 @@ typedef struct layout {
 	elfw_strtab_t strs;		/* .strtab (ET_DYN) */
 	char *names;		/* .strtab (ET_REL: build_strtab), a buffer */
 	size_t names_size;
+	void *symtab_buf;	/* .symtab (ET_REL: build_symtab), a buffer */
+	uint32_t *xwords;	/* .symtab_shndx (ET_REL), NULL if none */
+	uint32_t *symindex;	/* symbol handle h's output index at [h - 1] (ET_REL) */
+	size_t nsyms;		/* symbols written, the null one aside (ET_REL) */
 	elfw_strtab_t shstrs;	/* .shstrtab */
 	void **buffers;		/* data handed to libelf, freed after elf_end */
 	size_t nbuffers, buffercap;

@@ -47,8 +47,9 @@ site_table_free(site_table_t *s)
 {
 	for (size_t i = 0; s->lists != NULL && i < s->n; i++) {
 		for (size_t j = 0; j < s->lists[i].n; j++) {
+			if (s->lists[i].v[j].symbol != s->lists[i].v[j].func)
+				free(s->lists[i].v[j].symbol);
 			free(s->lists[i].v[j].func);
-			free(s->lists[i].v[j].symbol);
 		}
 		free(s->lists[i].v);
 	}
@@ -84,7 +85,7 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 	if (l == NULL)
 		return -1;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4;
+		size_t cap = l->cap ? 2 * l->cap : 2;	/* a unit's probe and is-enabled slots */
 		mdl_site_t *grown = realloc(l->v, cap * sizeof(*grown));
 
 		if (grown == NULL)
@@ -92,8 +93,12 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 		l->v = grown;
 		l->cap = cap;
 	}
-	if ((site.func = strdup(func)) == NULL ||
-	    (site.symbol = strdup(symbol != NULL ? symbol : func)) == NULL) {
+	/* A unit's site is its own symbol: one string for both (freed once). */
+	if ((site.func = strdup(func)) == NULL)
+		return -1;
+	if (symbol == NULL || strcmp(symbol, func) == 0)
+		site.symbol = site.func;
+	else if ((site.symbol = strdup(symbol)) == NULL) {
 		free(site.func);
 		return -1;
 	}
