@@ -912,7 +912,7 @@ static int
 write_raw_dof(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     const site_table_t *sites, const char *out, err_t *e)
 {
-	dof_gen_opts_t opts = { o->strip };
+	dof_gen_opts_t opts = { .strip = o->strip };
 	dof_image_t img;
 	target_t tt = *t;
 	uint64_t size;

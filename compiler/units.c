@@ -469,20 +469,15 @@ add_dof_reloc(units_t *u, int sec, enum dof_addr_reloc how, const dof_reloc_t *r
 static int
 add_readers_copy(units_t *u, const site_table_t *sites, err_t *e)
 {
-	site_table_t firing;
 	dof_image_t img = { 0 };
-	dof_gen_opts_t opts = { u->strip };
+	dof_gen_opts_t opts = { .strip = u->strip, .firing_only = true };
 	target_t t = *u->t;
 	char name[sizeof(DOF_ELF_READERS_SECTION) + 16];
 	int sec;
 
 	t.dof_addr = DOF_ADDR_ABS;
-	if (site_table_firing(&firing, u->m, sites) != 0)
-		return err_errno(e, ENOMEM, "the readers' copy of the DOF");
-	if (dof_bytes(u->m, &firing, &t, false, &opts, &img, e) != 0) {
-		site_table_free(&firing);
+	if (dof_bytes(u->m, sites, &t, false, &opts, &img, e) != 0)
 		return -1;
-	}
 	snprintf(name, sizeof(name), "%s%016llx", DOF_ELF_READERS_SECTION,
 	    (unsigned long long)hash_bytes(HASH_FNV_OFFSET, img.data, img.size));
 	elfw_section_desc_t sd = { name, SHT_SUNW_dof, 0, 8, 0, NULL, img.size, 0 };
@@ -491,8 +486,7 @@ add_readers_copy(units_t *u, const site_table_t *sites, err_t *e)
 	elfw_reserve(u->w, 0, sec, img.nrelocs);
 	for (size_t i = 0; i < img.nrelocs; i++)
 		add_dof_reloc(u, sec, DOF_ADDR_ABS, &img.relocs[i]);
-	dof_image_free(&img);
-	site_table_free(&firing);	/* after: the relocations name its symbols */
+	dof_image_free(&img);	/* after: the relocations name the sites' symbols */
 	if (sec < 0 && !elfw_failed(u->w, e))
 		return err_set(e, "cannot add the readers' copy of the DOF");
 	return sec < 0 ? -1 : 0;
@@ -503,7 +497,7 @@ units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
 {
 	dof_image_t img = { 0 };
-	dof_gen_opts_t opts = { u->strip };
+	dof_gen_opts_t opts = { .strip = u->strip };
 	target_t t = *u->t;
 	bool readers = target_dof_readers_copy(u->t, u->lazyload);
 	int sec;

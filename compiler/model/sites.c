@@ -105,37 +105,3 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 	l->v[l->n++] = site;
 	return 0;
 }
-
-/* The sites of pr in a table, or (in NULL) as the model records them. */
-static const mdl_site_t *
-sites_of(const site_table_t *in, const mdl_probe_t *pr, size_t *n)
-{
-	const site_list_t *l = in != NULL ? list_of(in, pr) : NULL;
-
-	*n = in != NULL ? (l != NULL ? l->n : 0) : pr->nsites;
-	return in != NULL ? (l != NULL ? l->v : NULL) : pr->sites;
-}
-
-int
-site_table_firing(site_table_t *out, const mdl_model_t *m, const site_table_t *in)
-{
-	if (site_table_init(out, m) != 0)
-		return -1;
-	for (size_t i = 0; i < out->n; i++) {
-		const mdl_probe_t *pr = out->probes[i];
-		size_t n;
-		const mdl_site_t *v = sites_of(in, pr, &n);
-
-		for (size_t k = 0; k < n; k++) {
-			if (v[k].is_enabled)
-				continue;
-			if (site_table_add(out, pr, v[k].func, v[k].symbol, v[k].offset,
-			    false) != 0) {
-				site_table_free(out);
-				return -1;
-			}
-			out->lists[i].v[out->lists[i].n - 1].func_addr = v[k].func_addr;
-		}
-	}
-	return 0;
-}
