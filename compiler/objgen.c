@@ -218,22 +218,55 @@ probe_group_members(Elf *elf, size_t nsections)
 	return member;
 }
 
+/*
+ * The symbols of one symbol table already checked as a relocation's
+ * (check_probe_symbol reads the name alone): an object calling a probe
+ * from 2,000 functions had the probe function's name looked up again for
+ * each of its 16,000 relocations, with its symbol table's header and data
+ * each time (issue 40, bench/gate's G-sites).  One table per object, the
+ * first a relocation section links to; others are checked every time.
+ */
+typedef struct checked_syms {
+	size_t symtab;		/* its section index; 0 before the first */
+	size_t n;
+	unsigned char *done;	/* [n]: checked */
+} checked_syms_t;
+
+/* The memo for symbol table symtab (of n symbols), or NULL. */
+static unsigned char *
+checked_for(checked_syms_t *c, size_t symtab, size_t n)
+{
+	if (c->symtab == 0 && n > 0 && (c->done = calloc(n, 1)) != NULL) {
+		c->symtab = symtab;
+		c->n = n;
+	}
+	return c->symtab == symtab ? c->done : NULL;
+}
+
 /* Check the symbols that relocations of one REL/RELA section refer to. */
 static int
 check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
-    const GElf_Shdr *sh, const char *path, err_t *e)
+    const GElf_Shdr *sh, const char *path, checked_syms_t *memo, err_t *e)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_getdata(scn, NULL), *symdata;
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, nsyms;
+	unsigned char *done;
+	GElf_Shdr symsh;
 
 	if (data == NULL || symscn == NULL)
 		return err_set(e, "%s: unreadable relocation section: %s", path,
 		    elf_errmsg(-1));
+	if (gelf_getshdr(symscn, &symsh) == NULL || (symdata = elf_getdata(symscn, NULL)) == NULL)
+		return 0;	/* no name to check */
+	nsyms = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	done = checked_for(memo, sh->sh_link, nsyms);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rela;
 		GElf_Rel rel;
+		GElf_Sym sym;
 		uint64_t info;
+		size_t k;
 		const char *name;
 
 		if (sh->sh_type == SHT_RELA) {
@@ -245,11 +278,15 @@ check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
 				return err_libelf(e, path, "gelf_getrel");
 			info = rel.r_info;
 		}
-		if (GELF_R_SYM(info) == 0)
+		k = GELF_R_SYM(info);
+		if (k == 0 || (done != NULL && k < nsyms && done[k]) ||
+		    gelf_getsym(symdata, (int)k, &sym) == NULL)
 			continue;
-		name = symbol_name(elf, symscn, GELF_R_SYM(info));
+		name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		if (name != NULL && check_probe_symbol(m, path, name, e) != 0)
 			return -1;
+		if (done != NULL && k < nsyms)
+			done[k] = 1;
 	}
 	return 0;
 }
@@ -282,6 +319,7 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 {
 	size_t nsections;
 	bool *skip;
+	checked_syms_t memo = { 0, 0, NULL };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int rc = 0;
@@ -299,8 +337,9 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 			rc = check_undefined_symbols(m, elf, scn, &sh, path, e);
 		else if ((sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
 		    !skip[idx] && !(sh.sh_info < nsections && skip[sh.sh_info]))
-			rc = check_reloc_section(m, elf, scn, &sh, path, e);
+			rc = check_reloc_section(m, elf, scn, &sh, path, &memo, e);
 	}
+	free(memo.done);
 	free(skip);
 	return rc;
 }
