@@ -652,20 +652,10 @@ add_link_anchors(units_t *b, int dofsec)
 	return 0;
 }
 
-/*
- * Everything of the object but drti_lite (units.c); errors from
- * elfw_failed.  The site table goes once the DOF is made, which is the
- * last to read it (the DOF's relocations copied its names into the
- * builder): 230 bytes a probe that the semaphores' table and debug
- * information, made next, need not be held beside (issue 40).
- */
+/* Every probe's unit, semaphore, symbols and stub note (units.c). */
 static int
-build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
+add_units(units_t *b, err_t *e)
 {
-	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
-	    NULL, 0, 0 };
-	int dofsec;
-
 	size_t nprobes = 0;
 
 	if (b->t->stapsdt && mdl_has_probes(b->m)) {
@@ -687,9 +677,38 @@ build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
 			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Everything of the object but drti_lite (units.c); errors from
+ * elfw_failed.  The DOF bytes are made first, while the builder is still
+ * empty: making them takes twice their size for a moment (35 MB at
+ * 100,000 probes), which is then not on top of the units and symbols;
+ * they are added where they always were, after the units.  The site
+ * table goes once they are added (their relocations copy its names into
+ * the builder): 90 bytes a probe that the semaphores' table and debug
+ * information, made next, need not be held beside (issue 40).
+ */
+static int
+build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
+{
+	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
+	    NULL, 0, 0 };
+	units_dofs_t dofs;
+	int dofsec;
+
+	memset(&dofs, 0, sizeof(dofs));
+	if (b->m->nproviders > 0 &&
+	    units_make_dofs(b, dof_per_provider(b->m, b->t, o), &g->sites, &dofs, e) != 0)
+		return -1;
+	if (add_units(b, e) != 0) {
+		units_dofs_free(&dofs);
+		return -1;
+	}
 	if (b->m->nproviders > 0) {
-		if ((dofsec = units_add_dof_sites(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
-		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), &g->sites, e)) < 0)
+		if ((dofsec = units_add_dofs(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
+		    DOF_ELF_SYMBOL, &dofs, e)) < 0)
 			return -1;
 		site_table_free(&g->sites);
 		add_anchors(b, dofsec, &g->rewritten);

@@ -464,64 +464,94 @@ add_dof_reloc(units_t *u, int sec, enum dof_addr_reloc how, const dof_reloc_t *r
  * The readers' copy (units_add_dof_sites): one DOF of the model with only
  * its firing sites, each address absolute (DOF SETX), in a section that is
  * not loaded, named after its bytes so that each -G output's copy stays a
- * section of its own in the program.  Returns 0, or -1 with e set.
+ * section of its own in the program.  Takes img; 0, or -1 with e set.
  */
 static int
-add_readers_copy(units_t *u, const site_table_t *sites, err_t *e)
+add_readers_copy(units_t *u, dof_image_t *img, err_t *e)
 {
-	dof_image_t img = { 0 };
-	dof_gen_opts_t opts = { .strip = u->strip, .firing_only = true };
-	target_t t = *u->t;
 	char name[sizeof(DOF_ELF_READERS_SECTION) + 16];
 	int sec;
 
-	t.dof_addr = DOF_ADDR_ABS;
-	if (dof_bytes(u->m, sites, &t, false, &opts, &img, e) != 0)
-		return -1;
 	snprintf(name, sizeof(name), "%s%016llx", DOF_ELF_READERS_SECTION,
-	    (unsigned long long)hash_bytes(HASH_FNV_OFFSET, img.data, img.size));
-	elfw_section_desc_t sd = { name, SHT_SUNW_dof, 0, 8, 0, NULL, img.size, 0 };
-	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
-	img.data = NULL;
-	elfw_reserve(u->w, 0, sec, img.nrelocs);
-	for (size_t i = 0; i < img.nrelocs; i++)
-		add_dof_reloc(u, sec, DOF_ADDR_ABS, &img.relocs[i]);
-	dof_image_free(&img);	/* after: the relocations name the sites' symbols */
+	    (unsigned long long)hash_bytes(HASH_FNV_OFFSET, img->data, img->size));
+	elfw_section_desc_t sd = { name, SHT_SUNW_dof, 0, 8, 0, NULL, img->size, 0 };
+	sec = elfw_adopt_section(u->w, &sd, img->data);	/* the builder's now */
+	img->data = NULL;
+	elfw_reserve(u->w, 0, sec, img->nrelocs);
+	for (size_t i = 0; i < img->nrelocs; i++)
+		add_dof_reloc(u, sec, DOF_ADDR_ABS, &img->relocs[i]);
+	dof_image_free(img);	/* after: the relocations name the sites' symbols */
 	if (sec < 0 && !elfw_failed(u->w, e))
 		return err_set(e, "cannot add the readers' copy of the DOF");
 	return sec < 0 ? -1 : 0;
+}
+
+void
+units_dofs_free(units_dofs_t *d)
+{
+	dof_image_free(&d->copy);
+	dof_image_free(&d->loaded);
+	memset(d, 0, sizeof(*d));
+}
+
+int
+units_make_dofs(units_t *u, bool per_provider, const site_table_t *sites,
+    units_dofs_t *d, err_t *e)
+{
+	dof_gen_opts_t copy_opts = { .strip = u->strip, .firing_only = true };
+	dof_gen_opts_t opts = { .strip = u->strip };
+	target_t t = *u->t;
+
+	memset(d, 0, sizeof(*d));
+	d->readers = target_dof_readers_copy(u->t, u->lazyload);
+	t.dof_addr = DOF_ADDR_ABS;
+	if (d->readers && dof_bytes(u->m, sites, &t, false, &copy_opts, &d->copy, e) != 0)
+		return -1;
+	t.dof_addr = target_dof_addr(u->t, u->lazyload);
+	if (dof_bytes(u->m, sites, &t, per_provider, &opts, &d->loaded, e) != 0) {
+		units_dofs_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+int
+units_add_dofs(units_t *u, const char *symbol, units_dofs_t *d, err_t *e)
+{
+	dof_image_t *img = &d->loaded;
+	enum dof_addr_reloc how = target_dof_addr(u->t, u->lazyload);
+	int sec;
+
+	if (d->readers && add_readers_copy(u, &d->copy, e) != 0) {
+		units_dofs_free(d);
+		return -1;
+	}
+	/* Writable: the relocated addresses then need no text relocation in a PIE. */
+	elfw_section_desc_t sd = { DOF_ELF_SECTION, d->readers ? SHT_PROGBITS : SHT_SUNW_dof,
+	    SHF_ALLOC | SHF_WRITE, 8, 0, NULL, img->size, 0 };
+	sec = elfw_adopt_section(u->w, &sd, img->data);	/* the builder's now */
+	img->data = NULL;
+	elfw_symbol_desc_t sym = { symbol, sec, 0, img->size, STB_GLOBAL, STT_OBJECT,
+	    STV_HIDDEN };
+	elfw_add_symbol(u->w, &sym);
+	elfw_reserve(u->w, 0, sec, img->nrelocs);
+	for (size_t i = 0; i < img->nrelocs; i++)
+		add_dof_reloc(u, sec, how, &img->relocs[i]);
+	units_dofs_free(d);
+	if (sec < 0 && !elfw_failed(u->w, e))
+		return err_set(e, "cannot add the DOF section");
+	return sec;
 }
 
 int
 units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e)
 {
-	dof_image_t img = { 0 };
-	dof_gen_opts_t opts = { .strip = u->strip };
-	target_t t = *u->t;
-	bool readers = target_dof_readers_copy(u->t, u->lazyload);
-	int sec;
+	units_dofs_t d;
 
-	t.dof_addr = target_dof_addr(u->t, u->lazyload);
-	if (readers && add_readers_copy(u, sites, e) != 0)
+	if (units_make_dofs(u, per_provider, sites, &d, e) != 0)
 		return -1;
-	if (dof_bytes(u->m, sites, &t, per_provider, &opts, &img, e) != 0)
-		return -1;
-	/* Writable: the relocated addresses then need no text relocation in a PIE. */
-	elfw_section_desc_t sd = { DOF_ELF_SECTION, readers ? SHT_PROGBITS : SHT_SUNW_dof,
-	    SHF_ALLOC | SHF_WRITE, 8, 0, NULL, img.size, 0 };
-	sec = elfw_adopt_section(u->w, &sd, img.data);	/* the builder's now */
-	img.data = NULL;
-	elfw_symbol_desc_t sym = { symbol, sec, 0, img.size, STB_GLOBAL, STT_OBJECT,
-	    STV_HIDDEN };
-	elfw_add_symbol(u->w, &sym);
-	elfw_reserve(u->w, 0, sec, img.nrelocs);
-	for (size_t i = 0; i < img.nrelocs; i++)
-		add_dof_reloc(u, sec, t.dof_addr, &img.relocs[i]);
-	dof_image_free(&img);
-	if (sec < 0 && !elfw_failed(u->w, e))
-		return err_set(e, "cannot add the DOF section");
-	return sec;
+	return units_add_dofs(u, symbol, &d, e);
 }
 
 int
