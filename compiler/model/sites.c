@@ -46,10 +46,13 @@ void
 site_table_free(site_table_t *s)
 {
 	for (size_t i = 0; s->lists != NULL && i < s->n; i++) {
+		const mdl_site_t *v = s->lists[i].v;
+
 		for (size_t j = 0; j < s->lists[i].n; j++) {
-			if (s->lists[i].v[j].symbol != s->lists[i].v[j].func)
-				free(s->lists[i].v[j].symbol);
-			free(s->lists[i].v[j].func);
+			if (v[j].symbol != v[j].func)
+				free(v[j].symbol);
+			if (j == 0 || v[j].func != v[j - 1].func)	/* a run shares one */
+				free(v[j].func);
 		}
 		free(s->lists[i].v);
 	}
@@ -93,10 +96,21 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 		l->v = grown;
 		l->cap = cap;
 	}
-	/* A unit's site is its own symbol: one string for both (freed once). */
+	/*
+	 * A unit's site is its own symbol: one string for both, and for the
+	 * unit's other slot, added next (freed once: site_table_free).
+	 */
+	if (symbol != NULL && strcmp(symbol, func) == 0)
+		symbol = NULL;
+	if (symbol == NULL && l->n > 0 && l->v[l->n - 1].symbol == l->v[l->n - 1].func &&
+	    strcmp(l->v[l->n - 1].func, func) == 0) {
+		site.func = site.symbol = l->v[l->n - 1].func;
+		l->v[l->n++] = site;
+		return 0;
+	}
 	if ((site.func = strdup(func)) == NULL)
 		return -1;
-	if (symbol == NULL || strcmp(symbol, func) == 0)
+	if (symbol == NULL)
 		site.symbol = site.func;
 	else if ((site.symbol = strdup(symbol)) == NULL) {
 		free(site.func);
