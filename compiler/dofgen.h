@@ -82,6 +82,12 @@ void dof_record_locs_free(dof_record_locs_t *where);
  */
 typedef struct dof_gen_opts {
 	bool strip;
+	/*
+	 * firing_only: the sites' is-enabled entries left out (the -G
+	 * object's readers' copy, units.c), as if the table held only the
+	 * others; a probe left with none has no record.
+	 */
+	bool firing_only;
 } dof_gen_opts_t;
 
 /* dof_generate_sites with opts (NULL: leave nothing out). */

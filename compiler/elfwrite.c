@@ -94,6 +94,8 @@ libelf_ready(err_t *e)
 
 /* ---- the builder -------------------------------------------------------- */
 
+static void elfw_names_free(elfw_names_t *a);
+
 elfw_t *
 elfw_new(unsigned elf_class, unsigned machine, err_t *e)
 {
@@ -120,12 +122,11 @@ elfw_free(elfw_t *w)
 	if (w == NULL)
 		return;
 	for (size_t i = 0; i < w->nsecs; i++) {
-		free(w->secs[i].name);
 		free(w->secs[i].data);
 		free(w->secs[i].rels);
 	}
-	for (size_t i = 0; i < w->nsyms; i++)
-		free(w->syms[i].name);
+	elfw_names_free(&w->symnames);
+	elfw_names_free(&w->secnames);
 	free(w->secs);
 	free(w->syms);
 	free(w->groups);
@@ -183,6 +184,53 @@ elfw_set_group_signature(elfw_t *w, int group, int symbol)
 	return 0;
 }
 
+/*
+ * A copy of name that lives as long as the builder, NULL when memory runs
+ * out.  The names of sections and symbols are packed into blocks of
+ * NAME_BLOCK bytes (a name over a quarter of that gets a block of its
+ * own), never moved,
+ * so a name stays where it is while more are added: a separate allocation
+ * per name cost malloc's 16 bytes and its rounding to 16 on each of the
+ * four or five symbols a probe has (issue 40).
+ */
+#define NAME_BLOCK 65536
+
+static char *
+elfw_name(elfw_names_t *a, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *block;
+
+	if (!elfw_grow(&a->blocks, a->nblocks, &a->blockcap, sizeof(*a->blocks)))
+		return NULL;
+	if (n > NAME_BLOCK / 4) {	/* a block of its own, the current one kept */
+		if ((block = malloc(n)) == NULL)
+			return NULL;
+		a->blocks[a->nblocks++] = block;
+		return memcpy(block, name, n);
+	}
+	if (n > a->left) {
+		if ((block = malloc(NAME_BLOCK)) == NULL)
+			return NULL;
+		a->blocks[a->nblocks++] = block;
+		a->next = block;
+		a->left = NAME_BLOCK;
+	}
+	block = a->next;
+	a->next += n;
+	a->left -= n;
+	return memcpy(block, name, n);
+}
+
+static void
+elfw_names_free(elfw_names_t *a)
+{
+	for (size_t i = 0; i < a->nblocks; i++)
+		free(a->blocks[i]);
+	free(a->blocks);
+	memset(a, 0, sizeof(*a));
+}
+
 /* A section whose bytes are d->data's copy, or `owned` (malloc'd, taken). */
 static int
 add_section(elfw_t *w, const elfw_section_desc_t *d, void *owned)
@@ -208,22 +256,19 @@ add_section(elfw_t *w, const elfw_section_desc_t *d, void *owned)
 	s.entsize = d->entsize;
 	s.size = d->size;
 	s.group = d->group;
-	if ((s.name = strdup(d->name)) == NULL) {
+	if ((s.name = elfw_name(&w->secnames, d->name)) == NULL) {
 		free(owned);
 		return fail(w, "out of memory");
 	}
 	if (owned != NULL)
 		s.data = owned;
 	else if (d->size > 0 && d->type != SHT_NOBITS) {
-		if ((s.data = calloc(1, d->size)) == NULL) {
-			free(s.name);
+		if ((s.data = calloc(1, d->size)) == NULL)
 			return fail(w, "out of memory");
-		}
 		if (d->data != NULL)
 			memcpy(s.data, d->data, d->size);
 	}
 	if (!elfw_grow(&w->secs, w->nsecs, &w->seccap, sizeof(*w->secs))) {
-		free(s.name);
 		free(s.data);
 		return fail(w, "out of memory");
 	}
@@ -286,12 +331,9 @@ elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
 	s.size = d->size;
 	s.info = (unsigned char)GELF_ST_INFO(d->bind, d->type);
 	s.other = (unsigned char)GELF_ST_VISIBILITY(d->visibility);
-	if ((s.name = strdup(d->name != NULL ? d->name : "")) == NULL)
+	if ((s.name = elfw_name(&w->symnames, d->name != NULL ? d->name : "")) == NULL ||
+	    !elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms)))
 		return fail(w, "out of memory");
-	if (!elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms))) {
-		free(s.name);
-		return fail(w, "out of memory");
-	}
 	w->syms[w->nsyms] = s;
 	h = (int)++w->nsyms;
 	if (!names_put(w, h))
@@ -479,6 +521,7 @@ elfw_layout_free(layout_t *l)
 	free(l->members);
 	free(l->group_start);
 	free(l->order);
+	free(l->symindex);
 	elfw_strtab_free(&l->strs);
 	elfw_strtab_free(&l->shstrs);
 	for (size_t i = 0; i < l->nbuffers; i++)
@@ -688,9 +731,19 @@ emit_group(elfw_t *w, layout_t *l, Elf *elf, size_t g, err_t *e)
 			words[n++] = (uint32_t)s->rel_index;
 	}
 	sh = shdr(&l->shstrs, ".group", SHT_GROUP, 0, 4, 4, (uint32_t)l->symtab,
-	    (uint32_t)w->syms[w->groups[g].signature - 1].index);
+	    l->symindex[w->groups[g].signature - 1]);
 	return emit_section(elf, &sh, words, n * sizeof(uint32_t), ELF_T_WORD, e) ? 0 : -1;
 }
+
+/*
+ * The relocations of section s as a RELA section.  Each is converted in
+ * place: entry i of the file's form (24 bytes in ELFCLASS64, 12 in
+ * ELFCLASS32) lands where the builder's entry i was (24 bytes), read
+ * before it is overwritten, so the relocations are never held twice (a
+ * -G object of 100,000 probes has 11 MB of them).  The builder's
+ * relocations are then the file's: elfw_write_rel is a builder's last use.
+ */
+_Static_assert(sizeof(elfw_rel_t) >= sizeof(Elf64_Rela), "a RELA entry fits in place");
 
 static int
 emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
@@ -699,12 +752,12 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 	uint64_t flags = SHF_INFO_LINK | (s->group ? SHF_GROUP : 0);
 	size_t namelen = strlen(s->name) + sizeof(".rela");
 	char *name = elfw_layout_buffer(l, namelen);
-	void *buf = elfw_layout_buffer(l, s->nrels * entsize);
+	void *buf = s->rels;
 	Elf_Scn *scn;
 	Elf_Data *data;
 	GElf_Shdr sh;
 
-	if (name == NULL || buf == NULL)
+	if (name == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	strcpy(name, ".rela");
 	strcat(name, s->name);
@@ -715,9 +768,9 @@ emit_relocs(elfw_t *w, layout_t *l, Elf *elf, const elfw_sec_t *s, err_t *e)
 		return -1;
 	data = elf_getdata(scn, NULL);
 	for (size_t i = 0; i < s->nrels; i++) {
-		const elfw_rel_t *r = &s->rels[i];
-		size_t sym = r->symbol ? w->syms[r->symbol - 1].index : 0;
-		GElf_Rela rela = { r->offset, GELF_R_INFO(sym, r->type), r->addend };
+		const elfw_rel_t r = s->rels[i];	/* a copy: its place is rewritten */
+		size_t sym = r.symbol ? l->symindex[r.symbol - 1] : 0;
+		GElf_Rela rela = { r.offset, GELF_R_INFO(sym, r.type), r.addend };
 
 		if (gelf_update_rela(data, (int)i, &rela) == 0)
 			return err_libelf(e, "ELF writer", "gelf_update_rela");
@@ -741,51 +794,161 @@ emit_sections(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 	return 0;
 }
 
+/*
+ * Once .strtab is built, the symbols' names and their index are not read
+ * again (a name is .strtab's, at the symbol's stroff): they are freed
+ * before .symtab is built.  The builder is spent: it can only be freed.
+ */
+static void
+release_names(elfw_t *w)
+{
+	elfw_names_free(&w->symnames);
+	idset_free(&w->names);
+	for (size_t i = 0; i < w->nsyms; i++)
+		w->syms[i].name = NULL;
+	w->spent = true;
+}
+
+/*
+ * .strtab: every symbol's name once, in the order the symbols are
+ * written, as a table keyed by string would lay it out, but keyed by the
+ * builder's own index of names (w->names, a name to its last symbol): the
+ * first symbol of a name in output order gives the name its offset, kept
+ * in the stroff of the name's last symbol, and the symbols after it take
+ * that offset.  Sized before it is filled, so the table is allocated once
+ * at its size: a second hash table of every name, and a buffer grown by
+ * doubling, cost a -G object of 100,000 probes 25 MB (issue 40).
+ */
+static int
+build_strtab(elfw_t *w, layout_t *l, err_t *e)
+{
+	size_t size = 1;
+
+	for (size_t i = 0; i < w->nsyms; i++)
+		w->syms[i].stroff = 0;
+	for (size_t i = 1; i <= w->nsyms; i++) {
+		elfw_sym_t *s = &w->syms[l->order[i] - 1];
+		int h;
+		elfw_sym_t *last;
+
+		if (s->name[0] == '\0')
+			continue;
+		h = elfw_find_symbol(w, s->name);
+		last = h > 0 ? &w->syms[h - 1] : s;
+		if (last->stroff == 0) {
+			if (size > UINT32_MAX)
+				return err_set(e, "ELF writer: the symbols' names pass 4 GB");
+			last->stroff = (uint32_t)size;
+			size += strlen(s->name) + 1;
+		}
+		s->stroff = last->stroff;
+	}
+	if ((l->names = elfw_layout_buffer(l, size)) == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	for (size_t i = 0; i < w->nsyms; i++)	/* a name twice is the same bytes */
+		if (w->syms[i].stroff != 0)
+			strcpy(l->names + w->syms[i].stroff, w->syms[i].name);
+	l->names_size = size;
+	release_names(w);
+	return 0;
+}
+
+/* Symbol s as the file's entry i of buf (ELFCLASS32 or 64); -1 if it cannot be. */
+static int
+put_symbol(const elfw_t *w, void *buf, size_t i, const elfw_sym_t *s,
+    uint32_t *xwords, const char *l_names, err_t *e)
+{
+	uint32_t shndx = symbol_shndx(w, s->section);
+	GElf_Section st_shndx = symbol_st_shndx(s->section, shndx);
+
+	if (st_shndx == SHN_XINDEX && xwords == NULL)
+		return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
+	if (st_shndx == SHN_XINDEX)
+		xwords[i] = shndx;
+	if (w->elf_class == ELFCLASS64) {
+		((Elf64_Sym *)buf)[i] = (Elf64_Sym){ s->stroff, s->info, s->other, st_shndx,
+		    s->value, s->size };
+		return 0;
+	}
+	if (s->value > UINT32_MAX || s->size > UINT32_MAX)	/* names: .strtab's now */
+		return err_set(e, "ELF writer: symbol %s: its value or size does not fit "
+		    "ELFCLASS32", s->stroff ? l_names + s->stroff : "(no name)");
+	((Elf32_Sym *)buf)[i] = (Elf32_Sym){ s->stroff, (Elf32_Addr)s->value,
+	    (Elf32_Word)s->size, s->info, s->other, st_shndx };
+	return 0;
+}
+
+/*
+ * .symtab and .symtab_shndx in the file's form (entry 0 the null symbol),
+ * in buffers, before libelf holds anything, and after .strtab: the names
+ * and their index are gone (release_names), and the symbols go next
+ * (release_symbols).
+ */
+static int
+build_symtab(elfw_t *w, layout_t *l, err_t *e)
+{
+	size_t entsize = w->elf_class == ELFCLASS64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	size_t n = w->nsyms + 1;
+
+	if ((l->symtab_buf = elfw_layout_buffer(l, n * entsize)) == NULL ||
+	    (l->symtab_shndx != 0 &&
+	    (l->xwords = elfw_layout_buffer(l, n * sizeof(uint32_t))) == NULL))
+		return err_errno(e, ENOMEM, "ELF writer");
+	for (size_t i = 1; i < n; i++)
+		if (put_symbol(w, l->symtab_buf, i, &w->syms[l->order[i] - 1], l->xwords,
+		    l->names, e) != 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Once .symtab is built, what the rest of the write needs of a symbol is
+ * its output index (the groups' signatures, the relocations): that is
+ * kept, 4 bytes a symbol, and the symbols (40 bytes each) are freed
+ * before libelf's own allocations begin.  With release_names, 38 MB at
+ * 100,000 probes.
+ */
+static int
+release_symbols(elfw_t *w, layout_t *l, err_t *e)
+{
+	if ((l->symindex = malloc((w->nsyms + 1) * sizeof(uint32_t))) == NULL)
+		return err_errno(e, ENOMEM, "ELF writer");
+	for (size_t i = 0; i < w->nsyms; i++)
+		l->symindex[i] = w->syms[i].index;
+	l->nsyms = w->nsyms;
+	free(w->syms);
+	w->syms = NULL;
+	w->nsyms = w->symcap = 0;
+	return 0;
+}
+
 static int
 emit_symtab(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 {
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	size_t n = w->nsyms + 1;
-	void *buf = elfw_layout_buffer(l, n * entsize);
-	uint32_t *xwords = NULL;
-	Elf_Scn *scn;
-	Elf_Data *data;
+	size_t n = l->nsyms + 1;
 	GElf_Shdr sh;
 
-	if (buf == NULL)
-		return err_errno(e, ENOMEM, "ELF writer");
 	sh = shdr(&l->shstrs, ".symtab", SHT_SYMTAB, 0,
 	    elfenc_addr_size(w->elf_class), entsize, (uint32_t)l->strtab,
 	    (uint32_t)l->nlocals);
-	if ((scn = emit_section(elf, &sh, buf, n * entsize, ELF_T_SYM, e)) == NULL)
+	if (emit_section(elf, &sh, l->symtab_buf, n * entsize, ELF_T_SYM, e) == NULL)
 		return -1;
-	data = elf_getdata(scn, NULL);
-	if (l->symtab_shndx != 0 && (xwords = elfw_layout_buffer(l, n * sizeof(uint32_t))) == NULL)
-		return err_errno(e, ENOMEM, "ELF writer");
-	for (size_t i = 1; i < n; i++) {
-		const elfw_sym_t *s = &w->syms[l->order[i] - 1];
-		uint32_t shndx = symbol_shndx(w, s->section);
-		GElf_Sym sym = { 0 };
-
-		sym.st_name = (GElf_Word)elfw_strtab_add(&l->strs, s->name);
-		sym.st_info = s->info;
-		sym.st_other = s->other;
-		sym.st_shndx = symbol_st_shndx(s->section, shndx);
-		sym.st_value = s->value;
-		sym.st_size = s->size;
-		if (gelf_update_sym(data, (int)i, &sym) == 0)
-			return err_libelf(e, "ELF writer", "gelf_update_sym");
-		if (sym.st_shndx == SHN_XINDEX && xwords == NULL)
-			return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
-		if (sym.st_shndx == SHN_XINDEX)
-			xwords[i] = shndx;
-	}
 	if (l->symtab_shndx == 0)
 		return 0;
 	/* Extended section numbering: the full index of each symbol's section. */
 	sh = shdr(&l->shstrs, ".symtab_shndx", SHT_SYMTAB_SHNDX, 0, 4, 4,
 	    (uint32_t)l->symtab, 0);
-	return emit_section(elf, &sh, xwords, n * sizeof(uint32_t), ELF_T_WORD, e) ? 0 : -1;
+	return emit_section(elf, &sh, l->xwords, n * sizeof(uint32_t), ELF_T_WORD, e) ? 0 : -1;
+}
+
+/* .strtab, built by emit_symtab (build_strtab). */
+static int
+emit_names(layout_t *l, Elf *elf, err_t *e)
+{
+	GElf_Shdr sh = shdr(&l->shstrs, ".strtab", SHT_STRTAB, 0, 1, 0, 0, 0);
+
+	return emit_section(elf, &sh, l->names, l->names_size, ELF_T_BYTE, e) ? 0 : -1;
 }
 
 /* A finished string table; the table keeps owning its bytes. */
@@ -922,7 +1085,7 @@ emit_file(elfw_t *w, layout_t *l, int fd, err_t *e)
 		if (emit_group(w, l, elf, g, e) != 0)
 			goto out;
 	if (emit_sections(w, l, elf, e) != 0 || emit_symtab(w, l, elf, e) != 0 ||
-	    emit_strtab(l, elf, &l->strs, ".strtab", e) != 0)
+	    emit_names(l, elf, e) != 0)
 		goto out;
 	/* Name .shstrtab before handing its bytes over: they must be final. */
 	elfw_strtab_add(&l->shstrs, ".shstrtab");
@@ -956,8 +1119,12 @@ elfw_write_rel(elfw_t *w, int fd, err_t *e)
 		return -1;
 	elfw_strtab_init(&l.strs);
 	elfw_strtab_init(&l.shstrs);
+	if (w->spent)
+		return err_set(e, "ELF writer: the object was written already");
 	if (assign_indices(w, &l, e) == 0 && order_symbols(w, &l, e) == 0 &&
-	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0)
+	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0 &&
+	    build_strtab(w, &l, e) == 0 && build_symtab(w, &l, e) == 0 &&
+	    release_symbols(w, &l, e) == 0)
 		rc = emit_file(w, &l, fd, e);
 	elfw_layout_free(&l);
 	return rc;

@@ -137,7 +137,11 @@ int elfw_add_reloc(elfw_t *w, int section, uint64_t offset, unsigned type,
  * Lay the builder out as a relocatable object (ET_REL) and write it to fd
  * (open for writing, positioned at 0).  Section order: groups, then each
  * section followed by its relocations, then .symtab, .strtab, .shstrtab;
- * local symbols come first.  Returns 0, or -1 with e set.
+ * local symbols come first.  Returns 0, or -1 with e set.  It is the
+ * builder's last use, whatever it returns: to keep -G's peak memory
+ * near its output, the write frees the symbols and their names as soon
+ * as .symtab and .strtab hold them, and turns the relocations into the
+ * file's in place; after it, only elfw_free (a second write fails).
  */
 int elfw_write_rel(elfw_t *w, int fd, err_t *e);
 

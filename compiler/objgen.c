@@ -218,22 +218,55 @@ probe_group_members(Elf *elf, size_t nsections)
 	return member;
 }
 
+/*
+ * The symbols of one symbol table already checked as a relocation's
+ * (check_probe_symbol reads the name alone): an object calling a probe
+ * from 2,000 functions had the probe function's name looked up again for
+ * each of its 16,000 relocations, with its symbol table's header and data
+ * each time (issue 40, bench/gate's G-sites).  One table per object, the
+ * first a relocation section links to; others are checked every time.
+ */
+typedef struct checked_syms {
+	size_t symtab;		/* its section index; 0 before the first */
+	size_t n;
+	unsigned char *done;	/* [n]: checked */
+} checked_syms_t;
+
+/* The memo for symbol table symtab (of n symbols), or NULL. */
+static unsigned char *
+checked_for(checked_syms_t *c, size_t symtab, size_t n)
+{
+	if (c->symtab == 0 && n > 0 && (c->done = calloc(n, 1)) != NULL) {
+		c->symtab = symtab;
+		c->n = n;
+	}
+	return c->symtab == symtab ? c->done : NULL;
+}
+
 /* Check the symbols that relocations of one REL/RELA section refer to. */
 static int
 check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
-    const GElf_Shdr *sh, const char *path, err_t *e)
+    const GElf_Shdr *sh, const char *path, checked_syms_t *memo, err_t *e)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_getdata(scn, NULL), *symdata;
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, nsyms;
+	unsigned char *done;
+	GElf_Shdr symsh;
 
 	if (data == NULL || symscn == NULL)
 		return err_set(e, "%s: unreadable relocation section: %s", path,
 		    elf_errmsg(-1));
+	if (gelf_getshdr(symscn, &symsh) == NULL || (symdata = elf_getdata(symscn, NULL)) == NULL)
+		return 0;	/* no name to check */
+	nsyms = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	done = checked_for(memo, sh->sh_link, nsyms);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rela;
 		GElf_Rel rel;
+		GElf_Sym sym;
 		uint64_t info;
+		size_t k;
 		const char *name;
 
 		if (sh->sh_type == SHT_RELA) {
@@ -245,11 +278,15 @@ check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
 				return err_libelf(e, path, "gelf_getrel");
 			info = rel.r_info;
 		}
-		if (GELF_R_SYM(info) == 0)
+		k = GELF_R_SYM(info);
+		if (k == 0 || (done != NULL && k < nsyms && done[k]) ||
+		    gelf_getsym(symdata, (int)k, &sym) == NULL)
 			continue;
-		name = symbol_name(elf, symscn, GELF_R_SYM(info));
+		name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		if (name != NULL && check_probe_symbol(m, path, name, e) != 0)
 			return -1;
+		if (done != NULL && k < nsyms)
+			done[k] = 1;
 	}
 	return 0;
 }
@@ -282,6 +319,7 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 {
 	size_t nsections;
 	bool *skip;
+	checked_syms_t memo = { 0, 0, NULL };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int rc = 0;
@@ -299,8 +337,9 @@ check_probe_refs(const mdl_model_t *m, Elf *elf, const char *path, err_t *e)
 			rc = check_undefined_symbols(m, elf, scn, &sh, path, e);
 		else if ((sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
 		    !skip[idx] && !(sh.sh_info < nsections && skip[sh.sh_info]))
-			rc = check_reloc_section(m, elf, scn, &sh, path, e);
+			rc = check_reloc_section(m, elf, scn, &sh, path, &memo, e);
 	}
+	free(memo.done);
 	free(skip);
 	return rc;
 }
@@ -613,14 +652,10 @@ add_link_anchors(units_t *b, int dofsec)
 	return 0;
 }
 
-/* Everything of the object but drti_lite (units.c); errors from elfw_failed. */
+/* Every probe's unit, semaphore, symbols and stub note (units.c). */
 static int
-build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
+add_units(units_t *b, err_t *e)
 {
-	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
-	    NULL, 0, 0 };
-	int dofsec;
-
 	size_t nprobes = 0;
 
 	if (b->t->stapsdt && mdl_has_probes(b->m)) {
@@ -642,10 +677,40 @@ build_object(units_t *b, const objgen_opts_t *o, const gplan_t *g, err_t *e)
 			return err_errno(e, ENOMEM, "probe %s:%s", p->name, p->probes[j]->name);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Everything of the object but drti_lite (units.c); errors from
+ * elfw_failed.  The DOF bytes are made first, while the builder is still
+ * empty: making them takes twice their size for a moment (35 MB at
+ * 100,000 probes), which is then not on top of the units and symbols;
+ * they are added where they always were, after the units.  The site
+ * table goes once they are added (their relocations copy its names into
+ * the builder): 90 bytes a probe that the semaphores' table and debug
+ * information, made next, need not be held beside (issue 40).
+ */
+static int
+build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
+{
+	elfw_section_desc_t stack = { ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0,
+	    NULL, 0, 0 };
+	units_dofs_t dofs;
+	int dofsec;
+
+	memset(&dofs, 0, sizeof(dofs));
+	if (b->m->nproviders > 0 &&
+	    units_make_dofs(b, dof_per_provider(b->m, b->t, o), &g->sites, &dofs, e) != 0)
+		return -1;
+	if (add_units(b, e) != 0) {
+		units_dofs_free(&dofs);
+		return -1;
+	}
 	if (b->m->nproviders > 0) {
-		if ((dofsec = units_add_dof_sites(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
-		    DOF_ELF_SYMBOL, dof_per_provider(b->m, b->t, o), &g->sites, e)) < 0)
+		if ((dofsec = units_add_dofs(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
+		    DOF_ELF_SYMBOL, &dofs, e)) < 0)
 			return -1;
+		site_table_free(&g->sites);
 		add_anchors(b, dofsec, &g->rewritten);
 		if (add_link_anchors(b, dofsec) != 0 && !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the link anchors");
@@ -905,7 +970,7 @@ static int
 write_raw_dof(const mdl_model_t *m, const target_t *t, const objgen_opts_t *o,
     const site_table_t *sites, const char *out, err_t *e)
 {
-	dof_gen_opts_t opts = { o->strip };
+	dof_gen_opts_t opts = { .strip = o->strip };
 	dof_image_t img;
 	target_t tt = *t;
 	uint64_t size;
@@ -932,6 +997,7 @@ objgen_write(const mdl_model_t *m, const target_t *t,
 	units_t b = { .m = m, .t = t, .lazyload = o->lazyload, .strip = o->strip,
 	    .stub_note = header_probe_calls_stub };
 	gplan_t g;
+	bool providers;
 	int rc;
 
 	memset(&g, 0, sizeof(g));
@@ -952,11 +1018,14 @@ objgen_write(const mdl_model_t *m, const target_t *t,
 	if (rc == 0)
 		rc = add_site_notes(&b, &g.rewritten, e);
 	gplan_free(&g);
+	providers = m->nproviders > 0;
+	if (o->model_done != NULL)
+		o->model_done(o->model_done_ctx);	/* m is not read from here on */
 	if (rc == 0)
-		add_property_note(&b, o, m->nproviders > 0 && !o->lazyload && o->ld_cmd == NULL);
-	if (rc == 0 && m->nproviders > 0 && !o->lazyload && o->ld_cmd != NULL)
+		add_property_note(&b, o, providers && !o->lazyload && o->ld_cmd == NULL);
+	if (rc == 0 && providers && !o->lazyload && o->ld_cmd != NULL)
 		rc = write_linked(b.w, o, t, out_path, e);
-	else if (rc == 0 && m->nproviders > 0 && !o->lazyload)
+	else if (rc == 0 && providers && !o->lazyload)
 		rc = write_merged(b.w, o, t, out_path, e);
 	else if (rc == 0)
 		rc = write_plain(b.w, o, out_path, e);

@@ -12,6 +12,7 @@
 #ifndef USDTC_UNITS_H
 #define USDTC_UNITS_H
 
+#include "dofgen.h"
 #include "elfwrite.h"
 #include "err.h"
 #include "model.h"
@@ -108,6 +109,27 @@ int units_add_dof(units_t *u, const char *symbol, bool per_provider, err_t *e);
 /* The same with the sites of a site table (the -G stage's, sites.h). */
 int units_add_dof_sites(units_t *u, const char *symbol, bool per_provider,
     const site_table_t *sites, err_t *e);
+
+/*
+ * units_add_dof_sites in two steps, for a caller that makes the DOF bytes
+ * before the rest of the object and adds them where the DOF goes (the -G
+ * stage: making a DOF of 100,000 probes takes 35 MB for a moment, which
+ * then is not on top of the units and symbols, issue 40).  The images
+ * keep pointers into the model and the site table until they are added.
+ * units_make_dofs returns 0, or -1 with e set (d then empty);
+ * units_add_dofs takes the images (d is empty after it, whatever it
+ * returns) and returns what units_add_dof_sites does.
+ */
+typedef struct units_dofs {
+	bool readers;		/* target_dof_readers_copy: the copy is made */
+	dof_image_t copy;	/* the readers' copy (firing sites, absolute) */
+	dof_image_t loaded;	/* .SUNW_dof */
+} units_dofs_t;
+
+int units_make_dofs(units_t *u, bool per_provider, const site_table_t *sites,
+    units_dofs_t *d, err_t *e);
+int units_add_dofs(units_t *u, const char *symbol, units_dofs_t *d, err_t *e);
+void units_dofs_free(units_dofs_t *d);
 
 /*
  * The table of the object's semaphores drti_lite biases once DTrace has

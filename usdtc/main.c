@@ -1012,9 +1012,20 @@ existing_objects(const options_t *o, size_t *np)
 	return v;
 }
 
-static int
-run_object(const options_t *o, mdl_model_t *m, const char *out)
+/* objgen_opts_t.model_done: the model freed before the object is written. */
+static void
+free_model(void *ctx)
 {
+	mdl_model_t **mp = ctx;
+
+	mdl_free(*mp);
+	*mp = NULL;
+}
+
+static int
+run_object(const options_t *o, mdl_model_t **mp, const char *out)
+{
+	mdl_model_t *m = *mp;
 	size_t nobjects;
 	char **objects = existing_objects(o, &nobjects);
 	objgen_opts_t go = {
@@ -1032,6 +1043,8 @@ run_object(const options_t *o, mdl_model_t *m, const char *out)
 		.cc_flag = cc_half_flag(o->target),
 		.cc_cmd = cc_command(o->target),
 		.cc_timeout_ms = cc_timeout_ms(),
+		.model_done = free_model,
+		.model_done_ctx = mp,
 	};
 	const char *tmp = NULL;
 	err_t e;
@@ -1084,7 +1097,7 @@ run_compile(options_t *o)
 		free(out);
 		return 1;
 	}
-	rc = o->mode == MODE_HEADER ? run_header(o, m, out) : run_object(o, m, out);
+	rc = o->mode == MODE_HEADER ? run_header(o, m, out) : run_object(o, &m, out);
 	mdl_free(m);
 	free(out);
 	return rc;

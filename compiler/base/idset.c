@@ -22,7 +22,7 @@ idset_free(idset_t *s)
 
 /* The first empty slot on h's probe sequence (the table has one). */
 static size_t
-empty_slot(const idset_slot_t *slots, size_t cap, uint64_t h)
+empty_slot(const idset_slot_t *slots, size_t cap, uint32_t h)
 {
 	size_t i = (size_t)h & (cap - 1);
 
@@ -63,10 +63,10 @@ static size_t
 find_slot(const idset_t *s, uint64_t h, idset_same_fn *same, const void *ctx,
     const void *key)
 {
-	size_t i = (size_t)h & (s->cap - 1);
+	size_t i = (size_t)(uint32_t)h & (s->cap - 1);
 
 	for (; s->slots[i].id1 != 0; i = (i + 1) & (s->cap - 1))
-		if (s->slots[i].hash == h && same(ctx, s->slots[i].id1 - 1, key))
+		if (s->slots[i].hash == (uint32_t)h && same(ctx, s->slots[i].id1 - 1, key))
 			break;
 	return i;
 }
@@ -83,12 +83,20 @@ idset_find(const idset_t *s, uint64_t h, idset_same_fn *same, const void *ctx,
 	return s->slots[i].id1 != 0 ? s->slots[i].id1 - 1 : IDSET_NONE;
 }
 
+/* Whether id fits a slot (id1 = id + 1 in 32 bits, 0 meaning empty). */
+static bool
+id_fits(size_t id)
+{
+	return id < UINT32_MAX;
+}
+
 bool
 idset_add(idset_t *s, uint64_t h, size_t id)
 {
-	if (!idset_reserve(s, s->count + 1))
+	if (!id_fits(id) || !idset_reserve(s, s->count + 1))
 		return false;
-	s->slots[empty_slot(s->slots, s->cap, h)] = (idset_slot_t){ id + 1, h };
+	s->slots[empty_slot(s->slots, s->cap, (uint32_t)h)] =
+	    (idset_slot_t){ (uint32_t)id + 1, (uint32_t)h };
 	s->count++;
 	return true;
 }
@@ -99,12 +107,12 @@ idset_set(idset_t *s, uint64_t h, size_t id, idset_same_fn *same,
 {
 	size_t i;
 
-	if (!idset_reserve(s, s->count + 1))
+	if (!id_fits(id) || !idset_reserve(s, s->count + 1))
 		return false;
 	i = find_slot(s, h, same, ctx, key);
 	if (s->slots[i].id1 == 0)
 		s->count++;
-	s->slots[i] = (idset_slot_t){ id + 1, h };
+	s->slots[i] = (idset_slot_t){ (uint32_t)id + 1, (uint32_t)h };
 	return true;
 }
 

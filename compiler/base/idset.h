@@ -29,9 +29,16 @@
 
 #define IDSET_NONE ((size_t)-1)
 
+/*
+ * 8 bytes: the ids of one set are below 2^32 - 1 (an id past that fails
+ * as memory would), and 32 bits of the hash place and filter as well as
+ * 64 in a table of fewer than 2^32 slots.  16-byte slots made the -G
+ * object builder's index of 4 million symbol names (a million probes)
+ * 128 MB (issue 40).
+ */
 typedef struct idset_slot {
-	size_t id1;		/* the id + 1; 0 = empty */
-	uint64_t hash;
+	uint32_t id1;		/* the id + 1; 0 = empty */
+	uint32_t hash;		/* the key's hash, its low 32 bits */
 } idset_slot_t;
 
 typedef struct idset {
@@ -55,7 +62,8 @@ size_t idset_find(const idset_t *s, uint64_t h, idset_same_fn *same,
 
 /*
  * Store id, whose key hashes to h and equals no stored id's key (the user
- * looked it up first).  False when out of memory; the set is unchanged.
+ * looked it up first).  False when out of memory or id >= 2^32 - 1; the
+ * set is unchanged.
  */
 bool idset_add(idset_t *s, uint64_t h, size_t id);
 

@@ -43,20 +43,33 @@ typedef struct elfw_sec {
 	uint64_t addr;		/* its address, set by elfw_write_dyn */
 } elfw_sec_t;
 
+/* 40 bytes: a -G object of a million probes has 4 million of them. */
 typedef struct elfw_sym {
-	char *name;
-	int section;
+	char *name;		/* in the builder's name blocks (elfw_name) */
 	uint64_t value;
 	uint64_t size;
+	int section;
+	uint32_t index;		/* output index, set by the writer */
+	uint32_t stroff;	/* its name's .strtab offset, set by the writer */
 	unsigned char info;	/* GELF_ST_INFO(bind, type) */
 	unsigned char other;	/* visibility */
-	size_t index;		/* output index, set by the writer */
 } elfw_sym_t;
 
 typedef struct elfw_group {
 	int signature;		/* symbol handle, 0 until set */
 	size_t index;		/* output index, set by the writer */
 } elfw_group_t;
+
+/*
+ * Names packed into blocks that never move (elfwrite.c's elfw_name): one
+ * malloc per 64 KB of names, not one per name.
+ */
+typedef struct elfw_names {
+	char **blocks;
+	size_t nblocks, blockcap;
+	char *next;		/* where the next name goes in the current block */
+	size_t left;		/* and the bytes left there */
+} elfw_names_t;
 
 struct elfw {
 	unsigned elf_class;
@@ -68,6 +81,9 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
+	elfw_names_t symnames;	/* the symbols' names */
+	elfw_names_t secnames;	/* the sections' names */
+	bool spent;		/* written by elfw_write_rel: its symbols are gone */
 	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
 	bool failed;
 	err_t err;
@@ -92,7 +108,13 @@ typedef struct layout {
 	size_t *group_start;	/* group g's members: members[start[g], start[g + 1]) */
 	int *order;		/* symbol handles in output order (from index 1) */
 	size_t nlocals;		/* output index of the first non-local symbol */
-	elfw_strtab_t strs;		/* .strtab */
+	elfw_strtab_t strs;		/* .strtab (ET_DYN) */
+	char *names;		/* .strtab (ET_REL: build_strtab), a buffer */
+	size_t names_size;
+	void *symtab_buf;	/* .symtab (ET_REL: build_symtab), a buffer */
+	uint32_t *xwords;	/* .symtab_shndx (ET_REL), NULL if none */
+	uint32_t *symindex;	/* symbol handle h's output index at [h - 1] (ET_REL) */
+	size_t nsyms;		/* symbols written, the null one aside (ET_REL) */
 	elfw_strtab_t shstrs;	/* .shstrtab */
 	void **buffers;		/* data handed to libelf, freed after elf_end */
 	size_t nbuffers, buffercap;

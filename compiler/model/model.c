@@ -84,17 +84,38 @@ args_free(mdl_arg_t *args, size_t n)
 	free(args);
 }
 
+/*
+ * The argument map of a probe whose translated arguments are its native
+ * ones, shared by every such probe instead of a copy each (32 bytes a
+ * probe with malloc's header and rounding: 3 MB of a -G of 100,000
+ * probes, issue 40).
+ */
+#define IDENT4(n) n, n + 1, n + 2, n + 3
+#define IDENT16(n) IDENT4(n), IDENT4(n + 4), IDENT4(n + 8), IDENT4(n + 12)
+#define IDENT64(n) IDENT16(n), IDENT16(n + 16), IDENT16(n + 32), IDENT16(n + 48)
+static const uint8_t identity_argmap[256] = {
+	IDENT64(0), IDENT64(64), IDENT64(128), IDENT64(192)
+};
+
+static void
+argmap_free(const uint8_t *argmap)
+{
+	if (argmap != identity_argmap)
+		free((void *)argmap);
+}
+
 static void
 probe_free(mdl_probe_t *pr)
 {
 	if (pr == NULL)
 		return;
+	if (pr->dof_name != pr->name)	/* one string when they are alike */
+		free(pr->dof_name);
 	free(pr->name);
-	free(pr->dof_name);
 	if (pr->xargs != pr->nargs)	/* not shared (mdl_probe_finish_args) */
 		args_free(pr->xargs, pr->xargc);
 	args_free(pr->nargs, pr->nargc);
-	free(pr->argmap);
+	argmap_free(pr->argmap);
 	for (size_t i = 0; i < pr->nsites; i++) {
 		free(pr->sites[i].func);
 		free(pr->sites[i].symbol);
@@ -422,6 +443,10 @@ mdl_provider_add_probe(mdl_provider_t *p, const char *name, src_loc_t loc)
 	if (pr == NULL || (pr->name = strdup(name)) == NULL ||
 	    (pr->dof_name = mdl_dof_probe_name(name)) == NULL)
 		goto fail;
+	if (strcmp(pr->dof_name, pr->name) == 0) {	/* no "__": one string */
+		free(pr->dof_name);
+		pr->dof_name = pr->name;
+	}
 	pr->loc = loc;
 	if ((slot = grow(&p->probes, &p->nprobes, sizeof(*slot))) == NULL)
 		goto fail;
@@ -527,14 +552,21 @@ mdl_probe_finish_args(mdl_probe_t *pr)
 		pr->xargs = pr->nargs;
 		pr->xargc = pr->nargc;
 	}
-	free(pr->argmap);
+	uint8_t *map;
+
+	argmap_free(pr->argmap);
 	pr->argmap = NULL;
 	if (pr->xargc == 0)
 		return 0;
-	if ((pr->argmap = malloc(pr->xargc)) == NULL)
+	if (!pr->translated && pr->xargc <= sizeof(identity_argmap)) {
+		pr->argmap = identity_argmap;
+		return 0;
+	}
+	if ((map = malloc(pr->xargc)) == NULL)
 		return -1;
 	for (size_t i = 0; i < pr->xargc; i++)
-		pr->argmap[i] = pr->translated ? xarg_source(pr, i) : (uint8_t)i;
+		map[i] = pr->translated ? xarg_source(pr, i) : (uint8_t)i;
+	pr->argmap = map;
 	return 0;
 }
 

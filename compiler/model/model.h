@@ -111,12 +111,12 @@ typedef struct mdl_site {
 
 typedef struct mdl_probe {
 	char *name;		/* as declared: "request__start" */
-	char *dof_name;		/* DTrace name: "request-start" */
+	char *dof_name;		/* DTrace name: "request-start"; name itself when alike */
 	mdl_arg_t *nargs;	/* native arguments */
 	size_t nargc;
 	mdl_arg_t *xargs;	/* translated arguments; nargs itself if none given */
 	size_t xargc;
-	uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
+	const uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
 	bool translated;	/* an explicit ": (...)" list was written */
 	mdl_site_t *sites;	/* libusdt's, at run time (-G keeps its own: sites.h) */
 	size_t nsites;

@@ -46,9 +46,13 @@ void
 site_table_free(site_table_t *s)
 {
 	for (size_t i = 0; s->lists != NULL && i < s->n; i++) {
+		const mdl_site_t *v = s->lists[i].v;
+
 		for (size_t j = 0; j < s->lists[i].n; j++) {
-			free(s->lists[i].v[j].func);
-			free(s->lists[i].v[j].symbol);
+			if (v[j].symbol != v[j].func)
+				free(v[j].symbol);
+			if (j == 0 || v[j].func != v[j - 1].func)	/* a run shares one */
+				free(v[j].func);
 		}
 		free(s->lists[i].v);
 	}
@@ -84,7 +88,7 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 	if (l == NULL)
 		return -1;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4;
+		size_t cap = l->cap ? 2 * l->cap : 2;	/* a unit's probe and is-enabled slots */
 		mdl_site_t *grown = realloc(l->v, cap * sizeof(*grown));
 
 		if (grown == NULL)
@@ -92,45 +96,26 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 		l->v = grown;
 		l->cap = cap;
 	}
-	if ((site.func = strdup(func)) == NULL ||
-	    (site.symbol = strdup(symbol != NULL ? symbol : func)) == NULL) {
+	/*
+	 * A unit's site is its own symbol: one string for both, and for the
+	 * unit's other slot, added next (freed once: site_table_free).
+	 */
+	if (symbol != NULL && strcmp(symbol, func) == 0)
+		symbol = NULL;
+	if (symbol == NULL && l->n > 0 && l->v[l->n - 1].symbol == l->v[l->n - 1].func &&
+	    strcmp(l->v[l->n - 1].func, func) == 0) {
+		site.func = site.symbol = l->v[l->n - 1].func;
+		l->v[l->n++] = site;
+		return 0;
+	}
+	if ((site.func = strdup(func)) == NULL)
+		return -1;
+	if (symbol == NULL)
+		site.symbol = site.func;
+	else if ((site.symbol = strdup(symbol)) == NULL) {
 		free(site.func);
 		return -1;
 	}
 	l->v[l->n++] = site;
-	return 0;
-}
-
-/* The sites of pr in a table, or (in NULL) as the model records them. */
-static const mdl_site_t *
-sites_of(const site_table_t *in, const mdl_probe_t *pr, size_t *n)
-{
-	const site_list_t *l = in != NULL ? list_of(in, pr) : NULL;
-
-	*n = in != NULL ? (l != NULL ? l->n : 0) : pr->nsites;
-	return in != NULL ? (l != NULL ? l->v : NULL) : pr->sites;
-}
-
-int
-site_table_firing(site_table_t *out, const mdl_model_t *m, const site_table_t *in)
-{
-	if (site_table_init(out, m) != 0)
-		return -1;
-	for (size_t i = 0; i < out->n; i++) {
-		const mdl_probe_t *pr = out->probes[i];
-		size_t n;
-		const mdl_site_t *v = sites_of(in, pr, &n);
-
-		for (size_t k = 0; k < n; k++) {
-			if (v[k].is_enabled)
-				continue;
-			if (site_table_add(out, pr, v[k].func, v[k].symbol, v[k].offset,
-			    false) != 0) {
-				site_table_free(out);
-				return -1;
-			}
-			out->lists[i].v[out->lists[i].n - 1].func_addr = v[k].func_addr;
-		}
-	}
 	return 0;
 }

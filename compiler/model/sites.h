@@ -42,13 +42,6 @@ void site_table_free(site_table_t *s);
 int site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
     const char *symbol, uint32_t offset, bool is_enabled);
 
-/*
- * A table of m's probes with only the firing sites of in (NULL: of those
- * the model records), no is-enabled one: the -G object's readers' copy of
- * the DOF (units.c).  Returns 0, or -1 out of memory (out then empty).
- */
-int site_table_firing(site_table_t *out, const mdl_model_t *m, const site_table_t *in);
-
 /* The sites of pr, or NULL if pr is not in the table. */
 const site_list_t *site_table_of(const site_table_t *s, const mdl_probe_t *pr);
 

@@ -134,7 +134,7 @@ typedef struct new_alias {
 
 typedef struct edits {
 	new_alias_t *aliases;
-	size_t naliases;
+	size_t naliases, aliascap;
 	idset_t aliased;	/* aliases by the function they are of */
 	strbuf_t records;	/* lines for .usdt.sites */
 	rewrite_sites_t sites;	/* reported once the object is written; its

@@ -542,10 +542,37 @@ is_rewritable_call(const object_t *ob, const GElf_Shdr *text, const Elf_Data *by
 	return true;
 }
 
+/*
+ * The probe that symbol k of the object's symbol table names, or NULL,
+ * looked up once per symbol: memo[k] holds the answer (&no_probe for
+ * none), as an object calling a probe from 2,000 functions has 16,000
+ * relocations against a few symbols (issue 40, bench/gate's G-sites).
+ */
+static const probe_ref_t no_probe;
+
+static const probe_ref_t *
+symbol_probe(const object_t *ob, const probe_index_t *px, const probe_ref_t **memo,
+    size_t k)
+{
+	GElf_Sym sym;
+	size_t shndx;
+
+	if (k == 0 || k >= ob->nsyms)
+		return NULL;
+	if (memo[k] == NULL) {
+		const probe_ref_t *r = NULL;
+
+		if (rewrite_get_sym(ob, k, &sym, &shndx))
+			r = probe_lookup(px, rewrite_sym_name(ob, &sym));
+		memo[k] = r != NULL ? r : &no_probe;
+	}
+	return memo[k] == &no_probe ? NULL : memo[k];
+}
+
 /* The calls to rewrite in one relocation section. */
 static int
 plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
-    const GElf_Shdr *sh, plan_t *p, err_t *e)
+    const GElf_Shdr *sh, const probe_ref_t **memo, plan_t *p, err_t *e)
 {
 	size_t relsec = elf_ndxscn(scn), n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 	GElf_Shdr text;
@@ -562,8 +589,6 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rela;
 		GElf_Rel rel;
-		GElf_Sym sym;
-		size_t shndx;
 		planned_t c = { relsec, i, sh->sh_info, 0, NULL, NULL, false, false };
 
 		if (sh->sh_type == SHT_RELA ? gelf_getrela(rels, (int)i, &rela) == NULL
@@ -574,9 +599,7 @@ plan_reloc_section(const object_t *ob, const probe_index_t *px, Elf_Scn *scn,
 			rela.r_info = rel.r_info;
 			rela.r_addend = 0;
 		}
-		if (GELF_R_SYM(rela.r_info) == 0 ||
-		    !rewrite_get_sym(ob, GELF_R_SYM(rela.r_info), &sym, &shndx) ||
-		    (c.ref = probe_lookup(px, rewrite_sym_name(ob, &sym))) == NULL)
+		if ((c.ref = symbol_probe(ob, px, memo, GELF_R_SYM(rela.r_info))) == NULL)
 			continue;
 		if (sh->sh_type == SHT_REL || !code) {
 			rewrite_note(ob, "%s+0x%llx: reference to %s is not a call in code: it keeps the stub",
@@ -598,15 +621,19 @@ plan_object(const object_t *ob, const probe_index_t *px, plan_t *p, err_t *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	const probe_ref_t **memo = calloc(ob->nsyms + 1, sizeof(*memo));
+	int rc = 0;
 
-	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+	if (memo == NULL)
+		return err_errno(e, ENOMEM, "%s", ob->path);
+	while (rc == 0 && (scn = elf_nextscn(ob->elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
-			return err_libelf(e, ob->path, "gelf_getshdr");
-		if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
-		    plan_reloc_section(ob, px, scn, &sh, p, e) != 0)
-			return -1;
+			rc = err_libelf(e, ob->path, "gelf_getshdr");
+		else if (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL)
+			rc = plan_reloc_section(ob, px, scn, &sh, memo, p, e);
 	}
-	return 0;
+	free(memo);
+	return rc;
 }
 
 /* Whether the code at (shndx, at) holds what a rewrite of this kind leaves. */
@@ -821,6 +848,20 @@ edits_free(edits_t *ed)
 	rewrite_sites_free(&ed->sites);
 }
 
+/* a followed by b, malloc'd; NULL when memory runs out. */
+static char *
+concat(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = malloc(na + nb + 1);
+
+	if (s != NULL) {
+		memcpy(s, a, na);
+		memcpy(s + na, b, nb + 1);
+	}
+	return s;
+}
+
 /* Names in records are whole fields: no tabs or newlines. */
 static bool
 recordable(const char *name)
@@ -855,26 +896,58 @@ site_symbol(const object_t *ob, const func_sym_t *f, edits_t *ed)
 	if (GELF_ST_BIND(sym.st_info) == STB_GLOBAL &&
 	    GELF_ST_VISIBILITY(sym.st_other) != STV_DEFAULT)
 		return strdup(name);
-	if (asprintf(&alias, "%s%s", ob->alias_prefix, name) < 0)
+	if ((alias = concat(ob->alias_prefix, name)) == NULL)
 		return NULL;
 	if (rewrite_map_get(&ob->defined, alias) != (size_t)-1)
 		return alias;
 	h = hash_bytes(HASH_FNV_OFFSET, &f->index, sizeof(f->index));
 	if (idset_find(&ed->aliased, h, alias_of_is, ed, &f->index) != IDSET_NONE)
 		return alias;
-	new_alias_t *grown = realloc(ed->aliases, (ed->naliases + 1) * sizeof(*grown));
+	new_alias_t *grown = ed->aliases;
 	char *copy = strdup(alias);
 
+	if (ed->naliases == ed->aliascap) {	/* doubling: one alias a site */
+		size_t cap = ed->aliascap ? 2 * ed->aliascap : 16;
+
+		if ((grown = realloc(ed->aliases, cap * sizeof(*grown))) != NULL) {
+			ed->aliases = grown;
+			ed->aliascap = cap;
+		}
+	}
 	if (grown == NULL || copy == NULL || !idset_add(&ed->aliased, h, ed->naliases)) {
 		free(copy);
 		free(alias);
-		if (grown != NULL)
-			ed->aliases = grown;
 		return NULL;
 	}
-	ed->aliases = grown;
 	ed->aliases[ed->naliases++] = (new_alias_t){ f->index, copy };
 	return alias;
+}
+
+/*
+ * One line of the records (rewrite_write.c writes them in the object):
+ * "KIND\tPROBE\tSYMBOL\tFUNC\tOFFSET\n", appended piece by piece (a
+ * format per site cost 1,500 instructions of 2,000 sites' 30,000 each).
+ */
+static void
+put_record(strbuf_t *sb, const char *kind, const char *probe, const char *symbol,
+    const char *func, uint64_t off)
+{
+	char num[24];
+	size_t n = sizeof(num);
+
+	do
+		num[--n] = (char)('0' + off % 10);
+	while ((off /= 10) != 0);
+	sb_puts(sb, kind);
+	sb_putc(sb, '\t');
+	sb_puts(sb, probe);
+	sb_putc(sb, '\t');
+	sb_puts(sb, symbol);
+	sb_putc(sb, '\t');
+	sb_puts(sb, func);
+	sb_putc(sb, '\t');
+	sb_append(sb, num + n, sizeof(num) - n);
+	sb_putc(sb, '\n');
 }
 
 /* Decide names, records and sites for every planned call. */
@@ -904,9 +977,8 @@ prepare_edits(const object_t *ob, plan_t *p, edits_t *ed, err_t *e)
 		}
 		if ((symbol = site_symbol(ob, c->func, ed)) == NULL)
 			return err_errno(e, ENOMEM, "%s", ob->path);
-		sb_printf(&ed->records, "%s\t%s\t%s\t%s\t%llu\n",
-		    c->marked ? "nop" : c->tail ? "tail" : "call",
-		    c->ref->name, symbol, func, (unsigned long long)off);
+		put_record(&ed->records, c->marked ? "nop" : c->tail ? "tail" : "call",
+		    c->ref->name, symbol, func, off);
 		rc = add_site(&ed->sites, c->ref, func, symbol, (uint32_t)(off + skip), c->tail,
 		    c->marked);
 		free(symbol);
