@@ -330,7 +330,13 @@ drti_helper_absent(const drti_reg_t *r)
  * without arguments (musl) leaves whatever its registers held, and a
  * dlopen after setenv moved environ to the heap hands that copy.  The
  * kernel caps argv and the environment at 6 MiB (8 bytes a pointer, at
- * least 1 a string), so argc stays far below DRTI_MAX_ARGC.
+ * least 1 a string), so argc stays far below DRTI_MAX_ARGC.  The block
+ * is at the top of the main thread's stack, above every frame of it and
+ * above every mapping a thread's stack or the heap gets in Linux's
+ * layouts, so argv must lie above this function's frame: a small number
+ * or a pointer into libc's data or the heap does not; and on a 64-bit
+ * target below the upper half of the address space, the kernel's.  What
+ * fails goes to secure_getenv, which is always right, only slower.
  */
 #define DRTI_MAX_ARGC (1 << 20)
 
@@ -339,8 +345,9 @@ drti_args_plausible(int argc, char **argv, char **envp)
 {
 	uintptr_t a = (uintptr_t)argv, e = (uintptr_t)envp;
 
-	return argc >= 0 && argc < DRTI_MAX_ARGC && a != 0 && e != 0 &&
-	    a % sizeof(char *) == 0 && e > a &&
+	return argc >= 0 && argc < DRTI_MAX_ARGC && a % sizeof(char *) == 0 &&
+	    a > (uintptr_t)__builtin_frame_address(0) && e > a &&
+	    (sizeof(void *) < 8 || (intptr_t)e > 0) &&
 	    e - a == ((uintptr_t)argc + 1) * sizeof(char *);
 }
 
