@@ -47,8 +47,10 @@
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
- * four are read once, by the constructor, in one pass and with
- * secure_getenv's rule (drti_reg.h), so a setuid program ignores them,
+ * four are read once, by the constructor, with secure_getenv's rule
+ * (drti_reg.h), so a setuid program ignores them: in one pass over its
+ * envp argument when its arguments are glibc's, else (musl passes none;
+ * a dlopen after setenv) with libc's secure_getenv (drti_read_env),
  * and neither a fork child nor the destructor looks at the environment
  * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
