@@ -47,8 +47,10 @@
  * DTRACE_DOF_INIT_DEBUG reports every step on fd 2 as "dtrace DOF <mod>: ";
  * DTRACE_DOF_INIT_DEVNAME names another device (the tests use it);
  * DTRACE_DOF_INIT_LOCKDOWN says whether the kernel is locked down; all
- * four are read once, by the constructor, in one pass and with
- * secure_getenv's rule (drti_reg.h), so a setuid program ignores them,
+ * four are read once, by the constructor, with secure_getenv's rule
+ * (drti_reg.h), so a setuid program ignores them: in one pass over its
+ * envp argument when its arguments are glibc's, else (musl passes none;
+ * a dlopen after setenv) with libc's secure_getenv (drti_read_env),
  * and neither a fork child nor the destructor looks at the environment
  * again; the device must be a character device (or root's FUSE file, as
  * drti_proto.h says) reached without a symlink.  The
@@ -184,15 +186,19 @@ drti_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* dofhp_mod: the basename of the object, of the executable for the main program. */
+/*
+ * dofhp_mod: the basename of the object, of the executable for the main
+ * program (glibc names it "", musl's static dl_iterate_phdr "/proc/self/exe").
+ */
 static void
 drti_set_module(struct drti_state *d, const char *path)
 {
+	static const char self[] = "/proc/self/exe";
 	char exe[4096];
 	long n;
 
-	if (path == NULL || path[0] == '\0') {
-		n = drti_readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof(exe) - 1);
+	if (path == NULL || path[0] == '\0' || drti_strcmp(path, self) == 0) {
+		n = drti_readlinkat(AT_FDCWD, self, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "a.out";
 	}
@@ -319,50 +325,114 @@ drti_helper_absent(const drti_reg_t *r)
 }
 
 /*
+ * Whether (argc, argv, envp) can be what glibc hands every constructor
+ * (the process's argc and argv, and environ, which is still the block the
+ * kernel laid out after argv's NULL), judged on the values alone, before
+ * anything is read through them: a C library that calls constructors
+ * without arguments (musl) leaves whatever its registers held, and a
+ * dlopen after setenv moved environ to the heap hands that copy.  The
+ * kernel caps argv and the environment at 6 MiB (8 bytes a pointer, at
+ * least 1 a string), so argc stays far below DRTI_MAX_ARGC.  The block
+ * is at the top of the main thread's stack, above every frame of it and
+ * above every mapping a thread's stack or the heap gets in Linux's
+ * layouts, so argv must lie above this function's frame: a small number
+ * or a pointer into libc's data or the heap does not; and on a 64-bit
+ * target below the upper half of the address space, the kernel's.  What
+ * fails goes to secure_getenv, which is always right, only slower.
+ */
+#define DRTI_MAX_ARGC (1 << 20)
+
+static int
+drti_args_plausible(int argc, char **argv, char **envp)
+{
+	uintptr_t a = (uintptr_t)argv, e = (uintptr_t)envp;
+
+	return argc >= 0 && argc < DRTI_MAX_ARGC && a % sizeof(char *) == 0 &&
+	    a > (uintptr_t)__builtin_frame_address(0) && e > a &&
+	    (sizeof(void *) < 8 || (intptr_t)e > 0) &&
+	    e - a == ((uintptr_t)argc + 1) * sizeof(char *);
+}
+
+/*
  * Whether this process runs with privileges it was not started with
  * (AT_SECURE: secure_getenv's rule, without its import), read from the
  * auxiliary vector the kernel put on the stack after the environment
- * block that follows argv (argv[argc + 1] on: glibc calls every
- * constructor with the process's argc and argv, a dlopen's too).  The
+ * block envp, which follows argv (drti_args_plausible said so).  The
  * block is walked to its NULL and past the NULLs an unsetenv in place
- * leaves behind it; then a pair of words per entry up to AT_NULL.  What
- * cannot be read so (a type no kernel writes, no AT_SECURE) counts as
- * secure: then no variable is trusted.
+ * leaves behind it; then a pair of words per entry up to AT_NULL.  -1
+ * when it cannot be read so (argv not NULL-ended, a type no kernel
+ * writes, no AT_SECURE): then libc must say.
  */
 static int
-drti_secure(int argc, char **argv)
+drti_secure(int argc, char **argv, char **envp)
 {
-	char **ep;
+	char **ep = envp;
 	const unsigned long *av;
 
-	if (argc < 0 || argv == NULL || argv[argc] != NULL)
-		return 1;
-	for (ep = argv + argc + 1; *ep != NULL; ep++)
-		;
+	if (argv[argc] != NULL)
+		return -1;
+	while (*ep != NULL)
+		ep++;
 	while (*ep == NULL)
 		ep++;
 	for (av = (const unsigned long *)(void *)ep; av[0] != AT_NULL && av[0] < 256; av += 2)
 		if (av[0] == AT_SECURE)
 			return av[1] != 0;
-	return 1;
+	return -1;
 }
 
 /*
- * (glibc calls every constructor with the process's argc, argv and
- * environment, its static start-up and dlopen too; a C library that calls
- * them without arguments, as musl does, would hand this garbage: drti_lite
- * is for glibc's Linux, where DTrace runs)
+ * libc's secure_getenv, called only where the constructor's arguments
+ * cannot be trusted: a direct call, so the dynamic linker binds it at its
+ * first call (lazily) and a glibc program without DTrace pays nothing
+ * for it at start-up; never its address, which would be a GOT entry bound
+ * at load.  glibc has it since 2.17, musl since 1.1.0 (declared here:
+ * glibc's header shows it only under _GNU_SOURCE).
+ */
+extern char *secure_getenv(const char *name);
+
+static char *
+drti_libc_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
+/*
+ * The environment, read once: from the constructor's arguments where they
+ * are glibc's (the fast path: no libc call, AT_SECURE from the auxiliary
+ * vector), else through libc's secure_getenv, which knows AT_SECURE
+ * itself (musl; a dlopen after setenv; an auxiliary vector not found).
+ */
+static void
+drti_read_env(drti_reg_t *r, int argc, char **argv, char **envp)
+{
+	int secure = drti_args_plausible(argc, argv, envp) ? drti_secure(argc, argv, envp) : -1;
+
+	if (secure < 0)
+		drti_reg_init_lookup(r, drti_libc_getenv);
+	else
+		drti_reg_init(r, secure ? NULL : envp);
+}
+
+/*
+ * glibc calls every constructor with the process's argc, argv and
+ * environment, its static start-up and dlopen too; musl calls them with
+ * none, and its registers then hold anything: drti_read_env trusts them
+ * only when they look like glibc's, and never reads through them before.
  */
 static void __attribute__((constructor))
 drti_init(int argc, char **argv, char **envp)
 {
 	struct drti_state *d = drti_state();
 
-	drti_reg_init(&d->reg, drti_secure(argc, argv) ? NULL : envp);	/* read here only */
+	drti_read_env(&d->reg, argc, argv, envp);	/* read here only */
 	if (drti_disabled(&d->reg) || (!d->reg.env.debug && drti_helper_absent(&d->reg)))
 		return;		/* no DTrace, the usual case: nothing else is done */
 	if (drti_describe(d) != 0)
 		return;
+	if (d->reg.env.looked_up)
+		drti_say(&d->reg, "environment read with secure_getenv "
+		    "(the constructor was not handed the kernel's block)");
 	if (!drti_dof_magic_ok(__SUNW_dof)) {
 		drti_say(&d->reg, "__SUNW_dof does not start with the DOF magic");
 		return;

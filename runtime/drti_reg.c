@@ -8,15 +8,6 @@
 #include "drti_reg.h"
 #include "drti_str.h"
 
-/* The value in the environment entry e if it is name ("NAME="), else NULL. */
-static const char *
-drti_env_value(const char *e, const char *name)
-{
-	size_t len = drti_strlen(name);
-
-	return drti_strncmp(e, name, len) == 0 ? e + len : NULL;
-}
-
 /* s into buf (size bytes), NUL-ended; whether it fitted (else buf is ""). */
 static int
 drti_copy_str(char *buf, size_t size, const char *s)
@@ -31,54 +22,97 @@ drti_copy_str(char *buf, size_t size, const char *s)
 	return 1;
 }
 
+/* The variables' common prefix; each name is it and one of the suffixes below. */
+#define DRTI_ENV_PREFIX "DTRACE_DOF_INIT_"
+
+/* What the environment holds of them: each value, NULL when unset. */
+typedef struct drti_vars {
+	const char *disable, *debug, *dev, *lock;
+} drti_vars_t;
+
 /*
- * The DTRACE_DOF_INIT_* variables of envp into *env, in one pass (the
- * first of each name counts, as for getenv); none when envp is NULL (the
- * caller's: a program that runs with privileges it was not started with,
- * AT_SECURE, as secure_getenv).  Values are copied: nothing here points
- * into the environment afterwards.
+ * The variables of envp, in one pass (the first of each name counts, as
+ * for getenv); none when envp is NULL (the caller's: a program that runs
+ * with privileges it was not started with, AT_SECURE, as secure_getenv).
  */
 static void
-drti_env_read(drti_env_t *env, char *const *envp)
+drti_vars_scan(drti_vars_t *v, char *const *envp)
 {
-	const char *dev = NULL, *lock = NULL, *v;
+	const char *e;
 
-	env->disabled = env->debug = 0;	/* fields one by one: dev is 4 KiB, start-up pays a memset */
-	env->lockdown = -1;
-	env->lockdown_mode[0] = '\0';
+	v->disable = v->debug = v->dev = v->lock = NULL;
 	for (char *const *ep = envp; ep != NULL && *ep != NULL; ep++) {
-		const char *e = *ep;
-
-		if (e[0] != 'D' || drti_strncmp(e, "DTRACE_DOF_INIT_", 16) != 0)
+		e = *ep;
+		if (e[0] != 'D' || drti_strncmp(e, DRTI_ENV_PREFIX, 16) != 0)
 			continue;
 		e += 16;
-		if (drti_strncmp(e, "DISABLE=", 8) == 0)
-			env->disabled = 1;
-		else if (drti_strncmp(e, "DEBUG=", 6) == 0)
-			env->debug = 1;
-		else if (dev == NULL && (v = drti_env_value(e, "DEVNAME=")) != NULL)
-			dev = v;
-		else if (lock == NULL && (v = drti_env_value(e, "LOCKDOWN=")) != NULL)
-			lock = v;
+		if (v->disable == NULL && drti_strncmp(e, "DISABLE=", 8) == 0)
+			v->disable = e + 8;
+		else if (v->debug == NULL && drti_strncmp(e, "DEBUG=", 6) == 0)
+			v->debug = e + 6;
+		else if (v->dev == NULL && drti_strncmp(e, "DEVNAME=", 8) == 0)
+			v->dev = e + 8;
+		else if (v->lock == NULL && drti_strncmp(e, "LOCKDOWN=", 9) == 0)
+			v->lock = e + 9;
 	}
+}
+
+/*
+ * What the variables say, into *env.  Values are copied: nothing here
+ * points into the environment afterwards.
+ */
+static void
+drti_env_keep(drti_env_t *env, const drti_vars_t *v)
+{
+	const char *dev = v->dev;
+
+	env->disabled = v->disable != NULL;	/* fields one by one: dev is 4 KiB, start-up pays a memset */
+	env->debug = v->debug != NULL;
+	env->lockdown = -1;
+	env->lockdown_mode[0] = '\0';
 	if (dev == NULL || dev[0] == '\0')
 		dev = DTRACE_HELPER_DEVICE;
 	env->dev_too_long = !drti_copy_str(env->dev, sizeof(env->dev), dev);
-	if (lock != NULL && lock[0] != '\0') {
-		env->lockdown = drti_strcmp(lock, "none") != 0;
-		if (!drti_copy_str(env->lockdown_mode, sizeof(env->lockdown_mode), lock))
+	if (v->lock != NULL && v->lock[0] != '\0') {
+		env->lockdown = drti_strcmp(v->lock, "none") != 0;
+		if (!drti_copy_str(env->lockdown_mode, sizeof(env->lockdown_mode), v->lock))
 			drti_copy_str(env->lockdown_mode, sizeof(env->lockdown_mode), "(too long)");
 	}
 }
 
-void
-drti_reg_init(drti_reg_t *r, char *const *envp)
+/* An empty registration. */
+static void
+drti_reg_clear(drti_reg_t *r)
 {
 	r->helper.dofhp_mod[0] = '\0';	/* drti_set_module_name fills it, padded */
 	r->helper.dofhp_addr = r->helper.dofhp_dof = 0;
 	r->gen = -1;
 	r->strip = -1;
-	drti_env_read(&r->env, envp);
+}
+
+void
+drti_reg_init(drti_reg_t *r, char *const *envp)
+{
+	drti_vars_t v;
+
+	drti_reg_clear(r);
+	drti_vars_scan(&v, envp);
+	drti_env_keep(&r->env, &v);
+	r->env.looked_up = 0;
+}
+
+void
+drti_reg_init_lookup(drti_reg_t *r, char *(*lookup)(const char *name))
+{
+	drti_vars_t v;
+
+	drti_reg_clear(r);
+	v.disable = lookup(DRTI_ENV_PREFIX "DISABLE");
+	v.debug = lookup(DRTI_ENV_PREFIX "DEBUG");
+	v.dev = lookup(DRTI_ENV_PREFIX "DEVNAME");
+	v.lock = lookup(DRTI_ENV_PREFIX "LOCKDOWN");
+	drti_env_keep(&r->env, &v);
+	r->env.looked_up = 1;
 }
 
 /* Whether DTRACE_DOF_INIT_DISABLE asked r for no registration at all. */

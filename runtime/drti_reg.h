@@ -14,9 +14,14 @@
  * crash it, as Oracle's drti, which reads it once at start-up, does not.
  * The variables are read as secure_getenv reads them: in a program
  * running with privileges it was not started with (AT_SECURE), none of
- * them is seen (drti_proto.h says what each would let a user do); the
- * caller finds AT_SECURE (drti_lite.c from the auxiliary vector, libusdt
- * with getauxval) and then hands no environment.
+ * them is seen (drti_proto.h says what each would let a user do).  Two
+ * ways in: an environment block (drti_reg_init), where the caller finds
+ * AT_SECURE (drti_lite.c from the auxiliary vector, libusdt with
+ * getauxval) and then hands none; or a function that looks one variable
+ * up (drti_reg_init_lookup), libc's secure_getenv itself, which drti_lite
+ * uses when its constructor was not handed the kernel's block (musl calls
+ * constructors without arguments; a dlopen after setenv moved environ):
+ * then each of the four names is one call and libc applies the rule.
  *
  * The debug line (drti_say) is here too: it names the registration's
  * object and is written only when its DTRACE_DOF_INIT_DEBUG said so.
@@ -36,6 +41,7 @@ typedef struct drti_env {
 	int lockdown;		/* DTRACE_DOF_INIT_LOCKDOWN: -1 unset, 0 none, 1 locked */
 	char lockdown_mode[32];	/* its value, for the debug line */
 	int dev_too_long;	/* DTRACE_DOF_INIT_DEVNAME did not fit */
+	int looked_up;		/* read through drti_reg_init_lookup, not a block */
 	char dev[DRTI_PATH_MAX];	/* the device: DTRACE_DOF_INIT_DEVNAME or the default */
 } drti_env_t;
 
@@ -52,6 +58,11 @@ typedef struct drti_reg {
  * when none may be trusted (AT_SECURE: the caller knows).
  */
 void drti_reg_init(drti_reg_t *r, char *const *envp);
+/*
+ * The same, each variable looked up by name with lookup (secure_getenv:
+ * NULL when unset or when the process is AT_SECURE).
+ */
+void drti_reg_init_lookup(drti_reg_t *r, char *(*lookup)(const char *name));
 /* Whether DTRACE_DOF_INIT_DISABLE asked r for no registration at all. */
 int drti_disabled(const drti_reg_t *r);
 /* dofhp_mod: name, cut to fit. */

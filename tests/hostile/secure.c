@@ -12,7 +12,12 @@
  *                      with two NULLs before the auxiliary vector;
  *   secure dlopen LIB  setenv (environ moves to the heap), then dlopen
  *                      LIB, a -G library built from this file with
- *                      -DSECURE_LIB: its drti_lite gets the heap copy.
+ *                      -DSECURE_LIB: its drti_lite gets the heap copy;
+ *   secure setenv LIB DEV  the same, the variables set by the program
+ *                      itself (setenv DTRACE_DOF_INIT_DEBUG=1 and
+ *                      DTRACE_DOF_INIT_DEVNAME=DEV): the library's
+ *                      drti_lite, handed the heap copy, reads them with
+ *                      secure_getenv, which a setuid program ignores.
  *
  * The program carries a -G object too (host.d).  It prints "euid=N".
  */
@@ -44,7 +49,11 @@ unset_early(void)
 int
 main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "dlopen") == 0) {
+	if (argc == 4 && strcmp(argv[1], "setenv") == 0) {
+		setenv("DTRACE_DOF_INIT_DEBUG", "1", 1);
+		setenv("DTRACE_DOF_INIT_DEVNAME", argv[3], 1);
+	}
+	if (argc >= 3 && (strcmp(argv[1], "dlopen") == 0 || strcmp(argv[1], "setenv") == 0)) {
 		setenv("USDTC_MOVED", "1", 1);
 		if (dlopen(argv[2], RTLD_NOW) == NULL) {
 			printf("dlopen: %s\n", dlerror());
