@@ -11,9 +11,15 @@
 #include "drti_str.h"
 #include "drti_sys.h"
 
+/*
+ * The per-site helpers are inlined whatever -Os weighs: a call per site
+ * and per name is what made the site pass cost (bench/startup).
+ */
+#define DRTI_HOT static inline __attribute__((always_inline))
+
 
 /* The address a PC-relative field names, or 0 for a field of 0 (no site). */
-static uintptr_t
+DRTI_HOT uintptr_t
 drti_rel(const int32_t *field)
 {
 	return *field == 0 ? 0 : (uintptr_t)field + (uintptr_t)(intptr_t)*field;
@@ -26,51 +32,102 @@ drti_rel64(const int64_t *field)
 }
 
 /*
- * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
- * segment of the object (an executable one if exec); *room: the bytes from
- * addr to that part's end.
+ * Whether [addr, addr + len) lies in the file-backed part of program
+ * header ph (an executable segment if exec); *room: the bytes from addr to
+ * that part's end.
  */
-static int
-drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+DRTI_HOT int
+drti_in_phdr(const drti_sites_t *s, const ElfW(Phdr) *ph, uintptr_t addr, size_t len, int exec,
+    size_t *room)
 {
-	for (ElfW(Half) n = 0; n < s->phnum; n++) {
-		ElfW(Half) i = (ElfW(Half))((s->last[exec] + n) % s->phnum);	/* the last hit first */
-		const ElfW(Phdr) *ph = &s->phdr[i];
-		uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
+	uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
 
-		if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
-		    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
-			continue;
-		*room = (size_t)(ph->p_filesz - (addr - start));
-		s->last[exec] = i;
-		return 1;
-	}
+	if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
+	    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
+		return 0;
+	*room = (size_t)(ph->p_filesz - (addr - start));
+	return 1;
+}
+
+/* drti_in_object past the segment last found. */
+static int
+drti_in_other(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+{
+	for (ElfW(Half) i = 0; i < s->phnum; i++)
+		if (drti_in_phdr(s, &s->phdr[i], addr, len, exec, room)) {
+			s->last[exec] = i;
+			return 1;
+		}
 	return 0;
 }
 
-/* The NUL-ended string at addr inside the object (at most max bytes), or NULL. */
-static const char *
-drti_object_str(drti_sites_t *s, uintptr_t addr, size_t max)
+/*
+ * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
+ * segment of the object (an executable one if exec); *room: the bytes from
+ * addr to that part's end.  The segment last found is tried first.
+ */
+DRTI_HOT int
+drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+{
+	if (s->last[exec] < s->phnum && drti_in_phdr(s, &s->phdr[s->last[exec]], addr, len, exec, room))
+		return 1;
+	return drti_in_other(s, addr, len, exec, room);
+}
+
+/*
+ * FNV-1a of the name at str, `__` read as `-` (a declared probe name
+ * hashes as its DOF name), in *h; its length, or max if no NUL lies in
+ * its first max bytes.  One pass gives the bound, the length and the hash.
+ */
+DRTI_HOT size_t
+drti_scan(const char *str, size_t max, uint32_t *h)
+{
+	uint32_t v = 2166136261u;
+	size_t i = 0;
+
+	for (; i < max; i++) {
+		uint8_t c = (uint8_t)str[i];
+
+		if (c == '\0')
+			break;
+		if (c == '_' && i + 1 < max && str[i + 1] == '_') {
+			c = '-';
+			i++;
+		}
+		v = (v ^ c) * 16777619u;
+	}
+	*h = v;
+	return i;
+}
+
+/* The NUL-ended string at addr inside the object (at most max bytes), or NULL; its hash in *h. */
+DRTI_HOT const char *
+drti_object_name(drti_sites_t *s, uintptr_t addr, size_t max, uint32_t *h)
 {
 	size_t room;
 
 	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
 		return NULL;
-	return drti_memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
-	    (const char *)addr : NULL;
+	max = room < max ? room : max;
+	return drti_scan((const char *)addr, max, h) < max ? (const char *)addr : NULL;
 }
 
-/* FNV-1a of a probe name, `__` read as `-` (a declared name hashes as its DOF name). */
-static uint32_t
-drti_hash_name(const char *s, uint32_t h)
+/*
+ * The address after the NUL of the string at addr inside the object if
+ * that string is want (its NUL within max bytes), else 0.
+ */
+DRTI_HOT uintptr_t
+drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max)
 {
-	while (*s != '\0') {
-		int dash = s[0] == '_' && s[1] == '_';
+	const char *a = (const char *)addr;
+	size_t room, i = 0;
 
-		h = (h ^ (uint8_t)(dash ? '-' : *s)) * 16777619u;
-		s += dash ? 2 : 1;
-	}
-	return h;
+	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
+		return 0;
+	max = room < max ? room : max;
+	while (i < max && a[i] == want[i] && a[i] != '\0')
+		i++;
+	return i < max && a[i] == '\0' && want[i] == '\0' ? addr + i + 1 : 0;
 }
 
 /* Whether the DOF probe name dof is the declared name decl (`__` there is `-` here). */
@@ -112,19 +169,31 @@ typedef struct drti_dofprov {
 	uint64_t nrec;
 } drti_dofprov_t;
 
-static dof_probe_t *
+DRTI_HOT dof_probe_t *
 drti_probe(const drti_dofprov_t *p, uint64_t j)
 {
 	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
 }
 
+/* String i of p's strings, or "" if it does not end inside them; its hash in *h. */
+DRTI_HOT const char *
+drti_strh(const drti_dofprov_t *p, uint32_t i, uint32_t *h)
+{
+	const char *t = p->d + p->strs->dofs_offset;
+	uint64_t size = p->strs->dofs_size;
+
+	if (i < size && drti_scan(t + i, (size_t)(size - i), h) < size - i)
+		return t + i;
+	*h = 2166136261u;
+	return "";
+}
+
 static const char *
 drti_str(const drti_dofprov_t *p, uint32_t i)
 {
-	const char *t = p->d + p->strs->dofs_offset;
+	uint32_t h;
 
-	return i < p->strs->dofs_size && drti_memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
-	    t + i : "";
+	return drti_strh(p, i, &h);
 }
 
 /* Whether every offset array of every record lies in its section. */
@@ -176,7 +245,7 @@ drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t 
  * library (.SUNW_dof is writable), and dtprobed, like this, takes an
  * address above the load bias as relocated.
  */
-static uint64_t
+DRTI_HOT uint64_t
 drti_abs(const drti_sites_t *s, uint64_t addr)
 {
 	return s->bias != 0 && addr > s->bias ? addr : addr + s->bias;
@@ -248,11 +317,14 @@ drti_relocs_none(char *d, size_t size, uint32_t tgt)
 /* A group: one probe name and one function name, a record of the new DOF. */
 typedef struct drti_group {
 	uint32_t tmpl;			/* the record whose name and arguments it takes */
+	uint32_t canon;			/* the first record of its probe name */
 	uint32_t hash;			/* of its probe name and function name */
-	uint32_t func;			/* its function name in the old strings, or ~0 */
-	const char *xfunc;		/* else the name in the object (a site's) */
+	uint32_t func;			/* its function name in the old strings, if not xfunc */
+	const char *fname;		/* its function name, in the strings or the object */
+	const char *xfunc;		/* fname if it is in the object (a site's), else NULL */
 	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
 	uint32_t newfunc;		/* where its name went in the new strings */
+	uint64_t lo;			/* its lowest tracepoint (records' offsets, sites) */
 } drti_group_t;
 
 typedef struct drti_scratch {
@@ -318,7 +390,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 }
 
 /* Whether addr was a tracepoint already; it is one now. */
-static int
+DRTI_HOT int
 drti_point_seen(drti_scratch_t *x, uint64_t addr)
 {
 	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;
@@ -349,41 +421,44 @@ drti_record_named(const drti_scratch_t *x, const char *decl, uint32_t h)
 	}
 }
 
-/* Record j's name and hash kept, and the record found by its name if it is the first. */
-static void
+/*
+ * Record j's name and hash kept; the first record of that name (j if it
+ * is the first), found by its name.  Equal pointers into the strings are
+ * equal names: a comparison only where they differ.
+ */
+static uint32_t
 drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
 {
-	const char *name = drti_str(p, drti_probe(p, j)->dofpr_name);
-	uint32_t h = drti_hash_name(name, 2166136261u);
+	uint32_t h;
+	const char *name = drti_strh(p, drti_probe(p, j)->dofpr_name, &h);
 
 	x->rec_name[j] = name;
 	x->rec_hash[j] = h;
-	if (drti_record_named(x, name, h) >= 0)
-		return;
-	for (uint32_t i = h;; i++)
-		if (x->byname[i & (x->nbyname - 1)] == 0) {
-			x->byname[i & (x->nbyname - 1)] = j + 1;
-			return;
-		}
-}
+	for (uint32_t i = h;; i++) {
+		uint32_t *slot = &x->byname[i & (x->nbyname - 1)];
 
-static const char *
-drti_group_func(const drti_dofprov_t *p, const drti_group_t *g)
-{
-	return g->xfunc != NULL ? g->xfunc : drti_str(p, g->func);
+		if (*slot == 0) {
+			*slot = j + 1;
+			return j;
+		}
+		if (x->rec_hash[*slot - 1] == h && (x->rec_name[*slot - 1] == name ||
+		    drti_name_is(x->rec_name[*slot - 1], name)))
+			return *slot - 1;
+	}
 }
 
 /*
- * The group of record tmpl's probe name and the function func (in the
- * strings if xfunc is NULL, else xfunc, its name hashed to fh), made if
- * new; its index.
+ * The group of the probe name whose first record is canon and of the
+ * function named fname (hashed to fh: func in the strings if xfunc is
+ * NULL, else xfunc, the name in the object), made if new with tmpl's
+ * arguments; its index.  The names compare by pointer first: the same
+ * string (a function's `__func__`, a string of the DOF) is the same name.
  */
-static uint32_t
-drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t func,
+DRTI_HOT uint32_t
+drti_group(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, const char *fname,
     const char *xfunc, uint32_t fh)
 {
-	const char *fn = xfunc != NULL ? xfunc : drti_str(p, func);
-	uint32_t h = (x->rec_hash[tmpl] * 31u) ^ fh;
+	uint32_t h = (x->rec_hash[canon] * 31u) ^ fh;
 
 	for (uint32_t i = h;; i++) {
 		uint32_t *slot = &x->bygroup[i & (x->nbygroup - 1)];
@@ -392,15 +467,19 @@ drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t f
 		if (*slot == 0) {
 			g = &x->groups[x->ngroups];
 			g->tmpl = tmpl;
+			g->canon = canon;
 			g->hash = h;
 			g->func = func;
+			g->fname = fname;
 			g->xfunc = xfunc;
+			g->recs = g->sites = 0;
+			g->lo = UINT64_MAX;
 			*slot = ++x->ngroups;
 			return *slot - 1;
 		}
 		g = &x->groups[*slot - 1];
-		if (g->hash == h && drti_strcmp(x->rec_name[g->tmpl], x->rec_name[tmpl]) == 0 &&
-		    drti_strcmp(drti_group_func(p, g), fn) == 0)
+		if (g->hash == h && g->canon == canon &&
+		    (g->fname == fname || drti_strcmp(g->fname, fname) == 0))
 			return *slot - 1;
 	}
 }
@@ -521,7 +600,8 @@ drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 	for (size_t l = 0; l < s->nlists; l++)
 		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
 		    d = drti_list_next(s, d)) {
-			int has = drti_other_points(d == s->orig ? NULL : x, d, prov);
+			/* s->orig has prov: its copy, being extended, does */
+			int has = d == s->orig || drti_other_points(x, d, prov);
 
 			if (has && first < 0)
 				first = d == s->orig;
@@ -532,37 +612,64 @@ drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 /* ---- reading the site records ------------------------------------------------ */
 
 /*
- * Site record k of provider p: its record (the first of its probe name)
- * in *tmpl, its address in *site, its function's name in *func (NULL if
- * the record names none); 1, or 0
- * when it is not a site to add (another provider's, unknown probe, not on
- * a nop of an executable segment, its names not in the object).
+ * The names last read: the sites of one probe share its names' pointer,
+ * and a function's sites its `__func__`, each read and hashed once.
  */
-static int
-drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
-    size_t k, uint32_t *tmpl, uint64_t *site, const char **func)
+typedef struct drti_memo {
+	uintptr_t probe;		/* the last probe names read */
+	int64_t tmpl;			/* their first record, -1 if none (not a site to add) */
+	uintptr_t func;			/* the last function name read */
+	const char *fname;		/* it, NULL if it does not end inside the object */
+	uint32_t fh;			/* its hash */
+} drti_memo_t;
+
+/* The first record of provider p named as the probe names at addr (in the object), or -1. */
+static int64_t
+drti_site_probe(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, uintptr_t addr)
+{
+	uintptr_t at = drti_object_is(s, addr, p->name, DTRACE_PROVNAMELEN);
+	const char *name;
+	uint32_t h;
+
+	if (at == 0 || (name = drti_object_name(s, at, 2 * DTRACE_NAMELEN, &h)) == NULL)
+		return -1;
+	return drti_record_named(x, name, h);
+}
+
+/*
+ * Site record k for provider p: its address in *site, its probe's first
+ * record in m->tmpl, its function's name in *func (NULL if the record
+ * names none, m->fh its hash); 1, or 0 when it is not a site to add
+ * (another provider's, unknown probe, not on a nop of an executable
+ * segment, its names not in the object).
+ */
+DRTI_HOT int
+drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, drti_memo_t *m,
+    size_t k, uint64_t *site, const char **func)
 {
 	const dof_site_rec_t *r = &s->recs[k];
-	const char *prov = drti_object_str(s, drti_rel(&r->dsr_probe), DTRACE_PROVNAMELEN);
-	const char *name;
-	uintptr_t at = drti_rel(&r->dsr_site);
+	uintptr_t names = drti_rel(&r->dsr_probe), at = drti_rel(&r->dsr_site), fa;
 	size_t room;
-	int64_t j;
 
-	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
-		return 0;
-	name = drti_object_str(s, (uintptr_t)(prov + drti_strlen(prov) + 1), 2 * DTRACE_NAMELEN);
-	if (name == NULL || (j = drti_record_named(x, name, drti_hash_name(name, 2166136261u))) < 0 ||
-	    !drti_in_object(s, at, 1, 1, &room))
+	if (names != m->probe) {
+		m->probe = names;
+		m->tmpl = drti_site_probe(s, p, x, names);
+	}
+	if (m->tmpl < 0 || !drti_in_object(s, at, 1, 1, &room))
 		return 0;
 #if defined(__x86_64__) || defined(__i386__)
 	if (*(const volatile uint8_t *)at != 0x90 && *(const volatile uint8_t *)at != 0xcc)
 		return 0;
 #endif
 	*func = NULL;		/* none recorded (gcc's large code model): the stub's name */
-	if (r->dsr_func != 0 && (*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
-		return 0;
-	*tmpl = (uint32_t)j;
+	if ((fa = drti_rel(&r->dsr_func)) != 0) {
+		if (fa != m->func) {
+			m->func = fa;
+			m->fname = drti_object_name(s, fa, 4096, &m->fh);
+		}
+		if ((*func = m->fname) == NULL)
+			return 0;
+	}
 	*site = at;
 	return 1;
 }
@@ -577,34 +684,8 @@ typedef struct drti_out {
 	uint64_t noffs, nenoffs;	/* entries written */
 } drti_out_t;
 
-/* The lowest tracepoint of group g (records' offsets and is-enabled offsets, sites). */
-static uint64_t
-drti_group_low(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
-    const drti_group_t *g)
-{
-	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
-	const uint32_t *eo = p->enoffs == NULL ? NULL :
-	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
-	uint64_t lo = UINT64_MAX;
-
-	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
-		const dof_probe_t *pr = drti_probe(p, r - 1);
-		uint64_t base = drti_abs(s, pr->dofpr_addr);
-
-		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
-			lo = base + o[pr->dofpr_offidx + k] < lo ? base + o[pr->dofpr_offidx + k] : lo;
-		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
-			lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
-		if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
-			lo = base;
-	}
-	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
-		lo = x->site_addr[t - 1] < lo ? x->site_addr[t - 1] : lo;
-	return lo;
-}
-
 /* One offset from lo into arr[*n], if it fits (32 bits, UINT16_MAX a record); 1 if put. */
-static int
+DRTI_HOT int
 drti_put_off(uint32_t *arr, uint64_t *n, uint32_t *cnt, uint64_t lo, uint64_t addr)
 {
 	if (addr - lo > UINT32_MAX || *cnt == UINT16_MAX)
@@ -622,10 +703,10 @@ drti_write_group(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scra
 	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
 	const uint32_t *eo = p->enoffs == NULL ? NULL :
 	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
-	uint64_t lo = drti_group_low(s, p, x, g);
+	uint64_t lo = g->lo;
 	uint32_t cnt = 0, ecnt = 0;
 
-	drti_memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
+	*nr = *drti_probe(p, g->tmpl);
 	nr->dofpr_addr = lo;
 	nr->dofpr_func = g->newfunc;
 	nr->dofpr_offidx = (uint32_t)o->noffs;
@@ -675,35 +756,42 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 	uint64_t nen = p->enoffs == NULL ? 0 : p->enoffs->dofs_size / 4;
 	char *strs = drti_out_take(o, strsz, 1), *recs;
 	size_t strend = strsz;
+	const char *lastx = NULL;	/* a function's groups follow each other: */
+	uint32_t lastnew = 0;		/* its name is written once for them */
 
 	if (strs == NULL)
 		return -1;
 	drti_memcpy(strs, p->d + p->strs->dofs_offset, strsz);
 	for (uint32_t i = 0; i < x->ngroups; i++) {
 		drti_group_t *g = &x->groups[i];
-		const char *end;
+		char *end;
 		size_t n;
 
-		if (g->xfunc == NULL) {
-			g->newfunc = g->func;
+		if (g->xfunc == NULL || g->xfunc == lastx) {
+			g->newfunc = g->xfunc == NULL ? g->func : lastnew;
 			continue;
 		}
-		end = drti_memchr(g->xfunc, '\0', DTRACE_FUNCNAMELEN - 1);
-		n = end != NULL ? (size_t)(end - g->xfunc) : DTRACE_FUNCNAMELEN - 1;
-		if (drti_out_take(o, n + 1, 1) == NULL)
+		for (n = 0; n < DTRACE_FUNCNAMELEN - 1 && g->xfunc[n] != '\0'; n++)
+			;
+		if ((end = drti_out_take(o, n + 1, 1)) == NULL)
 			return -1;
-		drti_memcpy(strs + strend, g->xfunc, n);
-		strs[strend + n] = '\0';
-		g->newfunc = (uint32_t)strend;
+		for (size_t c = 0; c < n; c++)
+			end[c] = g->xfunc[c];
+		end[n] = '\0';
+		lastx = g->xfunc;
+		lastnew = g->newfunc = (uint32_t)strend;
 		strend += n + 1;
 	}
 	if ((recs = drti_out_take(o, es * x->ngroups, 8)) == NULL ||
 	    (o->offs = (uint32_t *)(void *)drti_out_take(o, 4 * npt, 4)) == NULL ||
 	    (o->enoffs = (uint32_t *)(void *)drti_out_take(o, 4 * nen, 4)) == NULL)
 		return -1;
-	drti_memset(recs, 0, es * x->ngroups);
-	for (uint32_t i = 0; i < x->ngroups; i++)
+	/* each record is written whole: its template's bytes, then its fields */
+	for (uint32_t i = 0; i < x->ngroups; i++) {
+		for (size_t b = sizeof(dof_probe_t); b < es; b++)
+			recs[i * es + b] = 0;	/* a longer entry's tail */
 		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
+	}
 	drti_relocs_none(p->d, p->size, p->probes_idx);
 	p->strs->dofs_offset = (uint64_t)(strs - p->d);
 	p->strs->dofs_size = strend;
@@ -719,6 +807,32 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 }
 
 /*
+ * Record pr of group g: its tracepoints into the set, its lowest
+ * tracepoint (offsets and is-enabled offsets, else its address) into g's.
+ */
+DRTI_HOT void
+drti_record_points(const drti_sites_t *s, const drti_dofprov_t *p, drti_scratch_t *x,
+    const dof_probe_t *pr, drti_group_t *g)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t base = drti_abs(s, pr->dofpr_addr), lo = g->lo;
+
+	for (uint32_t k = 0; k < pr->dofpr_noffs; k++) {
+		uint64_t a = base + oo[pr->dofpr_offidx + k];
+
+		drti_point_seen(x, a);
+		lo = a < lo ? a : lo;
+	}
+	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+		lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
+	if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
+		lo = base;
+	g->lo = lo;
+}
+
+/*
  * Provider p with the site records' sites, in groups by (probe, function);
  * 1 if it was written again (from *end, advanced, within cap), 0 if
  * nothing changes, -1 if it could not be.
@@ -726,9 +840,9 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 static int
 drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
 {
-	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
 	drti_scratch_t x;
 	drti_out_t o = { p->d, *end, cap, NULL, NULL, 0, 0 };
+	drti_memo_t m = { 0, -1, 0, NULL, 0 };
 	int rc = 0;
 
 	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s), s->nrecs) != 0)
@@ -740,31 +854,34 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 	}
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
-		uint32_t g;
+		uint32_t fh, canon = drti_name_record(p, &x, j);
+		const char *fn = drti_strh(p, pr->dofpr_func, &fh);
+		drti_group_t *g = &x.groups[drti_group(&x, canon, j, pr->dofpr_func, fn, NULL, fh)];
 
-		drti_name_record(p, &x, j);
-		g = drti_group(p, &x, j, pr->dofpr_func, NULL,
-		    drti_hash_name(drti_str(p, pr->dofpr_func), 2166136261u));
-		x.rec_next[j] = x.groups[g].recs;	/* the chain runs backwards: order */
-		x.groups[g].recs = j + 1;		/* within a record does not matter */
-		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
-			drti_point_seen(&x, drti_abs(s, pr->dofpr_addr) + oo[pr->dofpr_offidx + k]);
+		x.rec_next[j] = g->recs;	/* the chain runs backwards: order */
+		g->recs = j + 1;		/* within a record does not matter */
+		drti_record_points(s, p, &x, pr, g);
 	}
 	for (size_t k = 0; k < s->nrecs; k++) {
-		uint32_t tmpl, g;
 		uint64_t site;
 		const char *func;
+		drti_group_t *g;
 
-		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
+		if (!drti_site_read(s, p, &x, &m, k, &site, &func) || drti_point_seen(&x, site))
 			continue;
-		if (func == NULL)
-			g = drti_group(p, &x, tmpl, drti_probe(p, tmpl)->dofpr_func, NULL,
-			    drti_hash_name(drti_str(p, drti_probe(p, tmpl)->dofpr_func), 2166136261u));
-		else
-			g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
+		if (func == NULL) {
+			uint32_t t = (uint32_t)m.tmpl, f = drti_probe(p, t)->dofpr_func, fh;
+			const char *fn = drti_strh(p, f, &fh);
+
+			g = &x.groups[drti_group(&x, t, t, f, fn, NULL, fh)];
+		} else {
+			g = &x.groups[drti_group(&x, (uint32_t)m.tmpl, (uint32_t)m.tmpl, 0, func, func,
+			    m.fh)];
+		}
 		x.site_addr[x.nsites] = site;
-		x.site_next[x.nsites] = x.groups[g].sites;
-		x.groups[g].sites = ++x.nsites;
+		x.site_next[x.nsites] = g->sites;
+		g->sites = ++x.nsites;
+		g->lo = site < g->lo ? site : g->lo;
 	}
 	if (x.nsites != 0 || x.ngroups != p->nrec) {
 		rc = drti_write_provider(s, p, &x, &o) == 0 ? 1 : -1;
