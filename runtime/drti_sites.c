@@ -75,12 +75,13 @@ drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *ro
 }
 
 /*
- * FNV-1a of the name at str, `__` read as `-` (a declared probe name
- * hashes as its DOF name), in *h; its length, or max if no NUL lies in
- * its first max bytes.  One pass gives the bound, the length and the hash.
+ * FNV-1a of the name at str in *h, for a probe name (probe) `__` read as
+ * `-` (a declared probe name hashes as its DOF name; a function's name is
+ * hashed as it is); its length, or max if no NUL lies in its first max
+ * bytes.  One pass gives the bound, the length and the hash.
  */
 DRTI_HOT size_t
-drti_scan(const char *str, size_t max, uint32_t *h)
+drti_scan(const char *str, size_t max, uint32_t *h, int probe)
 {
 	uint32_t v = 2166136261u;
 	size_t i = 0;
@@ -90,7 +91,7 @@ drti_scan(const char *str, size_t max, uint32_t *h)
 
 		if (c == '\0')
 			break;
-		if (c == '_' && i + 1 < max && str[i + 1] == '_') {
+		if (probe && c == '_' && i + 1 < max && str[i + 1] == '_') {
 			c = '-';
 			i++;
 		}
@@ -100,24 +101,26 @@ drti_scan(const char *str, size_t max, uint32_t *h)
 	return i;
 }
 
-/* The NUL-ended string at addr inside the object (at most max bytes), or NULL; its hash in *h. */
+/*
+ * The NUL-ended name at addr inside the object (at most max bytes, and
+ * room bytes if room is not 0), or NULL; its hash in *h (drti_scan).
+ */
 DRTI_HOT const char *
-drti_object_name(drti_sites_t *s, uintptr_t addr, size_t max, uint32_t *h)
+drti_object_name(drti_sites_t *s, uintptr_t addr, size_t room, size_t max, uint32_t *h, int probe)
 {
-	size_t room;
-
-	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
+	if (addr == 0 || (room == 0 && !drti_in_object(s, addr, 1, 0, &room)))
 		return NULL;
 	max = room < max ? room : max;
-	return drti_scan((const char *)addr, max, h) < max ? (const char *)addr : NULL;
+	return drti_scan((const char *)addr, max, h, probe) < max ? (const char *)addr : NULL;
 }
 
 /*
  * The address after the NUL of the string at addr inside the object if
- * that string is want (its NUL within max bytes), else 0.
+ * that string is want (its NUL within max bytes), else 0; *left: the bytes
+ * of its segment from there.
  */
 DRTI_HOT uintptr_t
-drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max)
+drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max, size_t *left)
 {
 	const char *a = (const char *)addr;
 	size_t room, i = 0;
@@ -127,11 +130,14 @@ drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max)
 	max = room < max ? room : max;
 	while (i < max && a[i] == want[i] && a[i] != '\0')
 		i++;
-	return i < max && a[i] == '\0' && want[i] == '\0' ? addr + i + 1 : 0;
+	if (i >= max || a[i] != '\0' || want[i] != '\0')
+		return 0;
+	*left = room - i - 1;
+	return addr + i + 1;
 }
 
 /* Whether the DOF probe name dof is the declared name decl (`__` there is `-` here). */
-static int
+DRTI_HOT int
 drti_name_is(const char *dof, const char *decl)
 {
 	while (*dof != '\0' && *decl != '\0') {
@@ -175,14 +181,14 @@ drti_probe(const drti_dofprov_t *p, uint64_t j)
 	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
 }
 
-/* String i of p's strings, or "" if it does not end inside them; its hash in *h. */
+/* String i of p's strings, or "" if it does not end inside them; its hash in *h (drti_scan). */
 DRTI_HOT const char *
-drti_strh(const drti_dofprov_t *p, uint32_t i, uint32_t *h)
+drti_strh(const drti_dofprov_t *p, uint32_t i, uint32_t *h, int probe)
 {
 	const char *t = p->d + p->strs->dofs_offset;
 	uint64_t size = p->strs->dofs_size;
 
-	if (i < size && drti_scan(t + i, (size_t)(size - i), h) < size - i)
+	if (i < size && drti_scan(t + i, (size_t)(size - i), h, probe) < size - i)
 		return t + i;
 	*h = 2166136261u;
 	return "";
@@ -193,7 +199,7 @@ drti_str(const drti_dofprov_t *p, uint32_t i)
 {
 	uint32_t h;
 
-	return drti_strh(p, i, &h);
+	return drti_strh(p, i, &h, 0);
 }
 
 /* Whether every offset array of every record lies in its section. */
@@ -430,7 +436,7 @@ static uint32_t
 drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
 {
 	uint32_t h;
-	const char *name = drti_strh(p, drti_probe(p, j)->dofpr_name, &h);
+	const char *name = drti_strh(p, drti_probe(p, j)->dofpr_name, &h, 1);
 
 	x->rec_name[j] = name;
 	x->rec_hash[j] = h;
@@ -627,11 +633,12 @@ typedef struct drti_memo {
 static int64_t
 drti_site_probe(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, uintptr_t addr)
 {
-	uintptr_t at = drti_object_is(s, addr, p->name, DTRACE_PROVNAMELEN);
+	size_t left = 0;
+	uintptr_t at = drti_object_is(s, addr, p->name, DTRACE_PROVNAMELEN, &left);
 	const char *name;
 	uint32_t h;
 
-	if (at == 0 || (name = drti_object_name(s, at, 2 * DTRACE_NAMELEN, &h)) == NULL)
+	if (at == 0 || (name = drti_object_name(s, at, left, 2 * DTRACE_NAMELEN, &h, 1)) == NULL)
 		return -1;
 	return drti_record_named(x, name, h);
 }
@@ -665,7 +672,7 @@ drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x
 	if ((fa = drti_rel(&r->dsr_func)) != 0) {
 		if (fa != m->func) {
 			m->func = fa;
-			m->fname = drti_object_name(s, fa, 4096, &m->fh);
+			m->fname = drti_object_name(s, fa, 0, 4096, &m->fh, 0);
 		}
 		if ((*func = m->fname) == NULL)
 			return 0;
@@ -855,7 +862,7 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
 		uint32_t fh, canon = drti_name_record(p, &x, j);
-		const char *fn = drti_strh(p, pr->dofpr_func, &fh);
+		const char *fn = drti_strh(p, pr->dofpr_func, &fh, 0);
 		drti_group_t *g = &x.groups[drti_group(&x, canon, j, pr->dofpr_func, fn, NULL, fh)];
 
 		x.rec_next[j] = g->recs;	/* the chain runs backwards: order */
@@ -871,7 +878,7 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 			continue;
 		if (func == NULL) {
 			uint32_t t = (uint32_t)m.tmpl, f = drti_probe(p, t)->dofpr_func, fh;
-			const char *fn = drti_strh(p, f, &fh);
+			const char *fn = drti_strh(p, f, &fh, 0);
 
 			g = &x.groups[drti_group(&x, t, t, f, fn, NULL, fh)];
 		} else {
