@@ -326,7 +326,9 @@ typedef struct drti_group {
 	uint32_t canon;			/* the first record of its probe name */
 	uint32_t hash;			/* of its probe name and function name */
 	uint32_t func;			/* its function name in the old strings, if not xfunc */
-	const char *fname;		/* its function name, in the strings or the object */
+	uint32_t hashed;		/* whether it is in the table (bygroup), hash set */
+	const char *fname;		/* its function name, in the strings or the object;
+					 * NULL (func) until it is hashed */
 	const char *xfunc;		/* fname if it is in the object (a site's), else NULL */
 	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
 	uint32_t newfunc;		/* where its name went in the new strings */
@@ -346,6 +348,7 @@ typedef struct drti_scratch {
 	uint32_t ngroups;
 	uint32_t *rec_next;		/* record -> next record of its group + 1 */
 	uint32_t *rec_hash;		/* record -> its probe name's hash */
+	uint32_t *rec_group;		/* first record of a name -> its group */
 	const char **rec_name;		/* record -> its probe name */
 	uint32_t *site_next;		/* site -> next site of its group + 1 */
 	uint64_t *site_addr;		/* site -> its address */
@@ -377,7 +380,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->nbygroup = (uint32_t)drti_slots(ng);
 	x->npoints = drti_slots(npoint + nsite);
 	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng + 8 * nrec +
-	    4 * ((uint64_t)x->nbyname + x->nbygroup + 2 * nrec + nsite) + 64;
+	    4 * ((uint64_t)x->nbyname + x->nbygroup + 3 * nrec + nsite) + 64;
 	m = drti_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (m == MAP_FAILED)
 		return -1;
@@ -392,6 +395,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->rec_next = x->bygroup + x->nbygroup;
 	x->site_next = x->rec_next + nrec;
 	x->rec_hash = x->site_next + nsite;
+	x->rec_group = x->rec_hash + nrec;
 	return 0;
 }
 
@@ -454,40 +458,131 @@ drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
 }
 
 /*
- * The group of the probe name whose first record is canon and of the
- * function named fname (hashed to fh: func in the strings if xfunc is
- * NULL, else xfunc, the name in the object), made if new with tmpl's
- * arguments; its index.  The names compare by pointer first: the same
- * string (a function's `__func__`, a string of the DOF) is the same name.
+ * The groups.  A probe name of one record (every name, in a -G output's
+ * DOF) has one group for it, made without reading its function's name;
+ * the table (bygroup) holds a group by its probe name's first record and
+ * its function's name once that name is hashed: every site's group, the
+ * groups of a name of several records, and a record's group once a site
+ * is found in its function.  So a site's group is the table's, else its
+ * name's record's (one comparison of the two function names), else new;
+ * and a record's name is read only where another record or a site may
+ * share it.  Names compare by pointer first: the same string (a
+ * function's `__func__`, a string of the DOF) is the same name.
  */
+
+/* A new group of the probe name whose first record is canon, with tmpl's arguments; its index. */
 DRTI_HOT uint32_t
-drti_group(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, const char *fname,
-    const char *xfunc, uint32_t fh)
+drti_group_new(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, const char *xfunc)
+{
+	drti_group_t *g = &x->groups[x->ngroups];
+
+	g->tmpl = tmpl;
+	g->canon = canon;
+	g->func = func;
+	g->hashed = 0;
+	g->fname = g->xfunc = xfunc;
+	g->recs = g->sites = 0;
+	g->lo = UINT64_MAX;
+	return x->ngroups++;
+}
+
+/* Group gi into the table, its function named fname (hashed to fh). */
+DRTI_HOT void
+drti_group_put(drti_scratch_t *x, uint32_t gi, const char *fname, uint32_t fh)
+{
+	drti_group_t *g = &x->groups[gi];
+	uint32_t h = (x->rec_hash[g->canon] * 31u) ^ fh;
+
+	g->hash = h;
+	g->hashed = 1;
+	g->fname = fname;
+	for (uint32_t i = h;; i++)
+		if (x->bygroup[i & (x->nbygroup - 1)] == 0) {
+			x->bygroup[i & (x->nbygroup - 1)] = gi + 1;
+			return;
+		}
+}
+
+/* The table's group of the probe name whose first record is canon and of the function fname, or ~0. */
+DRTI_HOT uint32_t
+drti_group_find(const drti_scratch_t *x, uint32_t canon, const char *fname, uint32_t fh)
 {
 	uint32_t h = (x->rec_hash[canon] * 31u) ^ fh;
 
 	for (uint32_t i = h;; i++) {
-		uint32_t *slot = &x->bygroup[i & (x->nbygroup - 1)];
-		drti_group_t *g;
+		uint32_t slot = x->bygroup[i & (x->nbygroup - 1)];
+		const drti_group_t *g;
 
-		if (*slot == 0) {
-			g = &x->groups[x->ngroups];
-			g->tmpl = tmpl;
-			g->canon = canon;
-			g->hash = h;
-			g->func = func;
-			g->fname = fname;
-			g->xfunc = xfunc;
-			g->recs = g->sites = 0;
-			g->lo = UINT64_MAX;
-			*slot = ++x->ngroups;
-			return *slot - 1;
-		}
-		g = &x->groups[*slot - 1];
+		if (slot == 0)
+			return ~0u;
+		g = &x->groups[slot - 1];
 		if (g->hash == h && g->canon == canon &&
 		    (g->fname == fname || drti_strcmp(g->fname, fname) == 0))
-			return *slot - 1;
+			return slot - 1;
 	}
+}
+
+/* Whether string i of p's strings is fname (NUL-ended), read within them. */
+DRTI_HOT int
+drti_str_is(const drti_dofprov_t *p, uint32_t i, const char *fname)
+{
+	const char *t = p->d + p->strs->dofs_offset;
+	uint64_t size = p->strs->dofs_size;
+
+	for (; i < size; i++, fname++)
+		if (t[i] != *fname)
+			return 0;
+		else if (*fname == '\0')
+			return 1;
+	return 0;
+}
+
+/*
+ * The group of record j (of the probe name whose first record is canon),
+ * made if new.  Its name's first record's group is hashed only when a
+ * second record of that name comes.
+ */
+static uint32_t
+drti_record_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, uint32_t j)
+{
+	drti_group_t *first;
+	const char *fn;
+	uint32_t fh, gi;
+
+	if (canon == j)
+		return x->rec_group[j] = drti_group_new(x, j, j, drti_probe(p, j)->dofpr_func, NULL);
+	first = &x->groups[x->rec_group[canon]];
+	if (!first->hashed) {
+		fn = drti_strh(p, first->func, &fh, 0);
+		drti_group_put(x, x->rec_group[canon], fn, fh);
+	}
+	fn = drti_strh(p, drti_probe(p, j)->dofpr_func, &fh, 0);
+	if ((gi = drti_group_find(x, canon, fn, fh)) == ~0u) {
+		gi = drti_group_new(x, canon, j, drti_probe(p, j)->dofpr_func, NULL);
+		drti_group_put(x, gi, fn, fh);
+	}
+	return gi;
+}
+
+/*
+ * The group of a site of the probe name whose first record is canon, in
+ * the function fname (hashed to fh: in the object if xfunc, else string
+ * func of the DOF, the stub's), made if new.
+ */
+DRTI_HOT uint32_t
+drti_site_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, uint32_t func,
+    const char *fname, const char *xfunc, uint32_t fh)
+{
+	uint32_t gi = drti_group_find(x, canon, fname, fh), ri = x->rec_group[canon];
+
+	if (gi != ~0u)
+		return gi;
+	if (!x->groups[ri].hashed && drti_str_is(p, x->groups[ri].func, fname))
+		gi = ri;	/* the record's own function: its group */
+	else
+		gi = drti_group_new(x, canon, canon, func, xfunc);
+	drti_group_put(x, gi, fname, fh);
+	return gi;
 }
 
 /* ---- the other -G objects' DOFs ---------------------------------------------- */
@@ -861,9 +956,7 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 	}
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
-		uint32_t fh, canon = drti_name_record(p, &x, j);
-		const char *fn = drti_strh(p, pr->dofpr_func, &fh, 0);
-		drti_group_t *g = &x.groups[drti_group(&x, canon, j, pr->dofpr_func, fn, NULL, fh)];
+		drti_group_t *g = &x.groups[drti_record_group(p, &x, drti_name_record(p, &x, j), j)];
 
 		x.rec_next[j] = g->recs;	/* the chain runs backwards: order */
 		g->recs = j + 1;		/* within a record does not matter */
@@ -880,10 +973,9 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 			uint32_t t = (uint32_t)m.tmpl, f = drti_probe(p, t)->dofpr_func, fh;
 			const char *fn = drti_strh(p, f, &fh, 0);
 
-			g = &x.groups[drti_group(&x, t, t, f, fn, NULL, fh)];
+			g = &x.groups[drti_site_group(p, &x, t, f, fn, NULL, fh)];
 		} else {
-			g = &x.groups[drti_group(&x, (uint32_t)m.tmpl, (uint32_t)m.tmpl, 0, func, func,
-			    m.fh)];
+			g = &x.groups[drti_site_group(p, &x, (uint32_t)m.tmpl, 0, func, func, m.fh)];
 		}
 		x.site_addr[x.nsites] = site;
 		x.site_next[x.nsites] = g->sites;
