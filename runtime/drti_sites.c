@@ -173,12 +173,14 @@ typedef struct drti_dofprov {
 	dof_sec_t *probes, *offs, *enoffs, *strs;	/* enoffs NULL if none */
 	const char *name;
 	uint64_t nrec;
+	char *recs;			/* the probe records, as found */
+	uint64_t es;			/* and their size */
 } drti_dofprov_t;
 
 DRTI_HOT dof_probe_t *
 drti_probe(const drti_dofprov_t *p, uint64_t j)
 {
-	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
+	return (dof_probe_t *)(void *)(p->recs + j * p->es);
 }
 
 /* String i of p's strings, or "" if it does not end inside them; its hash in *h (drti_scan). */
@@ -232,6 +234,8 @@ drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t 
 	p->size = size;
 	p->probes_idx = prov->dofpv_probes;
 	p->nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+	p->recs = d + p->probes->dofs_offset;
+	p->es = p->probes->dofs_entsize;
 	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
 	p->strs = drti_dof_section(d, size, prov->dofpv_strtab);
 	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
