@@ -403,6 +403,18 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	return 0;
 }
 
+/* Whether addr is a tracepoint already. */
+DRTI_HOT int
+drti_point_has(const drti_scratch_t *x, uint64_t addr)
+{
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;; i++) {
+		uint64_t slot = x->points[i & (x->npoints - 1)];
+
+		if (slot == addr || slot == 0)
+			return slot == addr;
+	}
+}
+
 /* Whether addr was a tracepoint already; it is one now. */
 DRTI_HOT int
 drti_point_seen(drti_scratch_t *x, uint64_t addr)
@@ -747,7 +759,7 @@ drti_site_probe(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *
  * record in m->tmpl, its function's name in *func (NULL if the record
  * names none, m->fh its hash); 1, or 0 when it is not a site to add
  * (another provider's, unknown probe, not on a nop of an executable
- * segment, its names not in the object).
+ * segment, its names not in the object, or a tracepoint already).
  */
 DRTI_HOT int
 drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, drti_memo_t *m,
@@ -757,6 +769,8 @@ drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x
 	uintptr_t names = drti_rel(&r->dsr_probe), at = drti_rel(&r->dsr_site), fa;
 	size_t room;
 
+	if (drti_point_has(x, at))
+		return 0;	/* in the DOF already (-G given the objects): nothing to read */
 	if (names != m->probe) {
 		m->probe = names;
 		m->tmpl = drti_site_probe(s, p, x, names);
