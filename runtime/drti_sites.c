@@ -12,8 +12,11 @@
 #include "drti_sys.h"
 
 /*
- * The per-site helpers are inlined whatever -Os weighs: a call per site
- * and per name is what made the site pass cost (bench/startup).
+ * The smallest per-site helpers and the name loops are inlined whatever
+ * -Os weighs (a call per site and per name was much of the site pass's
+ * cost, bench/startup); the rest stay functions, as every byte here is
+ * in every -G output (inlining them all: 920 bytes more for 9% fewer
+ * instructions).
  */
 #define DRTI_HOT static inline __attribute__((always_inline))
 
@@ -105,7 +108,7 @@ drti_scan(const char *str, size_t max, uint32_t *h, int probe)
  * The NUL-ended name at addr inside the object (at most max bytes, and
  * room bytes if room is not 0), or NULL; its hash in *h (drti_scan).
  */
-DRTI_HOT const char *
+static const char *
 drti_object_name(drti_sites_t *s, uintptr_t addr, size_t room, size_t max, uint32_t *h, int probe)
 {
 	if (addr == 0 || (room == 0 && !drti_in_object(s, addr, 1, 0, &room)))
@@ -119,7 +122,7 @@ drti_object_name(drti_sites_t *s, uintptr_t addr, size_t room, size_t max, uint3
  * that string is want (its NUL within max bytes), else 0; *left: the bytes
  * of its segment from there.
  */
-DRTI_HOT uintptr_t
+static uintptr_t
 drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max, size_t *left)
 {
 	const char *a = (const char *)addr;
@@ -184,7 +187,7 @@ drti_probe(const drti_dofprov_t *p, uint64_t j)
 }
 
 /* String i of p's strings, or "" if it does not end inside them; its hash in *h (drti_scan). */
-DRTI_HOT const char *
+static const char *
 drti_strh(const drti_dofprov_t *p, uint32_t i, uint32_t *h, int probe)
 {
 	const char *t = p->d + p->strs->dofs_offset;
@@ -487,7 +490,7 @@ drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
  */
 
 /* A new group of the probe name whose first record is canon, with tmpl's arguments; its index. */
-DRTI_HOT uint32_t
+static uint32_t
 drti_group_new(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, const char *xfunc)
 {
 	drti_group_t *g = &x->groups[x->ngroups];
@@ -503,7 +506,7 @@ drti_group_new(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, 
 }
 
 /* Group gi into the table, its function named fname (hashed to fh). */
-DRTI_HOT void
+static void
 drti_group_put(drti_scratch_t *x, uint32_t gi, const char *fname, uint32_t fh)
 {
 	drti_group_t *g = &x->groups[gi];
@@ -520,7 +523,7 @@ drti_group_put(drti_scratch_t *x, uint32_t gi, const char *fname, uint32_t fh)
 }
 
 /* The table's group of the probe name whose first record is canon and of the function fname, or ~0. */
-DRTI_HOT uint32_t
+static uint32_t
 drti_group_find(const drti_scratch_t *x, uint32_t canon, const char *fname, uint32_t fh)
 {
 	uint32_t h = (x->rec_hash[canon] * 31u) ^ fh;
@@ -539,7 +542,7 @@ drti_group_find(const drti_scratch_t *x, uint32_t canon, const char *fname, uint
 }
 
 /* Whether string i of p's strings is fname (NUL-ended), read within them. */
-DRTI_HOT int
+static int
 drti_str_is(const drti_dofprov_t *p, uint32_t i, const char *fname)
 {
 	const char *t = p->d + p->strs->dofs_offset;
@@ -585,7 +588,7 @@ drti_record_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, ui
  * the function fname (hashed to fh: in the object if xfunc, else string
  * func of the DOF, the stub's), made if new.
  */
-DRTI_HOT uint32_t
+static uint32_t
 drti_site_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, uint32_t func,
     const char *fname, const char *xfunc, uint32_t fh)
 {
@@ -761,7 +764,7 @@ drti_site_probe(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *
  * (another provider's, unknown probe, not on a nop of an executable
  * segment, its names not in the object, or a tracepoint already).
  */
-DRTI_HOT int
+static int
 drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, drti_memo_t *m,
     size_t k, uint64_t *site, const char **func)
 {
@@ -930,7 +933,7 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
  * Record pr of group g: its tracepoints into the set, its lowest
  * tracepoint (offsets and is-enabled offsets, else its address) into g's.
  */
-DRTI_HOT void
+static void
 drti_record_points(const drti_sites_t *s, const drti_dofprov_t *p, drti_scratch_t *x,
     const dof_probe_t *pr, drti_group_t *g)
 {
