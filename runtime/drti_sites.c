@@ -11,9 +11,18 @@
 #include "drti_str.h"
 #include "drti_sys.h"
 
+/*
+ * The smallest per-site helpers and the name loops are inlined whatever
+ * -Os weighs (a call per site and per name was much of the site pass's
+ * cost, bench/startup); the rest stay functions, as every byte here is
+ * in every -G output (inlining them all: 920 bytes more for 9% fewer
+ * instructions).
+ */
+#define DRTI_HOT static inline __attribute__((always_inline))
+
 
 /* The address a PC-relative field names, or 0 for a field of 0 (no site). */
-static uintptr_t
+DRTI_HOT uintptr_t
 drti_rel(const int32_t *field)
 {
 	return *field == 0 ? 0 : (uintptr_t)field + (uintptr_t)(intptr_t)*field;
@@ -26,55 +35,112 @@ drti_rel64(const int64_t *field)
 }
 
 /*
- * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
- * segment of the object (an executable one if exec); *room: the bytes from
- * addr to that part's end.
+ * Whether [addr, addr + len) lies in the file-backed part of program
+ * header ph (an executable segment if exec); *room: the bytes from addr to
+ * that part's end.
  */
-static int
-drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+DRTI_HOT int
+drti_in_phdr(const drti_sites_t *s, const ElfW(Phdr) *ph, uintptr_t addr, size_t len, int exec,
+    size_t *room)
 {
-	for (ElfW(Half) n = 0; n < s->phnum; n++) {
-		ElfW(Half) i = (ElfW(Half))((s->last[exec] + n) % s->phnum);	/* the last hit first */
-		const ElfW(Phdr) *ph = &s->phdr[i];
-		uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
+	uintptr_t start = s->bias + (uintptr_t)ph->p_vaddr;
 
-		if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
-		    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
-			continue;
-		*room = (size_t)(ph->p_filesz - (addr - start));
-		s->last[exec] = i;
-		return 1;
-	}
+	if (ph->p_type != PT_LOAD || addr < start || addr - start >= ph->p_filesz ||
+	    len > ph->p_filesz - (addr - start) || (exec && !(ph->p_flags & PF_X)))
+		return 0;
+	*room = (size_t)(ph->p_filesz - (addr - start));
+	return 1;
+}
+
+/* drti_in_object past the segment last found. */
+static int
+drti_in_other(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
+{
+	for (ElfW(Half) i = 0; i < s->phnum; i++)
+		if (drti_in_phdr(s, &s->phdr[i], addr, len, exec, room)) {
+			s->last[exec] = i;
+			return 1;
+		}
 	return 0;
 }
 
-/* The NUL-ended string at addr inside the object (at most max bytes), or NULL. */
-static const char *
-drti_object_str(drti_sites_t *s, uintptr_t addr, size_t max)
+/*
+ * Whether [addr, addr + len) lies in the file-backed part of one PT_LOAD
+ * segment of the object (an executable one if exec); *room: the bytes from
+ * addr to that part's end.  The segment last found is tried first.
+ */
+DRTI_HOT int
+drti_in_object(drti_sites_t *s, uintptr_t addr, size_t len, int exec, size_t *room)
 {
-	size_t room;
-
-	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
-		return NULL;
-	return drti_memchr((const void *)addr, '\0', room < max ? room : max) != NULL ?
-	    (const char *)addr : NULL;
+	if (s->last[exec] < s->phnum && drti_in_phdr(s, &s->phdr[s->last[exec]], addr, len, exec, room))
+		return 1;
+	return drti_in_other(s, addr, len, exec, room);
 }
 
-/* FNV-1a of a probe name, `__` read as `-` (a declared name hashes as its DOF name). */
-static uint32_t
-drti_hash_name(const char *s, uint32_t h)
+/*
+ * FNV-1a of the name at str in *h, for a probe name (probe) `__` read as
+ * `-` (a declared probe name hashes as its DOF name; a function's name is
+ * hashed as it is); its length, or max if no NUL lies in its first max
+ * bytes.  One pass gives the bound, the length and the hash.
+ */
+DRTI_HOT size_t
+drti_scan(const char *str, size_t max, uint32_t *h, int probe)
 {
-	while (*s != '\0') {
-		int dash = s[0] == '_' && s[1] == '_';
+	uint32_t v = 2166136261u;
+	size_t i = 0;
 
-		h = (h ^ (uint8_t)(dash ? '-' : *s)) * 16777619u;
-		s += dash ? 2 : 1;
+	for (; i < max; i++) {
+		uint8_t c = (uint8_t)str[i];
+
+		if (c == '\0')
+			break;
+		if (probe && c == '_' && i + 1 < max && str[i + 1] == '_') {
+			c = '-';
+			i++;
+		}
+		v = (v ^ c) * 16777619u;
 	}
-	return h;
+	*h = v;
+	return i;
+}
+
+/*
+ * The NUL-ended name at addr inside the object (at most max bytes, and
+ * room bytes if room is not 0), or NULL; its hash in *h (drti_scan).
+ */
+static const char *
+drti_object_name(drti_sites_t *s, uintptr_t addr, size_t room, size_t max, uint32_t *h, int probe)
+{
+	if (addr == 0 || (room == 0 && !drti_in_object(s, addr, 1, 0, &room)))
+		return NULL;
+	max = room < max ? room : max;
+	return drti_scan((const char *)addr, max, h, probe) < max ? (const char *)addr : NULL;
+}
+
+/*
+ * The address after the NUL of the string at addr inside the object if
+ * that string is want (its NUL within max bytes), else 0; *left: the bytes
+ * of its segment from there.
+ */
+static uintptr_t
+drti_object_is(drti_sites_t *s, uintptr_t addr, const char *want, size_t max, size_t *left)
+{
+	const char *a = (const char *)addr;
+	size_t room, i = 0;
+
+	if (addr == 0 || !drti_in_object(s, addr, 1, 0, &room))
+		return 0;
+	max = room < max ? room : max;
+	while (i < max && a[i] == want[i] && a[i] != '\0')
+		i++;
+	if (i >= max || a[i] != '\0' || want[i] != '\0')
+		return 0;
+	*left = room - i - 1;
+	return addr + i + 1;
 }
 
 /* Whether the DOF probe name dof is the declared name decl (`__` there is `-` here). */
-static int
+DRTI_HOT int
 drti_name_is(const char *dof, const char *decl)
 {
 	while (*dof != '\0' && *decl != '\0') {
@@ -110,21 +176,35 @@ typedef struct drti_dofprov {
 	dof_sec_t *probes, *offs, *enoffs, *strs;	/* enoffs NULL if none */
 	const char *name;
 	uint64_t nrec;
+	char *recs;			/* the probe records, as found */
+	uint64_t es;			/* and their size */
 } drti_dofprov_t;
 
-static dof_probe_t *
+DRTI_HOT dof_probe_t *
 drti_probe(const drti_dofprov_t *p, uint64_t j)
 {
-	return (dof_probe_t *)(void *)(p->d + p->probes->dofs_offset + j * p->probes->dofs_entsize);
+	return (dof_probe_t *)(void *)(p->recs + j * p->es);
+}
+
+/* String i of p's strings, or "" if it does not end inside them; its hash in *h (drti_scan). */
+static const char *
+drti_strh(const drti_dofprov_t *p, uint32_t i, uint32_t *h, int probe)
+{
+	const char *t = p->d + p->strs->dofs_offset;
+	uint64_t size = p->strs->dofs_size;
+
+	if (i < size && drti_scan(t + i, (size_t)(size - i), h, probe) < size - i)
+		return t + i;
+	*h = 2166136261u;
+	return "";
 }
 
 static const char *
 drti_str(const drti_dofprov_t *p, uint32_t i)
 {
-	const char *t = p->d + p->strs->dofs_offset;
+	uint32_t h;
 
-	return i < p->strs->dofs_size && drti_memchr(t + i, '\0', p->strs->dofs_size - i) != NULL ?
-	    t + i : "";
+	return drti_strh(p, i, &h, 0);
 }
 
 /* Whether every offset array of every record lies in its section. */
@@ -157,6 +237,8 @@ drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t 
 	p->size = size;
 	p->probes_idx = prov->dofpv_probes;
 	p->nrec = p->probes->dofs_size / p->probes->dofs_entsize;
+	p->recs = d + p->probes->dofs_offset;
+	p->es = p->probes->dofs_entsize;
 	p->offs = drti_dof_section(d, size, prov->dofpv_proffs);
 	p->strs = drti_dof_section(d, size, prov->dofpv_strtab);
 	p->enoffs = prov->dofpv_prenoffs == DOF_SECT_NONE ? NULL :
@@ -176,7 +258,7 @@ drti_dofprov(char *d, size_t size, uint32_t i, const char *want, drti_dofprov_t 
  * library (.SUNW_dof is writable), and dtprobed, like this, takes an
  * address above the load bias as relocated.
  */
-static uint64_t
+DRTI_HOT uint64_t
 drti_abs(const drti_sites_t *s, uint64_t addr)
 {
 	return s->bias != 0 && addr > s->bias ? addr : addr + s->bias;
@@ -248,11 +330,16 @@ drti_relocs_none(char *d, size_t size, uint32_t tgt)
 /* A group: one probe name and one function name, a record of the new DOF. */
 typedef struct drti_group {
 	uint32_t tmpl;			/* the record whose name and arguments it takes */
+	uint32_t canon;			/* the first record of its probe name */
 	uint32_t hash;			/* of its probe name and function name */
-	uint32_t func;			/* its function name in the old strings, or ~0 */
-	const char *xfunc;		/* else the name in the object (a site's) */
+	uint32_t func;			/* its function name in the old strings, if not xfunc */
+	uint32_t hashed;		/* whether it is in the table (bygroup), hash set */
+	const char *fname;		/* its function name, in the strings or the object;
+					 * NULL (func) until it is hashed */
+	const char *xfunc;		/* fname if it is in the object (a site's), else NULL */
 	uint32_t recs, sites;		/* its first record and first site + 1, 0 ends */
 	uint32_t newfunc;		/* where its name went in the new strings */
+	uint64_t lo;			/* its lowest tracepoint (records' offsets, sites) */
 } drti_group_t;
 
 typedef struct drti_scratch {
@@ -268,6 +355,7 @@ typedef struct drti_scratch {
 	uint32_t ngroups;
 	uint32_t *rec_next;		/* record -> next record of its group + 1 */
 	uint32_t *rec_hash;		/* record -> its probe name's hash */
+	uint32_t *rec_group;		/* first record of a name -> its group */
 	const char **rec_name;		/* record -> its probe name */
 	uint32_t *site_next;		/* site -> next site of its group + 1 */
 	uint64_t *site_addr;		/* site -> its address */
@@ -299,7 +387,7 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->nbygroup = (uint32_t)drti_slots(ng);
 	x->npoints = drti_slots(npoint + nsite);
 	len = 8 * x->npoints + 8 * nsite + sizeof(drti_group_t) * ng + 8 * nrec +
-	    4 * ((uint64_t)x->nbyname + x->nbygroup + 2 * nrec + nsite) + 64;
+	    4 * ((uint64_t)x->nbyname + x->nbygroup + 3 * nrec + nsite) + 64;
 	m = drti_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (m == MAP_FAILED)
 		return -1;
@@ -314,11 +402,24 @@ drti_scratch_make(drti_scratch_t *x, uint64_t nrec, uint64_t npoint, uint64_t ns
 	x->rec_next = x->bygroup + x->nbygroup;
 	x->site_next = x->rec_next + nrec;
 	x->rec_hash = x->site_next + nsite;
+	x->rec_group = x->rec_hash + nrec;
 	return 0;
 }
 
+/* Whether addr is a tracepoint already. */
+DRTI_HOT int
+drti_point_has(const drti_scratch_t *x, uint64_t addr)
+{
+	for (uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;; i++) {
+		uint64_t slot = x->points[i & (x->npoints - 1)];
+
+		if (slot == addr || slot == 0)
+			return slot == addr;
+	}
+}
+
 /* Whether addr was a tracepoint already; it is one now. */
-static int
+DRTI_HOT int
 drti_point_seen(drti_scratch_t *x, uint64_t addr)
 {
 	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 20;
@@ -349,60 +450,158 @@ drti_record_named(const drti_scratch_t *x, const char *decl, uint32_t h)
 	}
 }
 
-/* Record j's name and hash kept, and the record found by its name if it is the first. */
-static void
+/*
+ * Record j's name and hash kept; the first record of that name (j if it
+ * is the first), found by its name.  Equal pointers into the strings are
+ * equal names: a comparison only where they differ.
+ */
+static uint32_t
 drti_name_record(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t j)
 {
-	const char *name = drti_str(p, drti_probe(p, j)->dofpr_name);
-	uint32_t h = drti_hash_name(name, 2166136261u);
+	uint32_t h;
+	const char *name = drti_strh(p, drti_probe(p, j)->dofpr_name, &h, 1);
 
 	x->rec_name[j] = name;
 	x->rec_hash[j] = h;
-	if (drti_record_named(x, name, h) >= 0)
-		return;
+	for (uint32_t i = h;; i++) {
+		uint32_t *slot = &x->byname[i & (x->nbyname - 1)];
+
+		if (*slot == 0) {
+			*slot = j + 1;
+			return j;
+		}
+		if (x->rec_hash[*slot - 1] == h && (x->rec_name[*slot - 1] == name ||
+		    drti_name_is(x->rec_name[*slot - 1], name)))
+			return *slot - 1;
+	}
+}
+
+/*
+ * The groups.  A probe name of one record (every name, in a -G output's
+ * DOF) has one group for it, made without reading its function's name;
+ * the table (bygroup) holds a group by its probe name's first record and
+ * its function's name once that name is hashed: every site's group, the
+ * groups of a name of several records, and a record's group once a site
+ * is found in its function.  So a site's group is the table's, else its
+ * name's record's (one comparison of the two function names), else new;
+ * and a record's name is read only where another record or a site may
+ * share it.  Names compare by pointer first: the same string (a
+ * function's `__func__`, a string of the DOF) is the same name.
+ */
+
+/* A new group of the probe name whose first record is canon, with tmpl's arguments; its index. */
+static uint32_t
+drti_group_new(drti_scratch_t *x, uint32_t canon, uint32_t tmpl, uint32_t func, const char *xfunc)
+{
+	drti_group_t *g = &x->groups[x->ngroups];
+
+	g->tmpl = tmpl;
+	g->canon = canon;
+	g->func = func;
+	g->hashed = 0;
+	g->fname = g->xfunc = xfunc;
+	g->recs = g->sites = 0;
+	g->lo = UINT64_MAX;
+	return x->ngroups++;
+}
+
+/* Group gi into the table, its function named fname (hashed to fh). */
+static void
+drti_group_put(drti_scratch_t *x, uint32_t gi, const char *fname, uint32_t fh)
+{
+	drti_group_t *g = &x->groups[gi];
+	uint32_t h = (x->rec_hash[g->canon] * 31u) ^ fh;
+
+	g->hash = h;
+	g->hashed = 1;
+	g->fname = fname;
 	for (uint32_t i = h;; i++)
-		if (x->byname[i & (x->nbyname - 1)] == 0) {
-			x->byname[i & (x->nbyname - 1)] = j + 1;
+		if (x->bygroup[i & (x->nbygroup - 1)] == 0) {
+			x->bygroup[i & (x->nbygroup - 1)] = gi + 1;
 			return;
 		}
 }
 
-static const char *
-drti_group_func(const drti_dofprov_t *p, const drti_group_t *g)
+/* The table's group of the probe name whose first record is canon and of the function fname, or ~0. */
+static uint32_t
+drti_group_find(const drti_scratch_t *x, uint32_t canon, const char *fname, uint32_t fh)
 {
-	return g->xfunc != NULL ? g->xfunc : drti_str(p, g->func);
+	uint32_t h = (x->rec_hash[canon] * 31u) ^ fh;
+
+	for (uint32_t i = h;; i++) {
+		uint32_t slot = x->bygroup[i & (x->nbygroup - 1)];
+		const drti_group_t *g;
+
+		if (slot == 0)
+			return ~0u;
+		g = &x->groups[slot - 1];
+		if (g->hash == h && g->canon == canon &&
+		    (g->fname == fname || drti_strcmp(g->fname, fname) == 0))
+			return slot - 1;
+	}
+}
+
+/* Whether string i of p's strings is fname (NUL-ended), read within them. */
+static int
+drti_str_is(const drti_dofprov_t *p, uint32_t i, const char *fname)
+{
+	const char *t = p->d + p->strs->dofs_offset;
+	uint64_t size = p->strs->dofs_size;
+
+	for (; i < size; i++, fname++)
+		if (t[i] != *fname)
+			return 0;
+		else if (*fname == '\0')
+			return 1;
+	return 0;
 }
 
 /*
- * The group of record tmpl's probe name and the function func (in the
- * strings if xfunc is NULL, else xfunc, its name hashed to fh), made if
- * new; its index.
+ * The group of record j (of the probe name whose first record is canon),
+ * made if new.  Its name's first record's group is hashed only when a
+ * second record of that name comes.
  */
 static uint32_t
-drti_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t tmpl, uint32_t func,
-    const char *xfunc, uint32_t fh)
+drti_record_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, uint32_t j)
 {
-	const char *fn = xfunc != NULL ? xfunc : drti_str(p, func);
-	uint32_t h = (x->rec_hash[tmpl] * 31u) ^ fh;
+	drti_group_t *first;
+	const char *fn;
+	uint32_t fh, gi;
 
-	for (uint32_t i = h;; i++) {
-		uint32_t *slot = &x->bygroup[i & (x->nbygroup - 1)];
-		drti_group_t *g;
-
-		if (*slot == 0) {
-			g = &x->groups[x->ngroups];
-			g->tmpl = tmpl;
-			g->hash = h;
-			g->func = func;
-			g->xfunc = xfunc;
-			*slot = ++x->ngroups;
-			return *slot - 1;
-		}
-		g = &x->groups[*slot - 1];
-		if (g->hash == h && drti_strcmp(x->rec_name[g->tmpl], x->rec_name[tmpl]) == 0 &&
-		    drti_strcmp(drti_group_func(p, g), fn) == 0)
-			return *slot - 1;
+	if (canon == j)
+		return x->rec_group[j] = drti_group_new(x, j, j, drti_probe(p, j)->dofpr_func, NULL);
+	first = &x->groups[x->rec_group[canon]];
+	if (!first->hashed) {
+		fn = drti_strh(p, first->func, &fh, 0);
+		drti_group_put(x, x->rec_group[canon], fn, fh);
 	}
+	fn = drti_strh(p, drti_probe(p, j)->dofpr_func, &fh, 0);
+	if ((gi = drti_group_find(x, canon, fn, fh)) == ~0u) {
+		gi = drti_group_new(x, canon, j, drti_probe(p, j)->dofpr_func, NULL);
+		drti_group_put(x, gi, fn, fh);
+	}
+	return gi;
+}
+
+/*
+ * The group of a site of the probe name whose first record is canon, in
+ * the function fname (hashed to fh: in the object if xfunc, else string
+ * func of the DOF, the stub's), made if new.
+ */
+static uint32_t
+drti_site_group(const drti_dofprov_t *p, drti_scratch_t *x, uint32_t canon, uint32_t func,
+    const char *fname, const char *xfunc, uint32_t fh)
+{
+	uint32_t gi = drti_group_find(x, canon, fname, fh), ri = x->rec_group[canon];
+
+	if (gi != ~0u)
+		return gi;
+	if (!x->groups[ri].hashed && drti_str_is(p, x->groups[ri].func, fname))
+		gi = ri;	/* the record's own function: its group */
+	else
+		gi = drti_group_new(x, canon, canon, func, xfunc);
+	drti_group_put(x, gi, fname, fh);
+	return gi;
 }
 
 /* ---- the other -G objects' DOFs ---------------------------------------------- */
@@ -521,7 +720,8 @@ drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 	for (size_t l = 0; l < s->nlists; l++)
 		for (const char *d = drti_list_dof(s, drti_rel64(&s->lists[l])); d != NULL;
 		    d = drti_list_next(s, d)) {
-			int has = drti_other_points(d == s->orig ? NULL : x, d, prov);
+			/* s->orig has prov: its copy, being extended, does */
+			int has = d == s->orig || drti_other_points(x, d, prov);
 
 			if (has && first < 0)
 				first = d == s->orig;
@@ -532,37 +732,67 @@ drti_other_dofs(drti_sites_t *s, drti_scratch_t *x, const char *prov)
 /* ---- reading the site records ------------------------------------------------ */
 
 /*
- * Site record k of provider p: its record (the first of its probe name)
- * in *tmpl, its address in *site, its function's name in *func (NULL if
- * the record names none); 1, or 0
- * when it is not a site to add (another provider's, unknown probe, not on
- * a nop of an executable segment, its names not in the object).
+ * The names last read: the sites of one probe share its names' pointer,
+ * and a function's sites its `__func__`, each read and hashed once.
+ */
+typedef struct drti_memo {
+	uintptr_t probe;		/* the last probe names read */
+	int64_t tmpl;			/* their first record, -1 if none (not a site to add) */
+	uintptr_t func;			/* the last function name read */
+	const char *fname;		/* it, NULL if it does not end inside the object */
+	uint32_t fh;			/* its hash */
+} drti_memo_t;
+
+/* The first record of provider p named as the probe names at addr (in the object), or -1. */
+static int64_t
+drti_site_probe(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, uintptr_t addr)
+{
+	size_t left = 0;
+	uintptr_t at = drti_object_is(s, addr, p->name, DTRACE_PROVNAMELEN, &left);
+	const char *name;
+	uint32_t h;
+
+	if (at == 0 || (name = drti_object_name(s, at, left, 2 * DTRACE_NAMELEN, &h, 1)) == NULL)
+		return -1;
+	return drti_record_named(x, name, h);
+}
+
+/*
+ * Site record k for provider p: its address in *site, its probe's first
+ * record in m->tmpl, its function's name in *func (NULL if the record
+ * names none, m->fh its hash); 1, or 0 when it is not a site to add
+ * (another provider's, unknown probe, not on a nop of an executable
+ * segment, its names not in the object, or a tracepoint already).
  */
 static int
-drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
-    size_t k, uint32_t *tmpl, uint64_t *site, const char **func)
+drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, drti_memo_t *m,
+    size_t k, uint64_t *site, const char **func)
 {
 	const dof_site_rec_t *r = &s->recs[k];
-	const char *prov = drti_object_str(s, drti_rel(&r->dsr_probe), DTRACE_PROVNAMELEN);
-	const char *name;
-	uintptr_t at = drti_rel(&r->dsr_site);
+	uintptr_t names = drti_rel(&r->dsr_probe), at = drti_rel(&r->dsr_site), fa;
 	size_t room;
-	int64_t j;
 
-	if (prov == NULL || drti_strcmp(prov, p->name) != 0)
-		return 0;
-	name = drti_object_str(s, (uintptr_t)(prov + drti_strlen(prov) + 1), 2 * DTRACE_NAMELEN);
-	if (name == NULL || (j = drti_record_named(x, name, drti_hash_name(name, 2166136261u))) < 0 ||
-	    !drti_in_object(s, at, 1, 1, &room))
+	if (drti_point_has(x, at))
+		return 0;	/* in the DOF already (-G given the objects): nothing to read */
+	if (names != m->probe) {
+		m->probe = names;
+		m->tmpl = drti_site_probe(s, p, x, names);
+	}
+	if (m->tmpl < 0 || !drti_in_object(s, at, 1, 1, &room))
 		return 0;
 #if defined(__x86_64__) || defined(__i386__)
 	if (*(const volatile uint8_t *)at != 0x90 && *(const volatile uint8_t *)at != 0xcc)
 		return 0;
 #endif
 	*func = NULL;		/* none recorded (gcc's large code model): the stub's name */
-	if (r->dsr_func != 0 && (*func = drti_object_str(s, drti_rel(&r->dsr_func), 4096)) == NULL)
-		return 0;
-	*tmpl = (uint32_t)j;
+	if ((fa = drti_rel(&r->dsr_func)) != 0) {
+		if (fa != m->func) {
+			m->func = fa;
+			m->fname = drti_object_name(s, fa, 0, 4096, &m->fh, 0);
+		}
+		if ((*func = m->fname) == NULL)
+			return 0;
+	}
 	*site = at;
 	return 1;
 }
@@ -577,34 +807,8 @@ typedef struct drti_out {
 	uint64_t noffs, nenoffs;	/* entries written */
 } drti_out_t;
 
-/* The lowest tracepoint of group g (records' offsets and is-enabled offsets, sites). */
-static uint64_t
-drti_group_low(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x,
-    const drti_group_t *g)
-{
-	const uint32_t *o = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
-	const uint32_t *eo = p->enoffs == NULL ? NULL :
-	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
-	uint64_t lo = UINT64_MAX;
-
-	for (uint32_t r = g->recs; r != 0; r = x->rec_next[r - 1]) {
-		const dof_probe_t *pr = drti_probe(p, r - 1);
-		uint64_t base = drti_abs(s, pr->dofpr_addr);
-
-		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
-			lo = base + o[pr->dofpr_offidx + k] < lo ? base + o[pr->dofpr_offidx + k] : lo;
-		for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
-			lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
-		if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
-			lo = base;
-	}
-	for (uint32_t t = g->sites; t != 0; t = x->site_next[t - 1])
-		lo = x->site_addr[t - 1] < lo ? x->site_addr[t - 1] : lo;
-	return lo;
-}
-
 /* One offset from lo into arr[*n], if it fits (32 bits, UINT16_MAX a record); 1 if put. */
-static int
+DRTI_HOT int
 drti_put_off(uint32_t *arr, uint64_t *n, uint32_t *cnt, uint64_t lo, uint64_t addr)
 {
 	if (addr - lo > UINT32_MAX || *cnt == UINT16_MAX)
@@ -622,10 +826,10 @@ drti_write_group(const drti_sites_t *s, const drti_dofprov_t *p, const drti_scra
 	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
 	const uint32_t *eo = p->enoffs == NULL ? NULL :
 	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
-	uint64_t lo = drti_group_low(s, p, x, g);
+	uint64_t lo = g->lo;
 	uint32_t cnt = 0, ecnt = 0;
 
-	drti_memcpy(nr, drti_probe(p, g->tmpl), sizeof(*nr));
+	*nr = *drti_probe(p, g->tmpl);
 	nr->dofpr_addr = lo;
 	nr->dofpr_func = g->newfunc;
 	nr->dofpr_offidx = (uint32_t)o->noffs;
@@ -675,35 +879,42 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 	uint64_t nen = p->enoffs == NULL ? 0 : p->enoffs->dofs_size / 4;
 	char *strs = drti_out_take(o, strsz, 1), *recs;
 	size_t strend = strsz;
+	const char *lastx = NULL;	/* a function's groups follow each other: */
+	uint32_t lastnew = 0;		/* its name is written once for them */
 
 	if (strs == NULL)
 		return -1;
 	drti_memcpy(strs, p->d + p->strs->dofs_offset, strsz);
 	for (uint32_t i = 0; i < x->ngroups; i++) {
 		drti_group_t *g = &x->groups[i];
-		const char *end;
+		char *end;
 		size_t n;
 
-		if (g->xfunc == NULL) {
-			g->newfunc = g->func;
+		if (g->xfunc == NULL || g->xfunc == lastx) {
+			g->newfunc = g->xfunc == NULL ? g->func : lastnew;
 			continue;
 		}
-		end = drti_memchr(g->xfunc, '\0', DTRACE_FUNCNAMELEN - 1);
-		n = end != NULL ? (size_t)(end - g->xfunc) : DTRACE_FUNCNAMELEN - 1;
-		if (drti_out_take(o, n + 1, 1) == NULL)
+		for (n = 0; n < DTRACE_FUNCNAMELEN - 1 && g->xfunc[n] != '\0'; n++)
+			;
+		if ((end = drti_out_take(o, n + 1, 1)) == NULL)
 			return -1;
-		drti_memcpy(strs + strend, g->xfunc, n);
-		strs[strend + n] = '\0';
-		g->newfunc = (uint32_t)strend;
+		for (size_t c = 0; c < n; c++)
+			end[c] = g->xfunc[c];
+		end[n] = '\0';
+		lastx = g->xfunc;
+		lastnew = g->newfunc = (uint32_t)strend;
 		strend += n + 1;
 	}
 	if ((recs = drti_out_take(o, es * x->ngroups, 8)) == NULL ||
 	    (o->offs = (uint32_t *)(void *)drti_out_take(o, 4 * npt, 4)) == NULL ||
 	    (o->enoffs = (uint32_t *)(void *)drti_out_take(o, 4 * nen, 4)) == NULL)
 		return -1;
-	drti_memset(recs, 0, es * x->ngroups);
-	for (uint32_t i = 0; i < x->ngroups; i++)
+	/* each record is written whole: its template's bytes, then its fields */
+	for (uint32_t i = 0; i < x->ngroups; i++) {
+		for (size_t b = sizeof(dof_probe_t); b < es; b++)
+			recs[i * es + b] = 0;	/* a longer entry's tail */
 		drti_write_group(s, p, x, &x->groups[i], (dof_probe_t *)(void *)(recs + i * es), o);
+	}
 	drti_relocs_none(p->d, p->size, p->probes_idx);
 	p->strs->dofs_offset = (uint64_t)(strs - p->d);
 	p->strs->dofs_size = strend;
@@ -719,6 +930,32 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 }
 
 /*
+ * Record pr of group g: its tracepoints into the set, its lowest
+ * tracepoint (offsets and is-enabled offsets, else its address) into g's.
+ */
+static void
+drti_record_points(const drti_sites_t *s, const drti_dofprov_t *p, drti_scratch_t *x,
+    const dof_probe_t *pr, drti_group_t *g)
+{
+	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
+	const uint32_t *eo = p->enoffs == NULL ? NULL :
+	    (const uint32_t *)(const void *)(p->d + p->enoffs->dofs_offset);
+	uint64_t base = drti_abs(s, pr->dofpr_addr), lo = g->lo;
+
+	for (uint32_t k = 0; k < pr->dofpr_noffs; k++) {
+		uint64_t a = base + oo[pr->dofpr_offidx + k];
+
+		drti_point_seen(x, a);
+		lo = a < lo ? a : lo;
+	}
+	for (uint32_t k = 0; k < pr->dofpr_nenoffs; k++)
+		lo = base + eo[pr->dofpr_enoffidx + k] < lo ? base + eo[pr->dofpr_enoffidx + k] : lo;
+	if (pr->dofpr_noffs + pr->dofpr_nenoffs == 0 && base < lo)
+		lo = base;
+	g->lo = lo;
+}
+
+/*
  * Provider p with the site records' sites, in groups by (probe, function);
  * 1 if it was written again (from *end, advanced, within cap), 0 if
  * nothing changes, -1 if it could not be.
@@ -726,9 +963,9 @@ drti_write_provider(const drti_sites_t *s, drti_dofprov_t *p, const drti_scratch
 static int
 drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap)
 {
-	const uint32_t *oo = (const uint32_t *)(const void *)(p->d + p->offs->dofs_offset);
 	drti_scratch_t x;
 	drti_out_t o = { p->d, *end, cap, NULL, NULL, 0, 0 };
+	drti_memo_t m = { 0, -1, 0, NULL, 0 };
 	int rc = 0;
 
 	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s), s->nrecs) != 0)
@@ -740,31 +977,31 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 	}
 	for (uint32_t j = 0; j < p->nrec; j++) {
 		const dof_probe_t *pr = drti_probe(p, j);
-		uint32_t g;
+		drti_group_t *g = &x.groups[drti_record_group(p, &x, drti_name_record(p, &x, j), j)];
 
-		drti_name_record(p, &x, j);
-		g = drti_group(p, &x, j, pr->dofpr_func, NULL,
-		    drti_hash_name(drti_str(p, pr->dofpr_func), 2166136261u));
-		x.rec_next[j] = x.groups[g].recs;	/* the chain runs backwards: order */
-		x.groups[g].recs = j + 1;		/* within a record does not matter */
-		for (uint32_t k = 0; k < pr->dofpr_noffs; k++)
-			drti_point_seen(&x, drti_abs(s, pr->dofpr_addr) + oo[pr->dofpr_offidx + k]);
+		x.rec_next[j] = g->recs;	/* the chain runs backwards: order */
+		g->recs = j + 1;		/* within a record does not matter */
+		drti_record_points(s, p, &x, pr, g);
 	}
 	for (size_t k = 0; k < s->nrecs; k++) {
-		uint32_t tmpl, g;
 		uint64_t site;
 		const char *func;
+		drti_group_t *g;
 
-		if (!drti_site_read(s, p, &x, k, &tmpl, &site, &func) || drti_point_seen(&x, site))
+		if (!drti_site_read(s, p, &x, &m, k, &site, &func) || drti_point_seen(&x, site))
 			continue;
-		if (func == NULL)
-			g = drti_group(p, &x, tmpl, drti_probe(p, tmpl)->dofpr_func, NULL,
-			    drti_hash_name(drti_str(p, drti_probe(p, tmpl)->dofpr_func), 2166136261u));
-		else
-			g = drti_group(p, &x, tmpl, 0, func, drti_hash_name(func, 2166136261u));
+		if (func == NULL) {
+			uint32_t t = (uint32_t)m.tmpl, f = drti_probe(p, t)->dofpr_func, fh;
+			const char *fn = drti_strh(p, f, &fh, 0);
+
+			g = &x.groups[drti_site_group(p, &x, t, f, fn, NULL, fh)];
+		} else {
+			g = &x.groups[drti_site_group(p, &x, (uint32_t)m.tmpl, 0, func, func, m.fh)];
+		}
 		x.site_addr[x.nsites] = site;
-		x.site_next[x.nsites] = x.groups[g].sites;
-		x.groups[g].sites = ++x.nsites;
+		x.site_next[x.nsites] = g->sites;
+		g->sites = ++x.nsites;
+		g->lo = site < g->lo ? site : g->lo;
 	}
 	if (x.nsites != 0 || x.ngroups != p->nrec) {
 		rc = drti_write_provider(s, p, &x, &o) == 0 ? 1 : -1;

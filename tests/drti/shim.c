@@ -35,6 +35,7 @@
  *	OPEN pid=N path=P
  *	ADDDOF pid=N gen=G mod=M addr=0x.. dof=0x.. loadsz=N version=V
  *	SITE pid=N gen=G PROV:FUNC:NAME probe|enabled 0x.. ok|BAD
+ *	ERROR pid=N gen=G two records of PROV:FUNC:NAME   (dtprobed refuses such a DOF)
  *	REMOVE pid=N gen=G
  *	MARK pid=N WORD
  *	ERROR pid=N what
@@ -199,6 +200,15 @@ check_dof(const char *dof, const dof_helper_t *dh, int gen)
 
 			if (addr < dh->dofhp_addr)
 				addr += dh->dofhp_addr;
+			for (uint64_t k2 = 0; k2 < k; k2++) {
+				const dof_probe_t *q = (const dof_probe_t *)(dof + probes->dofs_offset +
+				    k2 * probes->dofs_entsize);
+
+				if (strcmp(strtab_at(dof, strtab, q->dofpr_func), func) == 0 &&
+				    strcmp(strtab_at(dof, strtab, q->dofpr_name), name) == 0)
+					shim_log("ERROR pid=%d gen=%d two records of %s:%s:%s",
+					    (int)getpid(), gen, prov, func, name);
+			}
 			for (unsigned j = 0; j < p->dofpr_noffs; j++)
 				check_site(gen, prov, func, name, "probe", addr + o[p->dofpr_offidx + j]);
 			if (enoffs == NULL)
