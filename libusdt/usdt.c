@@ -152,6 +152,7 @@ typedef struct probedef_priv {
 	usdt_provider_t *owner;
 	usdt_probedef_t *prev;
 	bool provider_ref;
+	size_t set_id;			/* its id in owner's set, while it has one */
 	size_t nmtypes;			/* model spellings made so far */
 	char **mtypes;			/* [argc] of types[], from usdt_image_arg_type */
 } probedef_priv_t;
@@ -166,6 +167,9 @@ typedef struct provider_priv {
 	usdt_provider_t pub;
 	usdt_probedef_t **tail;
 	idset_t set;
+	usdt_probedef_t **defs;		/* by the set's id; NULL: a spare id */
+	size_t *spare;			/* ids given back, to be taken again */
+	size_t ndefs, nspare, capdefs;
 	char errbuf[USDT_ERRLEN];
 } provider_priv_t;
 
@@ -342,8 +346,11 @@ check_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
 /* ---- the set of a provider's probedefs ------------------------------------ */
 
 /*
- * The one hash table of the project (idset.h): the ids are the probedefs'
- * addresses, the key a probedef whose function and name are looked for.
+ * The one hash table of the project (idset.h), keyed by function and name.
+ * Its ids are small numbers (the set keeps them in 32 bits): each indexes
+ * the provider's defs, and an id given back by a removal is taken again by
+ * the next add, so a provider that adds and removes for ever uses as many
+ * ids as it ever held probes at once.
  */
 static uint64_t
 probe_hash(const usdt_probedef_t *pd)
@@ -354,9 +361,8 @@ probe_hash(const usdt_probedef_t *pd)
 static bool
 same_probe(const void *ctx, size_t id, const void *key)
 {
-	const usdt_probedef_t *a = (const usdt_probedef_t *)id, *b = key;
+	const usdt_probedef_t *a = ((const provider_priv_t *)ctx)->defs[id], *b = key;
 
-	(void)ctx;
 	return strcmp(a->name, b->name) == 0 && strcmp(a->function, b->function) == 0;
 }
 
@@ -364,9 +370,51 @@ same_probe(const void *ctx, size_t id, const void *key)
 static usdt_probedef_t *
 set_find(const provider_priv_t *pp, const usdt_probedef_t *pd)
 {
-	size_t id = idset_find(&pp->set, probe_hash(pd), same_probe, NULL, pd);
+	size_t id = idset_find(&pp->set, probe_hash(pd), same_probe, pp, pd);
 
-	return id == IDSET_NONE ? NULL : (usdt_probedef_t *)id;
+	return id == IDSET_NONE ? NULL : pp->defs[id];
+}
+
+/* Room for one more probedef in pp's set and ids, so that set_add cannot fail. */
+static bool
+set_reserve(provider_priv_t *pp)
+{
+	usdt_probedef_t **defs;
+	size_t *spare, cap;
+
+	if (!idset_reserve(&pp->set, pp->set.count + 1))
+		return false;
+	if (pp->nspare > 0 || pp->ndefs < pp->capdefs)
+		return true;
+	cap = pp->capdefs != 0 ? pp->capdefs * 2 : 8;
+	if ((defs = realloc(pp->defs, cap * sizeof(*defs))) == NULL)
+		return false;
+	pp->defs = defs;
+	if ((spare = realloc(pp->spare, cap * sizeof(*spare))) == NULL)
+		return false;	/* defs is larger, and still counted as capdefs */
+	pp->spare = spare;
+	pp->capdefs = cap;
+	return true;
+}
+
+/* Put pd in pp's set under an id of its own (set_reserve made room). */
+static void
+set_add(provider_priv_t *pp, usdt_probedef_t *pd)
+{
+	size_t id = pp->nspare > 0 ? pp->spare[--pp->nspare] : pp->ndefs++;
+
+	pp->defs[id] = pd;
+	PDPRIV(pd)->set_id = id;
+	idset_add(&pp->set, probe_hash(pd), id);
+}
+
+/* Take pd out of pp's set and give its id back. */
+static void
+set_remove(provider_priv_t *pp, usdt_probedef_t *pd)
+{
+	idset_remove(&pp->set, probe_hash(pd), same_probe, pp, pd);
+	pp->defs[PDPRIV(pd)->set_id] = NULL;
+	pp->spare[pp->nspare++] = PDPRIV(pd)->set_id;
 }
 
 /* ---- providers and probedefs -------------------------------------------- */
@@ -509,7 +557,7 @@ check_add(usdt_provider_t *provider, usdt_probedef_t *probedef)
 	}
 	if (check_probedef(provider, probedef) != 0)
 		return -1;
-	if (!idset_reserve(&PRIV(provider)->set, PRIV(provider)->set.count + 1)) {
+	if (!set_reserve(PRIV(provider))) {
 		usdt_error(provider, USDT_ERROR_MALLOC);
 		return -1;
 	}
@@ -538,7 +586,7 @@ usdt_provider_add_probe(usdt_provider_t *provider, usdt_probedef_t *probedef)
 	PDPRIV(probedef)->prev = pp->tail == &provider->probedefs ? NULL :
 	    (usdt_probedef_t *)((char *)pp->tail - offsetof(usdt_probedef_t, next));
 	/* Cannot fail: check_add made room. */
-	idset_add(&pp->set, probe_hash(probedef), (size_t)probedef);
+	set_add(pp, probedef);
 	probedef->next = NULL;
 	*pp->tail = probedef;
 	pp->tail = &probedef->next;
@@ -558,7 +606,7 @@ unlink_probedef(usdt_provider_t *provider, usdt_probedef_t *pd)
 		PDPRIV(pd->next)->prev = prev;
 	if (pp->tail == &pd->next)
 		pp->tail = link;
-	idset_remove(&pp->set, probe_hash(pd), same_probe, NULL, pd);
+	set_remove(pp, pd);
 	pd->next = NULL;
 	PDPRIV(pd)->prev = NULL;
 	/* Its unit stays loaded until disable, but it no longer fires. */
@@ -900,6 +948,8 @@ usdt_provider_free(usdt_provider_t *provider)
 		drop_provider_ref(pd);
 	}
 	idset_free(&PRIV(provider)->set);
+	free(PRIV(provider)->defs);
+	free(PRIV(provider)->spare);
 	free((char *)provider->name);
 	free((char *)provider->module);
 	free(PRIV(provider));
