@@ -320,7 +320,7 @@ NO_REORDER_FUNCTIONS := $(shell $(CC) -Werror -fno-reorder-functions -x c -c -o 
 NO_LOOP_PATTERNS := $(shell $(CC) -Werror -fno-tree-loop-distribute-patterns -x c -c \
 	-o /dev/null /dev/null 2>/dev/null && echo -fno-tree-loop-distribute-patterns)
 DRTI_FLAGS = -std=gnu11 $(WARN) -Os -fPIC -fvisibility=hidden -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS) \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident $(NO_MERGE_CONSTANTS) $(NO_REORDER_FUNCTIONS) \
 	-fno-builtin $(NO_LOOP_PATTERNS)
 #
 DRTI_LINUX_FLAGS = $(DRTI_FLAGS) -D_GNU_SOURCE -Iruntime $(CORE_INC)
