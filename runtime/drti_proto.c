@@ -116,6 +116,28 @@ drti_dof_section(char *d, size_t size, uint32_t i)
 }
 
 /*
+ * The relocations (DOF_SECT_RELTAB) that section i of the DOF d holds for
+ * section tgt, if section i is a relocation header for tgt and both lie
+ * inside d, aligned, with whole relocations; else NULL.
+ */
+dof_sec_t *
+drti_dof_relocs_for(char *d, size_t size, uint32_t i, uint32_t tgt)
+{
+	dof_sec_t *u = drti_dof_section(d, size, i), *rs;
+	const dof_relohdr_t *rh;
+
+	if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
+	    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
+		return NULL;
+	rh = (const dof_relohdr_t *)(const void *)(d + u->dofs_offset);
+	if (rh->dofr_tgtsec != tgt || (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
+	    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
+	    rs->dofs_offset % 8 != 0)
+		return NULL;
+	return rs;
+}
+
+/*
  * Point the relocations of the DOF d that apply to section tgt (probe
  * records of entsize bytes, each of whose dofpr_pad2 holds its new index
  * plus 1, or 0 when it goes) at where their records will be.
@@ -126,16 +148,9 @@ drti_move_relocations(char *d, size_t size, const dof_sec_t *tgt, uint32_t tgtid
 	const dof_hdr_t *h = (const dof_hdr_t *)(const void *)d;
 
 	for (uint32_t i = 0; i < h->dofh_secnum; i++) {
-		dof_sec_t *u = drti_dof_section(d, size, i), *rs;
-		dof_relohdr_t *rh;
+		dof_sec_t *rs = drti_dof_relocs_for(d, size, i, tgtidx);
 
-		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
-		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
-			continue;
-		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
-		if (rh->dofr_tgtsec != tgtidx ||
-		    (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
-		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_offset % 8 != 0)
+		if (rs == NULL)
 			continue;
 		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
 			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);

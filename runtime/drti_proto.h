@@ -95,6 +95,8 @@
 int drti_dof_magic_ok(const void *dof);
 /* Section i of the DOF d (size bytes), or NULL if it lies outside. */
 dof_sec_t *drti_dof_section(char *d, size_t size, uint32_t i);
+/* The relocations section i of d holds for section tgt, checked; or NULL. */
+dof_sec_t *drti_dof_relocs_for(char *d, size_t size, uint32_t i, uint32_t tgt);
 /*
  * Section i of the DOF d if it is a provider: *prov and its probe records'
  * section *ps; 1, 0 when it is no provider, -1 when it cannot be read.

@@ -309,16 +309,9 @@ static void
 drti_relocs_none(char *d, size_t size, uint32_t tgt)
 {
 	for (uint32_t i = 0; i < drti_nsec(d, size); i++) {
-		dof_sec_t *u = drti_dof_section(d, size, i), *rs;
-		dof_relohdr_t *rh;
+		dof_sec_t *rs = drti_dof_relocs_for(d, size, i, tgt);
 
-		if (u == NULL || u->dofs_type != DOF_SECT_URELHDR ||
-		    u->dofs_size < sizeof(dof_relohdr_t) || u->dofs_offset % 4 != 0)
-			continue;
-		rh = (dof_relohdr_t *)(void *)(d + u->dofs_offset);
-		if (rh->dofr_tgtsec != tgt || (rs = drti_dof_section(d, size, rh->dofr_relsec)) == NULL ||
-		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
-		    rs->dofs_offset % 8 != 0)
+		if (rs == NULL)
 			continue;
 		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize)
 			((dof_relodesc_t *)(void *)(d + rs->dofs_offset + o))->dofr_type = DOF_RELO_NONE;
