@@ -429,6 +429,22 @@ asm_generic_note(asm_writer_t *w)
 	asm_note_fields(w, PARAM("c"), 0, &nt);
 }
 
+/*
+ * A note's fields as the macro NOTE_HEAD (asm_generic_note) and what every
+ * use of a probe needs as _USDT_SEM_(p, n) (asm_generic_semaphore), both
+ * written by w and put in out; w's text is left empty.
+ */
+void
+asm_put_note_and_semaphore(strbuf_t *out, asm_writer_t *w, const char *note_head)
+{
+	asm_generic_note(w);
+	asm_put_macro(out, note_head, w->out);
+	w->out->len = 0;
+	asm_generic_semaphore(w);
+	asm_put_macro(out, "_USDT_SEM_(p, n)", w->out);
+	w->out->len = 0;
+}
+
 /* `#define HEAD \` and TEXT's lines, each but the last continued. */
 void
 asm_put_macro(strbuf_t *out, const char *head, const strbuf_t *text)

@@ -189,14 +189,8 @@ forms_dtrace(strbuf_t *out, const target_t *t)
 	sb_init(&text);
 	asm_writer_init(&w, &text, t);
 	w.percent = true;
-	if (t->stapsdt) {
-		asm_generic_note(&w);
-		asm_put_macro(out, "_USDT_NOTE_(c, p, n, a)", &text);
-		text.len = 0;
-		asm_generic_semaphore(&w);
-		asm_put_macro(out, "_USDT_SEM_(p, n)", &text);
-		text.len = 0;
-	}
+	if (t->stapsdt)
+		asm_put_note_and_semaphore(out, &w, "_USDT_NOTE_(c, p, n, a)");
 	unit_asm(&w, t);
 	asm_put_macro(out, "_USDT_UNIT_(f, p, n, a)", &text);
 	if (t->stapsdt) {

@@ -30,12 +30,7 @@ put_generic_asm(strbuf_t *out)
 
 	sb_init(&text);
 	asm_writer_init_generic(&w, &text);
-	asm_generic_note(&w);
-	asm_put_macro(out, "_USDT_GNOTE_(c, p, n, a, w)", &text);
-	text.len = 0;
-	asm_generic_semaphore(&w);
-	asm_put_macro(out, "_USDT_SEM_(p, n)", &text);
-	text.len = 0;
+	asm_put_note_and_semaphore(out, &w, "_USDT_GNOTE_(c, p, n, a, w)");
 	sb_puts(&text, "_USDT_SEM_(p, n)\n");
 	asm_plain(&w, "990:\t" PARAM("o"));
 	asm_plain(&w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",%note");

@@ -148,6 +148,9 @@ void asm_generic_note(asm_writer_t *w);
 /* .stapsdt.base, the semaphore and the link anchor of p:n (_USDT_SEM_). */
 void asm_generic_semaphore(asm_writer_t *w);
 
+/* Both of the above as macros NOTE_HEAD and _USDT_SEM_(p, n) in out. */
+void asm_put_note_and_semaphore(strbuf_t *out, asm_writer_t *w, const char *note_head);
+
 /* ---- forms_*.c: the generic macros, by family of architectures ----------- */
 
 /*
