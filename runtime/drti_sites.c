@@ -288,12 +288,16 @@ drti_resolve_dofrel(char *d, size_t size, const char *orig)
 		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
 		    rs->dofs_offset % 8 != 0)
 			continue;
-		for (uint64_t o = 0; o + rs->dofs_entsize <= rs->dofs_size; o += rs->dofs_entsize) {
-			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + rs->dofs_offset + o);
-			uint64_t at = tgt->dofs_offset + rd->dofr_offset;
+		/* Bounds read once: a write below may land on these headers. */
+		const uint64_t roff = rs->dofs_offset, rsize = rs->dofs_size, rent = rs->dofs_entsize;
+		const uint64_t toff = tgt->dofs_offset, tsize = tgt->dofs_size;
+
+		for (uint64_t o = 0; o + rent <= rsize; o += rent) {
+			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + roff + o);
+			uint64_t at = toff + rd->dofr_offset;
 
 			if (rd->dofr_type != DOF_RELO_DOFREL || rd->dofr_offset % 8 != 0 ||
-			    rd->dofr_offset > tgt->dofs_size || tgt->dofs_size - rd->dofr_offset < 8)
+			    rd->dofr_offset > tsize || tsize - rd->dofr_offset < 8)
 				continue;
 			*(uint64_t *)(void *)(d + at) += (uint64_t)(uintptr_t)(orig + at);
 			rd->dofr_type = DOF_RELO_NONE;
