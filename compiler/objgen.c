@@ -236,6 +236,8 @@ typedef struct checked_syms {
 static unsigned char *
 checked_for(checked_syms_t *c, size_t symtab, size_t n)
 {
+	if (symtab == 0)
+		return NULL;	/* (0 marks the memo unused: no table there) */
 	if (c->symtab == 0 && n > 0 && (c->done = calloc(n, 1)) != NULL) {
 		c->symtab = symtab;
 		c->n = n;
