@@ -430,6 +430,7 @@ typedef struct gplan {
 	rewrite_plan_t *rewrite;
 	rewrite_sites_t rewritten;
 	site_table_t sites;
+	bool semaphores_debug;	/* whether they get DWARF (scan_objects) */
 } gplan_t;
 
 static void
@@ -682,6 +683,106 @@ add_units(units_t *b, err_t *e)
 	return 0;
 }
 
+/* ---- what the objects given already hold ---------------------------------- */
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether the section name at `at` of names is `.debug_info`, read in
+ * place: elf_strptr's checks cost 2% of -G's instructions for an object
+ * of 4,000 sections (bench/gate's G-sites).
+ */
+static bool
+is_debug_info(const Elf_Data *names, size_t at)
+{
+	static const char want[] = ".debug_info";
+
+	return names != NULL && at < names->d_size && names->d_size - at >= sizeof(want) &&
+	    memcmp((const char *)names->d_buf + at, want, sizeof(want)) == 0;
+}
+
+/* Add sig to the list *names of *n (room *cap) when it signs a stub note's group. */
+static int
+add_held_note(const char ***names, size_t *n, size_t *cap, const char *sig)
+{
+	size_t len = sig != NULL ? strlen(sig) : 0, tail = sizeof(STAPSDT_STUB_NOTE_GROUP) - 1;
+
+	if (len <= tail || strcmp(sig + len - tail, STAPSDT_STUB_NOTE_GROUP) != 0)
+		return 0;
+	if (*n == *cap) {
+		const char **more = realloc(*names, (*cap ? 2 * *cap : 64) * sizeof(**names));
+
+		if (more == NULL)
+			return -1;
+		*names = more;
+		*cap = *cap ? 2 * *cap : 64;
+	}
+	(*names)[(*n)++] = sig;
+	return 0;
+}
+
+/*
+ * One pass over the sections of the objects given, for two things -G then
+ * leaves out (bench/oracle_size):
+ *
+ * - The stub notes' groups (FUNC.note, stapsdt.h) they hold, by signature,
+ *   sorted, into b->held_notes: the header puts one beside each call of a
+ *   stub, and the linker keeps one group of a signature, so the -G
+ *   output's group of the same signature would be bytes no link of that
+ *   object keeps: about 450 a probe (the note, its three relocations, the
+ *   group's words and signature symbol, three section headers).  units.c
+ *   leaves those out.  The names point into the objects, which outlive
+ *   the build.
+ * - Whether the semaphores' debug information earns its bytes (about 64 a
+ *   probe, relocation included), into g->semaphores_debug: it is for
+ *   gdb's `print P_N_semaphore` in a program built for debugging, as
+ *   SystemTap's -G object compiled with -g has it.  So always without the
+ *   objects (build style b: nothing says how the program is built), and
+ *   given them only when one has DWARF of its own (.debug_info) or is not
+ *   an ELF object -G reads (LTO bitcode, say).
+ */
+static int
+scan_objects(units_t *b, gplan_t *g, err_t *e)
+{
+	size_t n = 0, cap = 0;
+	const char **names = NULL;
+
+	g->semaphores_debug = g->nins == 0;
+	for (size_t i = 0; i < g->nins; i++) {
+		Elf *elf = g->ins[i].elf;
+		Elf_Scn *scn = NULL;
+		Elf_Data *secnames = NULL;
+		GElf_Shdr sh;
+		size_t shstrndx;
+
+		if (g->ins[i].same_as != NULL)
+			continue;	/* its file's first name is looked at */
+		if (elf == NULL || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+		    (secnames = elf_getdata(elf_getscn(elf, shstrndx), NULL)) == NULL)
+			g->semaphores_debug = true;
+		while (elf != NULL && (scn = elf_nextscn(elf, scn)) != NULL) {
+			if (gelf_getshdr(scn, &sh) == NULL)
+				continue;
+			if (sh.sh_type == SHT_GROUP && add_held_note(&names, &n, &cap,
+			    symbol_name(elf, elf_getscn(elf, sh.sh_link), sh.sh_info)) != 0) {
+				free(names);
+				return err_errno(e, ENOMEM, "reading the objects' notes");
+			}
+			if (!g->semaphores_debug && is_debug_info(secnames, sh.sh_name))
+				g->semaphores_debug = true;
+		}
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
+	b->held_notes = names;
+	b->nheld_notes = n;
+	return 0;
+}
+
 /*
  * Everything of the object but drti_lite (units.c); errors from
  * elfw_failed.  The DOF bytes are made first, while the builder is still
@@ -718,7 +819,8 @@ build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
 			return err_errno(e, ENOMEM, "the link anchors");
 		if (!o->lazyload && units_add_semaphore_table(b) != 0 && !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the semaphore table");
-		if (units_add_semaphore_dwarf(b) != 0 && !elfw_failed(b->w, e))
+		if (g->semaphores_debug && units_add_semaphore_dwarf(b) != 0 &&
+		    !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the semaphores' debug information");
 	}
 	elfw_add_section(b->w, &stack);
@@ -1016,9 +1118,13 @@ objgen_write(const mdl_model_t *m, const target_t *t,
 		gplan_free(&g);
 		return -1;
 	}
-	rc = build_object(&b, o, &g, e);
+	rc = scan_objects(&b, &g, e);
+	if (rc == 0)
+		rc = build_object(&b, o, &g, e);
 	if (rc == 0)
 		rc = add_site_notes(&b, &g.rewritten, e);
+	free(b.held_notes);
+	b.held_notes = NULL;
 	gplan_free(&g);
 	providers = m->nproviders > 0;
 	if (o->model_done != NULL)

@@ -135,11 +135,20 @@ note_bytes(const units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	return pc - start;
 }
 
+/* bsearch's comparison of two names (units_t's held_notes). */
+static int
+cmp_held(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /*
  * The stub's note, in a COMDAT group of its own signed by a local symbol
  * `FUNC.note`, as the assembler signs the header's (stapsdt.h,
  * STAPSDT_STUB_NOTE_GROUP): the linker keeps one of them, and never drops
- * one for a text group that lacks it.
+ * one for a text group that lacks it.  None where an object given to -G
+ * holds that group already (u->held_notes): the linker would keep one of
+ * the two copies, alike.
  */
 static int
 add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
@@ -151,10 +160,18 @@ add_note(units_t *u, const mdl_provider_t *p, const mdl_probe_t *pr,
 	int sec, group;
 	char *sig;
 
+	if (asprintf(&sig, "%s" STAPSDT_STUB_NOTE_GROUP, func) < 0)
+		return -1;
+	if (u->nheld_notes > 0 && bsearch(&sig, u->held_notes, u->nheld_notes,
+	    sizeof(*u->held_notes), cmp_held) != NULL) {
+		free(sig);
+		return 0;
+	}
 	sb_init(&bytes);
 	pc = note_bytes(u, p, pr, u->t->arch->note_args, &bytes);
-	if (bytes.failed || asprintf(&sig, "%s" STAPSDT_STUB_NOTE_GROUP, func) < 0) {
+	if (bytes.failed) {
 		sb_free(&bytes);
+		free(sig);
 		return -1;
 	}
 	group = elfw_add_group(u->w);

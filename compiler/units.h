@@ -29,6 +29,10 @@ typedef struct units {
 	bool strip;		/* -x strip: the DOF without its comment (dofgen.h) */
 	/* Whether a probe's stub gets its note; NULL: every one (units.c) */
 	bool (*stub_note)(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr);
+	/* The stub notes' group signatures an object given to -G holds,
+	 * sorted (strcmp): those notes are left out (objgen.c says why) */
+	const char **held_notes;
+	size_t nheld_notes;
 	/* units_pool: the one unit section and the one .probes section every
 	 * probe's unit and semaphore then go in (0: a group per probe), the
 	 * slots they hold and the next free one */
@@ -145,8 +149,9 @@ int units_add_semaphore_table(units_t *u);
  * compiles them with -g): one DWARF 4 unit in .debug_info and
  * .debug_abbrev declaring each probe's semaphore an external `short
  * unsigned int` at its symbol's address, so that gdb's `print
- * P_N_semaphore` prints it.  Nothing for a target without stapsdt
- * semaphores or 64-bit addresses.  Returns 0, or -1 as
+ * P_N_semaphore` prints it (objgen.c's scan_objects: only where the
+ * program may be built for debugging).  Nothing for a target without
+ * stapsdt semaphores or 64-bit addresses.  Returns 0, or -1 as
  * units_add_probe_group.
  */
 int units_add_semaphore_dwarf(units_t *u);
