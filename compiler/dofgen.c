@@ -254,6 +254,7 @@ typedef struct gen {
 	bool want_where;	/* the caller asked where each record landed */
 	bool strip;		/* -x strip: no unloaded section (the comment) */
 	bool firing_only;	/* no is-enabled site (dof_gen_opts_t) */
+	bool final_addrs;	/* no RELTAB or URELHDR (dof_gen_opts_t) */
 	bool failed_firing;	/* firing_sites ran out of memory */
 	mdl_site_t *firing;	/* probe_sites' scratch under firing_only */
 	size_t firing_cap;
@@ -481,6 +482,8 @@ add_pending_reloc(gen_t *g, prov_out_t *po, uint32_t record, const char *symbol)
 		po->relocs_cap = cap;
 	}
 	r[po->nrelocs++] = (pending_reloc_t){ record, symbol };
+	if (g->final_addrs)
+		return 0;	/* the object's relocation alone: the address is final */
 	memset(&d, 0, sizeof(d));
 	d.dofr_name = strtab_add(&g->strtab, symbol);
 	d.dofr_type = g->t->dof_addr == DOF_ADDR_SELF ? DOF_RELO_DOFREL : DOF_RELO_SETX;
@@ -719,7 +722,8 @@ presize_provider(gen_t *g, prov_out_t *po)
 	sb_presize(&po->prargs, nxargs);
 	sb_presize(&po->proffs, nfire * sizeof(uint32_t));
 	sb_presize(&po->prenoffs, nen * sizeof(uint32_t));
-	sb_presize(&po->reltab, nrec * sizeof(dof_relodesc_t));
+	if (!g->final_addrs)
+		sb_presize(&po->reltab, nrec * sizeof(dof_relodesc_t));
 	if (g->want_where)
 		sb_presize(&po->records, nrec * sizeof(pending_record_t));
 	if (nrec > 0 && (po->relocs = malloc(nrec * sizeof(*po->relocs))) != NULL)
@@ -805,7 +809,7 @@ assign_sections(gen_t *g)
 		po->hdr.dofpv_prenoffs = po->s_prenoffs;
 		po->s_provider = add_section(g, DOF_SECT_PROVIDER, 4, DOF_SECF_LOAD,
 		    0, &po->hdr, sizeof(po->hdr));
-		if (po->nrelocs == 0)
+		if (po->nrelocs == 0 || g->final_addrs)
 			continue;
 		po->s_reltab = add_buffer_section(g, DOF_SECT_RELTAB, 8,
 		    sizeof(dof_relodesc_t), &po->reltab);
@@ -1044,6 +1048,7 @@ dof_generate_opts(const mdl_model_t *m, const site_table_t *sites,
 	g.want_where = where != NULL;
 	g.strip = opts != NULL && opts->strip;
 	g.firing_only = opts != NULL && opts->firing_only;
+	g.final_addrs = opts != NULL && opts->final_addrs;
 	strtab_init(&g.strtab);
 	if (m->nproviders > 0 &&
 	    (g.provs = calloc(m->nproviders, sizeof(*g.provs))) == NULL) {

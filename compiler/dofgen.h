@@ -88,6 +88,15 @@ typedef struct dof_gen_opts {
 	 * others; a probe left with none has no record.
 	 */
 	bool firing_only;
+	/*
+	 * final_addrs: each relocated record's address is final once the
+	 * object's relocation is applied (the readers' copy, DOF SETX against
+	 * a section that is not loaded), so no RELTAB or URELHDR: their SETX
+	 * entries (24 bytes a record, and the symbol's name) tell a reader to
+	 * add a load base, which readers of files (gdb) never read.  The
+	 * dof_reloc_t list is made as always.
+	 */
+	bool final_addrs;
 } dof_gen_opts_t;
 
 /* dof_generate_sites with opts (NULL: leave nothing out). */

@@ -515,7 +515,7 @@ int
 units_make_dofs(units_t *u, bool per_provider, const site_table_t *sites,
     units_dofs_t *d, err_t *e)
 {
-	dof_gen_opts_t copy_opts = { .strip = u->strip, .firing_only = true };
+	dof_gen_opts_t copy_opts = { .strip = u->strip, .firing_only = true, .final_addrs = true };
 	dof_gen_opts_t opts = { .strip = u->strip };
 	target_t t = *u->t;
 

@@ -492,6 +492,22 @@ resolve_dof_relative(dof_decoded_t *d, uint64_t base, uint64_t dof_addr)
 		}
 }
 
+/*
+ * The readers' copy of a linked ELF file (a section not loaded): its
+ * addresses are the link's, each final without a DOF relocation (units.c
+ * writes it without RELTAB), and its reader, gdb, adds the load offset to
+ * every one; so the records without a DOF relocation get base added here.
+ * A copy written before, with SETX relocations, takes the base rule.
+ */
+static void
+readers_base(dof_decoded_t *d, uint64_t base)
+{
+	for (size_t i = 0; i < d->nproviders; i++)
+		for (size_t j = 0; j < d->providers[i].nprobes; j++)
+			if (d->providers[i].probes[j].reloc == NULL)
+				d->providers[i].probes[j].raw.dofpr_addr += base;
+}
+
 /* What walk_dofs' callback needs: the finder and the section walked. */
 typedef struct dof_walk_ctx {
 	finder_t *L;
@@ -509,8 +525,11 @@ keep_dof(void *arg, dof_decoded_t *d, size_t off, const err_t *bad)
 		return err_set(L->e, "%s: %s+0x%zx: %s", L->name, c->sec->where, off, bad->msg);
 	if (L->macho && L->eh.e_type != ET_REL)
 		set_record_bases(d, L->dof_addr + off);
-	else if (L->elf != NULL && L->eh.e_type != ET_REL)
+	else if (L->elf != NULL && L->eh.e_type != ET_REL) {
+		if (c->sec->readers_copy)
+			readers_base(d, L->base);
 		resolve_dof_relative(d, L->base, L->dof_addr + off);
+	}
 	else
 		apply_base(d, L->base);
 	if (add_dof(L, d, c->sec, off) != 0) {

@@ -1168,8 +1168,11 @@ emit_dof_section(FILE *f, const char *name, bool firing_only, enum dof_addr_relo
 	err_t e;
 	size_t r = 0;
 
+	/* the readers' copy's addresses are final: no RELTAB (units.c) */
+	dof_gen_opts_t opts = { .firing_only = firing_only, .final_addrs = firing_only };
+
 	t.dof_addr = how;
-	if (dof_generate(m, &t, &img, &e) != 0) {
+	if (dof_generate_opts(m, NULL, &t, &opts, &img, NULL, &e) != 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		mdl_free(m);
 		return 1;
@@ -1192,7 +1195,8 @@ emit_dof_section(FILE *f, const char *name, bool firing_only, enum dof_addr_relo
 /*
  * The -G object of provider NAME as assembly, as units.c lays it out for
  * x86_64-linux: with drti_lite, the loaded DOF (SHT_PROGBITS, DOFREL) and
- * the readers' copy (SHT_SUNW_dof, not loaded, SETX, firing sites only);
+ * the readers' copy (SHT_SUNW_dof, not loaded, absolute addresses and no
+ * RELTAB, firing sites only);
  * lazyload, the one loaded SHT_SUNW_dof with SETX addresses.  Then the
  * functions NAME_f and NAME_g.
  */
