@@ -448,25 +448,27 @@ mdl_provider_find_dof_probe(const mdl_provider_t *p, const char *dof_name)
 
 /*
  * A probe and its two names in one allocation (the DTrace name is the
- * declared one itself when they are alike): three blocks a probe were
- * 50 bytes of malloc's headers and rounding (issue 40).
+ * declared one itself when they are alike, without "__"), the DTrace
+ * name made in place: three blocks a probe were 50 bytes of malloc's
+ * headers and rounding (issue 40).
  */
+static void dof_name_into(char *out, const char *declared);
+
 static mdl_probe_t *
 probe_new(const char *name)
 {
-	char *dof_name = mdl_dof_probe_name(name);
-	size_t nlen = strlen(name) + 1, dlen;
-	mdl_probe_t *pr;
+	size_t nlen = strlen(name) + 1;
+	bool alike = strstr(name, "__") == NULL;
+	mdl_probe_t *pr = calloc(1, sizeof(*pr) + (alike ? nlen : 2 * nlen));
 
-	if (dof_name == NULL)
+	if (pr == NULL)
 		return NULL;
-	dlen = strcmp(dof_name, name) == 0 ? 0 : strlen(dof_name) + 1;
-	if ((pr = calloc(1, sizeof(*pr) + nlen + dlen)) != NULL) {
-		pr->name = memcpy((char *)(pr + 1), name, nlen);
-		pr->dof_name = dlen == 0 ? pr->name :
-		    memcpy(pr->name + nlen, dof_name, dlen);
+	pr->name = memcpy((char *)(pr + 1), name, nlen);
+	pr->dof_name = pr->name;
+	if (!alike) {
+		pr->dof_name = pr->name + nlen;
+		dof_name_into(pr->dof_name, name);
 	}
-	free(dof_name);
 	return pr;
 }
 
@@ -614,16 +616,12 @@ static void
 args_pack_into(mdl_arg_t *to, const mdl_arg_t *from, size_t n, char **strs)
 {
 	for (size_t i = 0; i < n; i++) {
-		size_t tl = strlen(from[i].type) + 1;
-
 		to[i] = from[i];
-		to[i].type = memcpy(*strs, from[i].type, tl);
-		*strs += tl;
+		to[i].type = *strs;
+		*strs = stpcpy(*strs, from[i].type) + 1;
 		if (from[i].name != NULL) {
-			size_t nl = strlen(from[i].name) + 1;
-
-			to[i].name = memcpy(*strs, from[i].name, nl);
-			*strs += nl;
+			to[i].name = *strs;
+			*strs = stpcpy(*strs, from[i].name) + 1;
 		}
 	}
 }
@@ -1076,13 +1074,12 @@ mdl_c_type(const char *type)
 
 /* ---- names -------------------------------------------------------------- */
 
-char *
-mdl_dof_probe_name(const char *declared)
+/* The DTrace name of declared into out (strlen(declared) + 1 bytes at most). */
+static void
+dof_name_into(char *out, const char *declared)
 {
-	char *out = malloc(strlen(declared) + 1), *o = out;
+	char *o = out;
 
-	if (out == NULL)
-		return NULL;
 	for (const char *s = declared; *s != '\0'; s++) {
 		if (s[0] == '_' && s[1] == '_') {
 			*o++ = '-';
@@ -1092,6 +1089,15 @@ mdl_dof_probe_name(const char *declared)
 		}
 	}
 	*o = '\0';
+}
+
+char *
+mdl_dof_probe_name(const char *declared)
+{
+	char *out = malloc(strlen(declared) + 1);
+
+	if (out != NULL)
+		dof_name_into(out, declared);
 	return out;
 }
 
