@@ -291,20 +291,18 @@ check_known_types(struct parse_ctx *ctx)
 	}
 }
 
-/* `TYPE *`, in place of arg's type; false when out of memory. */
+/* `TYPE *` in place of argument i's type (of the translated list if xlated); false on ENOMEM. */
 static bool
-arg_to_pointer(mdl_arg_t *arg)
+arg_to_pointer(mdl_probe_t *pr, bool xlated, size_t i)
 {
-	size_t n = strlen(arg->type);
-	char *t = malloc(n + 3);
+	strbuf_t t;
+	bool ok;
 
-	if (t == NULL)
-		return false;
-	memcpy(t, arg->type, n);
-	memcpy(t + n, " *", 3);
-	free(arg->type);
-	arg->type = t;
-	return true;
+	sb_init(&t);
+	sb_printf(&t, "%s *", (xlated ? pr->xargs : pr->nargs)[i].type);
+	ok = !t.failed && mdl_probe_set_arg_type(pr, xlated, i, t.data) == 0;
+	sb_free(&t);
+	return ok;
 }
 
 /*
@@ -356,9 +354,9 @@ check_by_value(struct parse_ctx *ctx)
 			sb_free(&who);
 			if (w != why)
 				continue;
-			if (!arg_to_pointer(a) ||
+			if (!arg_to_pointer(pr, false, i) ||
 			    (!pr->translated && pr->xargs != pr->nargs && i < pr->xargc &&
-			    !arg_to_pointer(&pr->xargs[i])))
+			    !arg_to_pointer(pr, true, i)))
 				parse_nomem(ctx);
 		}
 	}

@@ -15,7 +15,9 @@
  * `http_request__start_semaphore`), which is what Linux tracers expect.
  *
  * Ownership: the model owns every string and array it points to; mdl_free
- * releases all of it.  Allocation failures return NULL / -1 and leave the
+ * releases all of it.  A probe's names live in its own allocation, its
+ * finished argument lists and their strings in one block (model.c): a
+ * model of 100,000 probes is most of -G's memory (issue 40).  Allocation failures return NULL / -1 and leave the
  * model consistent, because the run-time library must survive them.
  */
 #ifndef USDTC_MODEL_H
@@ -118,6 +120,11 @@ typedef struct mdl_probe {
 	size_t xargc;
 	const uint8_t *argmap;	/* [xargc]: index of the native arg feeding each xarg */
 	bool translated;	/* an explicit ": (...)" list was written */
+	/*
+	 * model.c's: nargs is one block holding both lists and their strings
+	 * (mdl_probe_finish_args packs them; adding an argument unpacks).
+	 */
+	bool args_packed;
 	mdl_site_t *sites;	/* libusdt's, at run time (-G keeps its own: sites.h) */
 	size_t nsites;
 	src_loc_t loc;
@@ -219,6 +226,12 @@ int mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name
  * to 0 (what dtrace does).  Returns -1 on allocation failure.
  */
 int mdl_probe_finish_args(mdl_probe_t *pr);
+/*
+ * Argument i's type (of the translated list if xlated) spelt type instead,
+ * a copy; -1 on allocation failure.  The only way to change an argument:
+ * finished lists are packed (mdl_probe_t.args_packed).
+ */
+int mdl_probe_set_arg_type(mdl_probe_t *pr, bool xlated, size_t i, const char *type);
 int mdl_probe_add_site(mdl_probe_t *pr, const char *func, const char *symbol,
     uint64_t func_addr, uint32_t offset, bool is_enabled);
 

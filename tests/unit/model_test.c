@@ -7,7 +7,8 @@
  * save work only while nothing changes under them: a typedef or a tagged
  * type added after a lookup must change the next answer, and an argument
  * added after mdl_probe_finish_args must not leave the translated list
- * pointing at an array that moved.  tests/unit/run runs it (with ASan,
+ * pointing at an array that moved, nor lose what the packed block held.
+ * tests/unit/run runs it (with ASan,
  * which sees a freed array read or freed twice).
  */
 #include <string.h>
@@ -76,10 +77,53 @@ shared_arguments_stay_sound(void)
 	mdl_free(m);	/* ASan: each array freed once */
 }
 
+/*
+ * A finished probe's lists and strings are one block (model.c packs them,
+ * issue 40): every type and name reads back from it, and from the lists
+ * an argument added afterwards unpacks them into.
+ */
+static void
+packed_arguments_read_back(void)
+{
+	mdl_model_t *m = mdl_new();
+	src_loc_t loc = { NULL, 7, 3 };
+	mdl_provider_t *p = m != NULL ? mdl_add_provider(m, "p", loc) : NULL;
+	mdl_probe_t *pr = p != NULL ? mdl_provider_add_probe(p, "req__start", loc) : NULL;
+	bool ok = pr != NULL && strcmp(pr->name, "req__start") == 0 &&
+	    strcmp(pr->dof_name, "req-start") == 0;
+
+	CHECK(ok, "a probe's two names");
+	ok = ok && mdl_probe_add_native_arg(pr, "char*", "s", loc) == 0 &&
+	    mdl_probe_add_native_arg(pr, "unsigned long", NULL, loc) == 0 &&
+	    mdl_probe_add_xlated_arg(pr, "string", "s", loc) == 0 &&
+	    mdl_probe_finish_args(pr) == 0;
+	CHECK(ok && pr->args_packed && pr->nargc == 2 && pr->xargc == 1 &&
+	    strcmp(pr->nargs[0].type, "char *") == 0 && strcmp(pr->nargs[0].name, "s") == 0 &&
+	    strcmp(pr->nargs[1].type, "unsigned long") == 0 && pr->nargs[1].name == NULL &&
+	    strcmp(pr->xargs[0].type, "string") == 0 && strcmp(pr->xargs[0].name, "s") == 0 &&
+	    pr->nargs[1].loc.line == 7 && pr->argmap[0] == 0,
+	    "both lists read back from their block");
+	ok = ok && mdl_probe_add_native_arg(pr, "int", "n", loc) == 0 &&
+	    mdl_probe_add_xlated_arg(pr, "int", "n", loc) == 0;
+	CHECK(ok && !pr->args_packed && pr->nargc == 3 && pr->xargc == 2 &&
+	    strcmp(pr->nargs[0].name, "s") == 0 && strcmp(pr->xargs[0].type, "string") == 0 &&
+	    strcmp(pr->nargs[2].type, "int") == 0,
+	    "an argument added after finishing unpacks them, each kept");
+	ok = ok && mdl_probe_finish_args(pr) == 0;
+	CHECK(ok && pr->args_packed && pr->argmap[1] == 2 && strcmp(pr->xargs[1].name, "n") == 0,
+	    "finished again, packed again");
+	ok = ok && mdl_probe_set_arg_type(pr, false, 1, "struct s *") == 0;
+	CHECK(ok && strcmp(pr->nargs[1].type, "struct s *") == 0 &&
+	    strcmp(pr->nargs[0].type, "char *") == 0 && strcmp(pr->xargs[1].type, "int") == 0,
+	    "a packed argument's type replaced");
+	mdl_free(m);	/* ASan: the block freed once, nothing leaked */
+}
+
 int
 main(void)
 {
 	type_answers_follow_the_model();
 	shared_arguments_stay_sound();
+	packed_arguments_read_back();
 	return test_summary();
 }
