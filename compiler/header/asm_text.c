@@ -370,7 +370,7 @@ asm_stapsdt_base(asm_writer_t *w)
 
 /*
  * Probe p:n's link anchor (dof.h says why), once per assembler file: a
- * section of its own in its own COMDAT group, retained, whose 4 bytes
+ * section of its own, in no group, retained, whose 4 bytes
  * refer PC-relative to the symbol the -G object defines (or the linker,
  * as the section's start): no dynamic relocation, nothing at run time.
  * One per probe, not per provider: each -G object of a provider (QEMU
@@ -394,7 +394,7 @@ asm_link_anchor(asm_writer_t *w)
 	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
 		asm_plain(w, check[i]);
 	asm_sym_directive(w, ".ifndef", ".L" LINK_ANCHOR);
-	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", LINK_ANCHOR);
+	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", NULL);
 	asm_plain(w, ".L" LINK_ANCHOR ":");
 	asm_sym_directive(w, ".hidden", LINK_SYMBOL);
 	l = asm_begin(w);

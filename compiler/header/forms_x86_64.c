@@ -27,8 +27,11 @@
 #include "header_int.h"
 #include "stapsdt.h"
 
-/* The probe's name pair of a site record (dof.h), once per assembler file. */
-#define SITE_PROBE	DOF_SITE_PROBE_PREFIX PARAM("f")
+/*
+ * The probe's name pair of a site record (dof.h), once per assembler file,
+ * at an assembler-local label: no symbol, no group.
+ */
+#define SITE_PROBE	".L" DOF_SITE_PROBE_PREFIX PARAM("f")
 
 /*
  * An inline site's record in DOF_SITES_SECTION (dof.h's dof_site_rec_t):
@@ -42,8 +45,9 @@
  * %=): under --gc-sections a linker that does not keep the section for
  * `__start_`'s sake (lld, which drops it otherwise) keeps the record
  * exactly when it keeps the code, so a record neither keeps dead code
- * alive nor is lost with live code.  The name pair is a weak hidden
- * string in a COMDAT group of its own: one per program.
+ * alive nor is lost with live code.  The name pair is a string of the
+ * file's DOF_SITE_PROBE_SECTION, in no group: a copy per file (a dozen
+ * bytes) against a group's two section headers and symbol per probe.
  */
 static void
 site_record_asm(asm_writer_t *w)
@@ -51,9 +55,7 @@ site_record_asm(asm_writer_t *w)
 	strbuf_t *l;
 
 	asm_sym_directive(w, ".ifndef", SITE_PROBE);
-	asm_push_section(w, DOF_SITE_PROBE_SECTION, "", "a", "progbits", SITE_PROBE);
-	asm_sym_directive(w, ".weak", SITE_PROBE);
-	asm_sym_directive(w, ".hidden", SITE_PROBE);
+	asm_push_section(w, DOF_SITE_PROBE_SECTION, "", "a", "progbits", NULL);
 	l = asm_begin(w);
 	asm_put_symbol(l, SITE_PROBE);
 	sb_putc(l, ':');

@@ -77,7 +77,7 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",@progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
 "\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
@@ -93,7 +93,7 @@ _USDT_DEF_("__usdt_probes_page", "@object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
 _USDT_SEM_(p, n) \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",@progbits\n" \
 "\t.balign 16\n" \
 _USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
@@ -123,11 +123,9 @@ _USDT_SEM_(p, n) \
 "\t.hidden __dtrace_" f "\n" \
 "990:\tnop\n" \
 "\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
-"\t.ifndef __usdtc_probe_" f "\n" \
-"\t.pushsection .rodata.usdtc_probe,\"aG\",@progbits,__usdtc_probe_" f ",comdat\n" \
-"\t.weak __usdtc_probe_" f "\n" \
-"\t.hidden __usdtc_probe_" f "\n" \
-"__usdtc_probe_" f ":\n" \
+"\t.ifndef .L__usdtc_probe_" f "\n" \
+"\t.pushsection .rodata.usdtc_probe,\"a\",@progbits\n" \
+".L__usdtc_probe_" f ":\n" \
 "\t.asciz \"" p "\"\n" \
 "\t.asciz \"" n "\"\n" \
 "\t.popsection\n" \
@@ -137,7 +135,7 @@ _USDT_SEM_(p, n) \
 "\t.balign 4\n" \
 "\t.4byte 990b-.\n" \
 "\t.4byte " _USDT_FREC "\n" \
-"\t.4byte __usdtc_probe_" f "-.\n" \
+"\t.4byte .L__usdtc_probe_" f "-.\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
 _USDT_NOTE_("990b", p, n, a)
@@ -218,7 +216,7 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
 "\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
@@ -234,7 +232,7 @@ _USDT_DEF_("__usdt_probes_page", "%%object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
 _USDT_SEM_(p, n) \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",%%progbits,__dtrace_" f ",comdat\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",%%progbits\n" \
 "\t.balign 16\n" \
 _USDT_DEF_("__dtrace_" f "", "%%function", "16") \
 "\t.inst 0xd503201f\n" \
@@ -326,7 +324,7 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
 "\t.4byte __start___usdtc_link_" p "___" n "-.\n" \

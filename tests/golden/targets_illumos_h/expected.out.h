@@ -37,7 +37,7 @@ extern "C" {
 #define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
 #define _USDT_UNIT_(f, p, n, a) \
 "\t.ifndef __dtrace_" f "\n" \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",@progbits\n" \
 "\t.balign 16\n" \
 _USDT_DEF_("__dtrace_" f "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
