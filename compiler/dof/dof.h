@@ -151,11 +151,13 @@ typedef struct dof_relodesc {
  * with its own objects; nothing refers to the -G object's weak and hidden
  * symbols, so a linker would never take it, and the program would have no
  * DOF and no drti_lite.  So every object file whose code holds a probe
- * P:N (the header's _USDT_SEM_) keeps a 4-byte section named
- * DOF_LINK_SECTION_PREFIX P MDL_PROBE_SEP N (N as declared), in no COMDAT
- * group (a group cost two section headers more than the 4 bytes a file it
- * saves a program), retained, holding a PC-relative reference to
- * DOF_LINK_SYMBOL_PREFIX and that name: `__start_` and the section's name.
+ * P:N (the header's _USDT_SEM_) refers to DOF_LINK_SYMBOL_PREFIX P
+ * MDL_PROBE_SEP N (N as declared), `__start_` and the name of a 1-byte
+ * section, DOF_LINK_SECTION_PREFIX P MDL_PROBE_SEP N, that it keeps in no
+ * COMDAT group, retained: the reference is a relocation of type NONE in
+ * its code, which changes no byte (a 4-byte word in the section, grouped,
+ * cost two section headers more a probe and object: the group's and the
+ * word's relocations').
  * The -G object defines that symbol for each of its probes (weak: two -G
  * outputs of P may meet; hidden), so the linker takes it out of the
  * archive as it takes any member that defines an undefined symbol; with

@@ -233,6 +233,11 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_DEF_(s, t, z) \"\\t.weak \" s \"\\n\\t.hidden \" s "
 	    "\"\\n\\t.type \" s \",\" t \"\\n\\t.size \" s \",\" z \"\\n\" s \":\\n\"\n");
 	if (t->stapsdt) {
+		/* The link anchor's relocation type (asm_link_anchor): clang's MIPS knows no BFD_ name. */
+		sb_puts(out, "#if defined(__x86_64__)\n#define _USDT_RNONE \"R_X86_64_NONE\"\n"
+		    "#elif defined(__aarch64__)\n#define _USDT_RNONE \"R_AARCH64_NONE\"\n"
+		    "#elif defined(__mips__)\n#define _USDT_RNONE \"R_MIPS_NONE\"\n"
+		    "#else\n#define _USDT_RNONE \"BFD_RELOC_NONE\"\n#endif\n");
 		sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
 		forms_dtrace(out, target_find("x86_64-linux"));
 		sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");

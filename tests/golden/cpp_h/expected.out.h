@@ -35,6 +35,15 @@ extern "C" {
 #define _USDT_ASM __asm__ __volatile__
 #endif
 #define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
+#if defined(__x86_64__)
+#define _USDT_RNONE "R_X86_64_NONE"
+#elif defined(__aarch64__)
+#define _USDT_RNONE "R_AARCH64_NONE"
+#elif defined(__mips__)
+#define _USDT_RNONE "R_MIPS_NONE"
+#else
+#define _USDT_RNONE "BFD_RELOC_NONE"
+#endif
 #if defined(__x86_64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -77,10 +86,12 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
 "\t.pushsection __usdtc_link_" p "___" n ",\"aR\",@progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
-"\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -216,10 +227,12 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
 "\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
-"\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
@@ -324,10 +337,12 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
+"\t.hidden __start___usdtc_link_" p "___" n "\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
 "\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
 ".L__usdtc_link_" p "___" n ":\n" \
-"\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
