@@ -52,7 +52,7 @@
 #include "units.h"
 
 /* The -G object's one section of units (units_pool). */
-#define UNITS_POOL_SECTION	".text.__dtrace_units"
+#define UNITS_POOL_SECTION	MDL_UNITS_SECTION
 
 #ifndef SHF_GNU_RETAIN
 #define SHF_GNU_RETAIN		(1u << 21)

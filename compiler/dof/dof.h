@@ -151,10 +151,13 @@ typedef struct dof_relodesc {
  * with its own objects; nothing refers to the -G object's weak and hidden
  * symbols, so a linker would never take it, and the program would have no
  * DOF and no drti_lite.  So every object file whose code holds a probe
- * P:N (the header's _USDT_SEM_) keeps a 4-byte section named
- * DOF_LINK_SECTION_PREFIX P MDL_PROBE_SEP N (N as declared), in one COMDAT
- * group, retained, holding a PC-relative reference to
- * DOF_LINK_SYMBOL_PREFIX and that name: `__start_` and the section's name.
+ * P:N (the header's _USDT_SEM_) refers to DOF_LINK_SYMBOL_PREFIX P
+ * MDL_PROBE_SEP N (N as declared), `__start_` and the name of a 1-byte
+ * section, DOF_LINK_SECTION_PREFIX P MDL_PROBE_SEP N, that it keeps in no
+ * COMDAT group, retained: the reference is a relocation of type NONE in
+ * its code, which changes no byte (a 4-byte word in the section, grouped,
+ * cost two section headers more a probe and object: the group's and the
+ * word's relocations').
  * The -G object defines that symbol for each of its probes (weak: two -G
  * outputs of P may meet; hidden), so the linker takes it out of the
  * archive as it takes any member that defines an undefined symbol; with
@@ -178,8 +181,10 @@ typedef struct dof_relodesc {
  * without reading a file.  Every field is PC-relative (the target's
  * address minus the field's own): the static linker resolves them and no
  * dynamic relocation is left.  dsr_probe points at DOF_SITE_PROBE_PREFIX f
- * (f the probe function's name after MDL_PROBE_PREFIX), a weak hidden
- * string pair "provider\0probe\0" in its own COMDAT group, the probe as
+ * (f the probe function's name after MDL_PROBE_PREFIX; assembler-local,
+ * `.L`), a string pair "provider\0probe\0" in DOF_SITE_PROBE_SECTION, in
+ * no group (one copy per object file that fires the probe inline: readers
+ * compare names by address first, then by their bytes), the probe as
  * declared (`__` for DOF's `-`); dsr_func at the `__func__` string of the
  * function the site is in.  drti_lite.c's own empty record defines the
  * section in every -G output: a field of 0 is no site.

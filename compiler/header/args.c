@@ -137,28 +137,48 @@ args_put_type(strbuf_t *out, const mdl_model_t *m, const target_t *t,
  * know is taken, as everywhere, for 8 unsigned bytes (D_TYPE_UNKNOWN) and
  * converted as an integer typedef is: a warning never changes the output.
  */
+/* How argument i becomes its temporary's value (put_arg_value). */
+typedef enum { CONV_POINTER, CONV_FLOAT, CONV_AS_IS, CONV_X, CONV_XP } conv_t;
+
+static conv_t
+arg_conv(const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr, size_t i)
+{
+	mdl_typeinfo_t ti;
+
+	if (args_is_pointer(pr->nargs[i].type))
+		return CONV_POINTER;
+	if (args_float_bits(m, t, pr, i) != 0)
+		return CONV_FLOAT;
+	ti = mdl_type_info(m, pr->nargs[i].type);
+	if (ti.known && ti.tclass != MDL_TC_INTEGER)
+		return CONV_AS_IS;
+	return ti.is_pointer ? CONV_XP : CONV_X;
+}
+
 static void
 put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, size_t i)
 {
-	unsigned bits = args_float_bits(m, t, pr, i);
+	conv_t conv = arg_conv(m, t, pr, i);
 
-	if (args_is_pointer(pr->nargs[i].type)) {
+	switch (conv) {
+	case CONV_POINTER:
 		sb_printf(out, "(uintptr_t)(arg%zu)", i);
-	} else if (bits != 0) {
+		break;
+	case CONV_FLOAT:
 		sb_puts(out, "_USDT_FB(");
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
-		sb_printf(out, ", uint%u_t, arg%zu)", bits * 8, i);
-	} else {
-		mdl_typeinfo_t ti = mdl_type_info(m, pr->nargs[i].type);
-
-		if (ti.known && ti.tclass != MDL_TC_INTEGER) {
-			sb_printf(out, "arg%zu", i);
-			return;
-		}
-		sb_puts(out, ti.is_pointer ? "_USDT_XP(" : "_USDT_X(");
+		sb_printf(out, ", uint%u_t, arg%zu)", args_float_bits(m, t, pr, i) * 8, i);
+		break;
+	case CONV_AS_IS:
+		sb_printf(out, "arg%zu", i);
+		break;
+	case CONV_X:
+	case CONV_XP:
+		sb_puts(out, conv == CONV_XP ? "_USDT_XP(" : "_USDT_X(");
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
 		sb_printf(out, ", arg%zu)", i);
+		break;
 	}
 }
 
@@ -193,9 +213,10 @@ args_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 }
 
 /*
- * The declarations of a probe's temporaries: `_USDT_V(int, 0, arg0) ...`,
- * a pointer as a uintptr_t (_USDT_VP), a float as its bits (args_put_type,
- * put_arg_value).
+ * The declarations of a probe's temporaries: `_USDT_V(T, 0, arg0) ...`,
+ * a pointer as a uintptr_t (_USDT_VP), an integer converted by _USDT_X
+ * as `_USDT_VX(int, 0, arg0)` (the type written once: the header's bytes),
+ * a float as its bits (args_put_type, put_arg_value).
  */
 void
 args_put_temporaries(strbuf_t *out, const mdl_model_t *m, const target_t *t,
@@ -204,7 +225,11 @@ args_put_temporaries(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (args_is_pointer(pr->nargs[i].type))
 			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
-		else {
+		else if (arg_conv(m, t, pr, i) == CONV_X) {
+			sb_puts(out, " _USDT_VX(");
+			put_unqualified(out, mdl_c_type(pr->nargs[i].type));
+			sb_printf(out, ", %zu, arg%zu)", i, i);
+		} else {
 			sb_puts(out, " _USDT_V(");
 			args_put_type(out, m, t, pr, i);
 			sb_printf(out, ", %zu, ", i);
@@ -223,6 +248,7 @@ put_temp_macros(strbuf_t *out)
 	sb_puts(out, "#define _USDT_0\n");
 	sb_puts(out, "#define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);\n");
 	sb_puts(out, "#define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);\n");
+	sb_puts(out, "#define _USDT_VX(T, i, x) T __usdt_v##i = _USDT_X(T, x);\n");
 	sb_puts(out, "#define _USDT_A0\n#define _USDT_A1 __usdt_v0\n");
 	for (int i = 2; i <= 6; i++)
 		sb_printf(out, "#define _USDT_A%d _USDT_A%d, __usdt_v%d\n", i, i - 1, i - 1);

@@ -370,9 +370,15 @@ asm_stapsdt_base(asm_writer_t *w)
 
 /*
  * Probe p:n's link anchor (dof.h says why), once per assembler file: a
- * section of its own in its own COMDAT group, retained, whose 4 bytes
- * refer PC-relative to the symbol the -G object defines (or the linker,
- * as the section's start): no dynamic relocation, nothing at run time.
+ * relocation of type NONE (_USDT_RNONE, header.c) at the asm's place in
+ * its code against the symbol the -G object defines, which makes the
+ * symbol an undefined reference (the linker takes the -G object out of an
+ * archive for it) and changes no byte; and a 1-byte section of the
+ * anchor's name, in no group, retained, so that with no -G object (header
+ * only) the linker defines the symbol itself, as the section's start.
+ * No section of relocations, no group: a 4-byte word referring to the
+ * symbol cost its own section of relocations (64 bytes of header) and a
+ * group (76), per probe and object file.  Nothing runs or reads it.
  * One per probe, not per provider: each -G object of a provider (QEMU
  * archives 22 of `provider qemu`) is taken for the probes it defines.
  * A linker defines `__start_` only for a section named as a C identifier:
@@ -394,14 +400,14 @@ asm_link_anchor(asm_writer_t *w)
 	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
 		asm_plain(w, check[i]);
 	asm_sym_directive(w, ".ifndef", ".L" LINK_ANCHOR);
-	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", LINK_ANCHOR);
-	asm_plain(w, ".L" LINK_ANCHOR ":");
 	asm_sym_directive(w, ".hidden", LINK_SYMBOL);
+	sb_puts(w->out, "\"\\t.reloc .,\" _USDT_RNONE \",\"\n");	/* continued by the symbol */
 	l = asm_begin(w);
-	sb_puts(l, "\t.4byte ");
 	asm_put_symbol(l, LINK_SYMBOL);
-	sb_puts(l, "-.");
 	asm_end(w);
+	asm_push_section(w, LINK_ANCHOR, "", "aR", "progbits", NULL);
+	asm_plain(w, ".L" LINK_ANCHOR ":");
+	asm_plain(w, "\t.byte 0");
 	asm_plain(w, "\t.popsection");
 	asm_plain(w, "\t.endif");
 	asm_plain(w, "\t.endif");

@@ -18,7 +18,10 @@
 
 /*
  * The stub: the arch's unit bytes, the probe function's symbol over all of
- * them, the is-enabled function's symbol from enabled_offset to the end.
+ * them, the is-enabled function's symbol from enabled_offset to the end;
+ * in the file's one section of units, as the -G object's (MDL_UNITS_SECTION):
+ * a COMDAT group a probe cost three section headers and a symbol (over
+ * 200 bytes of object) for the 16 bytes it saves a program per file.
  */
 static void
 stub_asm(asm_writer_t *w, const arch_t *a, const char *func, const char *enabled)
@@ -26,7 +29,7 @@ stub_asm(asm_writer_t *w, const arch_t *a, const char *func, const char *enabled
 	size_t split = a->enabled_offset < a->unit_size ? a->enabled_offset : a->unit_size;
 	strbuf_t *l;
 
-	asm_push_section(w, ".text.", func, "ax", "progbits", func);
+	asm_push_section(w, MDL_UNITS_SECTION, "", "ax", "progbits", NULL);
 	l = asm_begin(w);
 	sb_printf(l, "\t.balign %u", a->unit_align);
 	asm_end(w);
@@ -60,9 +63,9 @@ semaphore_page_asm(asm_writer_t *w, const target_t *t)
  * MDL_PROBE_PREFIX), p (provider), n (probe as declared) and a (the
  * note's arguments): on Linux the semaphore page and the probe's
  * semaphore (_USDT_SEM_); the stub (a tracepoint and the is-enabled tracepoint,
- * bytes taken from the target's arch), and on Linux the .note.stapsdt
- * note that describes the stub to bpftrace, perf and gdb, both in the
- * COMDAT group signed by the probe function; all under `.ifndef` on it.
+ * bytes taken from the target's arch) in the units' section, its symbols
+ * weak and hidden, so the linker binds every call to one copy; all under
+ * `.ifndef` on the probe function.
  * Only what calls the stub brings it: the call form and _ENABLED().
  *
  * The semaphore page comes with the unit, not with every semaphore: what
@@ -107,10 +110,10 @@ unit_note_asm(asm_writer_t *w, const target_t *t)
 	asm_end(w);
 	asm_push_section(w, STAPSDT_NOTE_SECTION, "", "", "note", group);
 	if (t->arch->probe_offset != 0)
-		sb_printf(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f \"+%u\", p, n, a)\n",
+		sb_printf(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" p \"" MDL_PROBE_SEP "\" n \"+%u\", p, n, a)\n",
 		    t->arch->probe_offset);
 	else
-		sb_puts(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" f, p, n, a)\n");
+		sb_puts(w->out, "_USDT_NOTE_(\"" MDL_PROBE_PREFIX "\" p \"" MDL_PROBE_SEP "\" n, p, n, a)\n");
 	asm_plain(w, "\t.endif");
 }
 
@@ -156,16 +159,17 @@ put_form_macros(strbuf_t *out, const target_t *t)
  *	_USDT_DEF_(s, t, z)	a weak hidden symbol's definition
  *	_USDT_NOTE_(c, p, n, a)	a stapsdt note's fields at pc c
  *	_USDT_SEM_(p, n)	.stapsdt.base and the probe's semaphore
- *	_USDT_UNIT_(f, p, n, a)	the unit's assembler text (unit_asm)
- *	_USDT_UNOTE_(f, p, n, a)	the stub's note, in a group of its own
+ *	_USDT_UNIT_(p, n, a)	the unit's assembler text (unit_asm)
+ *	_USDT_UNOTE_(p, n, a)	the stub's note, in a group of its own
  *				(unit_note_asm)
  *	_USDT_CALL(P)		an asm statement that emits the unit of the
  *				probe P names and its stub's note, beside a
  *				call of its function
  *	_USDT_SITE(P)		x86_64: an inline site, its note and semaphore
- *	_USDT_V, _USDT_VP, _USDT_R, _USDT_M, _USDT_O
+ *	_USDT_V, _USDT_VX, _USDT_VP, _USDT_R<i>, _USDT_M, _USDT_O<i>
  *				x86_64: an inline site's temporaries, register
- *				variables and asm operands
+ *				variables and asm operands (argument i's
+ *				register a macro of its own: fewer bytes a probe)
  *	_USDT_ENABLED(s, P)	x86_64: the slow path of _ENABLED(), with the
  *				unit (forms_x86_64_macros)
  *	_USDT_ENABLED(s, e, P)	aarch64: the same in C (forms_aarch64_macros)
@@ -173,9 +177,10 @@ put_form_macros(strbuf_t *out, const target_t *t)
  * and the forms of put_form_macros.  So a translation unit carries the
  * notes, semaphores and units of the probes it fires or tests, and only
  * those, as with <sys/sdt.h>; the assembler's `.ifndef` keeps one of each
- * per assembler file, and the COMDAT groups one per program.  A P is a
- * _USDT_P<func> macro of four strings; each macro taking one passes it on
- * expanded to one whose parameters are the four.  _USDT_ASM is `asm
+ * per assembler file, and weak definitions one per program.  A P is a
+ * _USDT_P<func> macro of three strings (p, n, a: the probe function's name
+ * is p "___" n, UNIT_TAG); each macro taking one passes it on expanded to
+ * one whose parameters are the three.  _USDT_ASM is `asm
  * inline` where the compiler has it (GCC 9, clang 11, put_unit_macros):
  * the unit's text emits no instruction where it stands, and the inliner
  * must not count it.
@@ -192,11 +197,11 @@ forms_dtrace(strbuf_t *out, const target_t *t)
 	if (t->stapsdt)
 		asm_put_note_and_semaphore(out, &w, "_USDT_NOTE_(c, p, n, a)");
 	unit_asm(&w, t);
-	asm_put_macro(out, "_USDT_UNIT_(f, p, n, a)", &text);
+	asm_put_macro(out, "_USDT_UNIT_(p, n, a)", &text);
 	if (t->stapsdt) {
 		text.len = 0;
 		unit_note_asm(&w, t);
-		asm_put_macro(out, "_USDT_UNOTE_(f, p, n, a)", &text);
+		asm_put_macro(out, "_USDT_UNOTE_(p, n, a)", &text);
 		sb_puts(out, "#define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) "
 		    "_USDT_UNOTE_(P) : :); })\n");
 	} else {

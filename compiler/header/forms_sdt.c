@@ -35,7 +35,7 @@ put_generic_asm(strbuf_t *out)
 	asm_plain(&w, "990:\t" PARAM("o"));
 	asm_plain(&w, "\t.pushsection " STAPSDT_NOTE_SECTION ",\"?\",%note");
 	sb_puts(&text, "_USDT_NOTE_(\"990b\", p, n, t)\n");
-	asm_put_macro(out, "_USDT_GSITE_(f, p, n, a, t, o)", &text);
+	asm_put_macro(out, "_USDT_GSITE_(p, n, a, t, o)", &text);
 	if (text.failed)
 		out->failed = true;
 	sb_free(&text);
@@ -111,9 +111,10 @@ forms_sdt(strbuf_t *out)
 		    2 * i - 1, 2 * i, i, i - 1, i - 1);
 	sb_puts(out, "#define _USDT_GSITE(P, t) _USDT_GSITE_(P, t, _USDT_NOP)\n");
 	sb_puts(out, "#define _USDT_GSEM(P) _USDT_GSEM_(P)\n");
-	sb_puts(out, "#define _USDT_GSEM_(f, p, n, a) _USDT_SEM_(p, n)\n");
+	sb_puts(out, "#define _USDT_GSEM_(p, n, a) _USDT_SEM_(p, n)\n");
 	sb_puts(out, "#define _USDT_M(r, i) _USDT_READS(__usdt_v##i)\n");
-	sb_puts(out, "#define _USDT_O(i)\n");
+	sb_puts(out, "#define _USDT_O0\n#define _USDT_O1\n#define _USDT_O2\n"
+	    "#define _USDT_O3\n#define _USDT_O4\n#define _USDT_O5\n");
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v "
 	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
 	sb_puts(out, "#define _USDT_L(T, k, v, o, c) (__extension__ ({ v "

@@ -27,8 +27,14 @@
 #include "header_int.h"
 #include "stapsdt.h"
 
-/* The probe's name pair of a site record (dof.h), once per assembler file. */
-#define SITE_PROBE	DOF_SITE_PROBE_PREFIX PARAM("f")
+/* The registers of a call's arguments, where DTrace and the note read them. */
+static const char *const site_regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+
+/*
+ * The probe's name pair of a site record (dof.h), once per assembler file,
+ * at an assembler-local label: no symbol, no group.
+ */
+#define SITE_PROBE	".L" DOF_SITE_PROBE_PREFIX UNIT_TAG
 
 /*
  * An inline site's record in DOF_SITES_SECTION (dof.h's dof_site_rec_t):
@@ -42,8 +48,9 @@
  * %=): under --gc-sections a linker that does not keep the section for
  * `__start_`'s sake (lld, which drops it otherwise) keeps the record
  * exactly when it keeps the code, so a record neither keeps dead code
- * alive nor is lost with live code.  The name pair is a weak hidden
- * string in a COMDAT group of its own: one per program.
+ * alive nor is lost with live code.  The name pair is a string of the
+ * file's DOF_SITE_PROBE_SECTION, in no group: a copy per file (a dozen
+ * bytes) against a group's two section headers and symbol per probe.
  */
 static void
 site_record_asm(asm_writer_t *w)
@@ -51,9 +58,7 @@ site_record_asm(asm_writer_t *w)
 	strbuf_t *l;
 
 	asm_sym_directive(w, ".ifndef", SITE_PROBE);
-	asm_push_section(w, DOF_SITE_PROBE_SECTION, "", "a", "progbits", SITE_PROBE);
-	asm_sym_directive(w, ".weak", SITE_PROBE);
-	asm_sym_directive(w, ".hidden", SITE_PROBE);
+	asm_push_section(w, DOF_SITE_PROBE_SECTION, "", "a", "progbits", NULL);
 	l = asm_begin(w);
 	asm_put_symbol(l, SITE_PROBE);
 	sb_putc(l, ':');
@@ -220,7 +225,6 @@ void
 forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, const char *tag)
 {
-	static const char *const regs[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 	static const char *const letters[4] = { "D", "S", "d", "c" };
 	bool reads[6], regvar = false;
 
@@ -231,7 +235,7 @@ forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (!reads[i] || i >= 4) {
-			sb_printf(out, " _USDT_R(%zu, %s)", i, regs[i]);
+			sb_printf(out, " _USDT_R%zu", i);
 			regvar = true;
 		}
 	sb_puts(out, regvar ? "," : " _USDT_0,");
@@ -239,9 +243,9 @@ forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		if (reads[i] && i < 4)
 			sb_printf(out, " _USDT_M(%s, %zu)", letters[i], i);
 		else if (reads[i])
-			sb_printf(out, " _USDT_O(%zu) _USDT_READS(__usdt_v%zu)", i, i);
+			sb_printf(out, " _USDT_O%zu _USDT_READS(__usdt_v%zu)", i, i);
 		else
-			sb_printf(out, " _USDT_O(%zu)", i);
+			sb_printf(out, " _USDT_O%zu", i);
 	}
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0)\n" : ")\n");
 }
@@ -251,7 +255,7 @@ forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
  * The macros of the site and of _ENABLED()'s slow path, written with w
  * (into w->out, which forms_dtrace gives every macro's text in turn):
  *
- *	_USDT_R(i, r)		argument i's register variable, bound to r
+ *	_USDT_R<i>		argument i's register variable, bound to its register
  *	_USDT_SITE(P)		an inline site, its note, record and semaphore
  *	_USDT_ENABLED(s, P)	the slow path of _ENABLED(), with the unit
  */
@@ -263,18 +267,19 @@ forms_x86_64_macros(strbuf_t *out, asm_writer_t *w)
 	put_enabled_helpers(out);
 	text->len = 0;
 	site_asm(w);
-	sb_puts(out, "#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i "
-	    "__asm__(#r) = __usdt_v##i;\n");
+	for (size_t i = 0; i < 6; i++)
+		sb_printf(out, "#define _USDT_R%zu register __typeof__(__usdt_v%zu) __usdt_r%zu "
+		    "__asm__(\"%s\") = __usdt_v%zu;\n", i, i, i, site_regs[i], i);
 	sb_puts(out, "#define _USDT_SITE(P) _USDT_SITE_(P)\n");
-	asm_put_macro(out, "_USDT_SITE_(f, p, n, a)", text);
+	asm_put_macro(out, "_USDT_SITE_(p, n, a)", text);
 	text->len = 0;
 	sb_puts(text, "__extension__ ({ unsigned char __usdt_on; "
-	    "_USDT_ASM(_USDT_UNIT_(f, p, n, a)\n");
+	    "_USDT_ASM(_USDT_UNIT_(p, n, a)\n");
 	enabled_asm(w);
 	sb_puts(text, "_USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "
 	    "\"m\"(s)); __usdt_on; })\n");
 	sb_puts(out, "#define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)\n");
-	asm_put_macro(out, "_USDT_ENABLED_(s, f, p, n, a)", text);
+	asm_put_macro(out, "_USDT_ENABLED_(s, p, n, a)", text);
 }
 
 /*
@@ -304,7 +309,8 @@ void
 forms_x86_64_forms(strbuf_t *out)
 {
 	sb_puts(out, "#define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)\n");
-	sb_puts(out, "#define _USDT_O(i) , \"r\"(__usdt_r##i)\n");
+	for (size_t i = 0; i < 6; i++)
+		sb_printf(out, "#define _USDT_O%zu , \"r\"(__usdt_r%zu)\n", i, i);
 	/* gcc's large code model takes no address as an "i" operand: no name there */
 	sb_puts(out, "#ifdef __code_model_large__\n#define _USDT_FOP \"i\"(0)\n"
 	    "#define _USDT_FREC \"0\"\n#else\n#define _USDT_FOP \"i\"(__func__)\n"

@@ -233,6 +233,14 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 	sb_puts(out, "#define _USDT_DEF_(s, t, z) \"\\t.weak \" s \"\\n\\t.hidden \" s "
 	    "\"\\n\\t.type \" s \",\" t \"\\n\\t.size \" s \",\" z \"\\n\" s \":\\n\"\n");
 	if (t->stapsdt) {
+		/* The link anchor's relocation type (asm_link_anchor): clang's MIPS knows no BFD_ name. */
+		sb_puts(out, "#if defined(__x86_64__)\n#define _USDT_RNONE \"R_X86_64_NONE\"\n"
+		    "#elif defined(__aarch64__)\n#define _USDT_RNONE \"R_AARCH64_NONE\"\n"
+		    "#elif defined(__mips__)\n#define _USDT_RNONE \"R_MIPS_NONE\"\n"
+		    "#else\n#define _USDT_RNONE \"BFD_RELOC_NONE\"\n#endif\n");
+		/* An inline site's declarations off x86_64 (put_site_decls). */
+		sb_puts(out, "#define _USDT_PF(T, a) __extension__ extern void " MDL_PROBE_PREFIX "##T a; "
+		    "extern void " MDL_ENABLED_PREFIX "##T(uint32_t *);\n");
 		sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
 		forms_dtrace(out, target_find("x86_64-linux"));
 		sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");
@@ -250,7 +258,7 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 }
 
 /*
- * `#define _USDT_P<func> "f", "p", "n", "a"`: what the generic unit
+ * `#define _USDT_P<func> "p", "n", "a"`: what the generic unit
  * macros need of one probe (put_unit_macros), names as the assembler reads
  * them and the unit's note arguments.  The names are plain assembler
  * symbols (D identifiers, '.' and '$'); one that is not would need quotes
@@ -260,10 +268,14 @@ static void
 put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
 {
-	size_t plen = strlen(MDL_PROBE_PREFIX);
+	size_t plen = strlen(MDL_PROBE_PREFIX), pl = strlen(prov->name), sl = strlen(MDL_PROBE_SEP);
 	strbuf_t args;
 
+	/* The function's name is the tuple's p MDL_PROBE_SEP n (UNIT_TAG). */
 	if (strncmp(n->func, MDL_PROBE_PREFIX, plen) != 0 ||
+	    strncmp(n->func + plen, prov->name, pl) != 0 ||
+	    strncmp(n->func + plen + pl, MDL_PROBE_SEP, sl) != 0 ||
+	    strcmp(n->func + plen + pl + sl, pr->name) != 0 ||
 	    !asm_is_plain_symbol(n->func) || !asm_is_plain_symbol(n->enabled) ||
 	    !asm_is_plain_symbol(n->semaphore) || strchr(n->semaphore, PARAM_MARK) != NULL) {
 		out->failed = true;
@@ -271,8 +283,6 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	}
 	sb_init(&args);
 	sb_printf(out, "#define _USDT_P_%s ", probe_tag(n));
-	asm_put_c_string(out, n->func + plen, false);
-	sb_puts(out, ", ");
 	asm_put_c_string(out, prov->name, false);
 	sb_puts(out, ", ");
 	asm_put_c_string(out, pr->name, false);
@@ -455,22 +465,35 @@ put_probe_prototype(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	sb_puts(out, ";\n");
 }
 
-/* The rest of a probe's declarations, and its prototype when prototype. */
+/*
+ * The is-enabled function's declaration.  x86_64 Linux calls it from asm
+ * alone, so a probe fired at inline sites has it in the block of what
+ * other architectures need (put_provider): one declaration less a probe
+ * for the compiler to read.
+ */
 static void
-put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const probe_names_t *n, bool prototype)
+put_enabled_decl(strbuf_t *out, const target_t *t, const probe_names_t *n)
 {
-	if (prototype)
-		put_probe_prototype(out, m, t, pr, n);
-
-	/* (x86_64 Linux calls the is-enabled function from asm alone.) */
 	if (enabled_returns_int(t))
 		sb_printf(out, "extern int %s(void)", n->c_enabled);
 	else
 		sb_printf(out, "extern void %s(uint32_t *)", n->c_enabled);
 	put_asm_label(out, n->c_enabled, n->enabled);
 	sb_puts(out, ";\n");
+}
 
+/*
+ * The rest of a probe's declarations, and its prototype and is-enabled
+ * function's when prototype.
+ */
+static void
+put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n, bool prototype)
+{
+	if (prototype) {
+		put_probe_prototype(out, m, t, pr, n);
+		put_enabled_decl(out, t, n);
+	}
 	if (t->stapsdt) {
 		/*
 		 * Not volatile, as SystemTap's header declares it: gcc then tests
@@ -482,6 +505,32 @@ put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		put_asm_label(out, n->c_semaphore, n->semaphore);
 		sb_puts(out, ";\n");
 	}
+}
+
+/*
+ * An inline site's prototype and is-enabled function's declaration, for
+ * the architectures that call them (put_provider): `_USDT_PF(tag, (types))`
+ * (put_unit_macros), the names made from the tag, or each written out
+ * when a C name is not its symbol's.
+ */
+static void
+put_site_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
+    const mdl_probe_t *pr, const probe_names_t *n)
+{
+	if (strcmp(n->c_func, n->func) != 0 || strcmp(n->c_enabled, n->enabled) != 0 ||
+	    enabled_returns_int(t)) {
+		put_probe_prototype(out, m, t, pr, n);
+		put_enabled_decl(out, t, n);
+		return;
+	}
+	sb_printf(out, "_USDT_PF(%s, (", probe_tag(n));
+	if (pr->nargc == 0)
+		sb_puts(out, "void");
+	for (size_t i = 0; i < pr->nargc; i++) {
+		sb_puts(out, i > 0 ? ", " : "");
+		args_put_type(out, m, t, pr, i);
+	}
+	sb_puts(out, "))\n");
 }
 
 /* ---- providers and the file ---------------------------------------------- */
@@ -526,7 +575,8 @@ cmp_tag(const void *a, const void *b)
  * A provider: its probes' macros, for every compiler; then, for GNU C,
  * each probe's names (put_probe_tuple) and declarations under a guard.
  * A probe that is an inline site needs its prototype only under
- * _USDT_PROBE_CALLS: those are in one block after the guards.
+ * _USDT_PROBE_CALLS or off x86_64, and its is-enabled function's only
+ * off x86_64: those are in one block after the guards.
  */
 static void
 put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
@@ -561,7 +611,7 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		sb_puts(out, "#if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)\n");
 		for (size_t i = 0; i < prov->nprobes; i++)
 			if (forms_x86_64_is_site(m, t, prov->probes[i]))
-				put_probe_prototype(out, m, t, prov->probes[i], &names[i]);
+				put_site_decls(out, m, t, prov->probes[i], &names[i]);
 		sb_puts(out, "#endif\n");
 	}
 	sb_puts(out, "#pragma GCC visibility pop\n");

@@ -29,19 +29,22 @@
 /*
  * The generic macros are written with the asm writer below, from names
  * that hold a macro parameter: PARAM_MARK and the parameter's letter,
- * which the C text gets as `" f "`, so that "__dtrace_" PARAM "f" becomes
- * "__dtrace_" f "" in the macro.
+ * which the C text gets as `" p "`, so that "__dtrace_" PARAM "p" becomes
+ * "__dtrace_" p "" in the macro.
  */
 #define PARAM_MARK	'\001'
 #define PARAM(letter)	"\001" letter
 
 /*
  * The names of a probe's unit in the generic macros, from their
- * parameters: f, the probe function's name after MDL_PROBE_PREFIX; p, the
- * provider; n, the probe as declared.
+ * parameters: p, the provider; n, the probe as declared.  The probe
+ * function's name after MDL_PROBE_PREFIX is p MDL_PROBE_SEP n, UNIT_TAG
+ * (a D name's `__` is DOF's `-`, which the function's name spells `__`),
+ * so the tuple need not hold it (put_probe_tuple checks it).
  */
-#define UNIT_FUNC	MDL_PROBE_PREFIX PARAM("f")
-#define UNIT_ENABLED	MDL_ENABLED_PREFIX PARAM("f")
+#define UNIT_TAG	PARAM("p") MDL_PROBE_SEP PARAM("n")
+#define UNIT_FUNC	MDL_PROBE_PREFIX UNIT_TAG
+#define UNIT_ENABLED	MDL_ENABLED_PREFIX UNIT_TAG
 #define UNIT_SEMAPHORE	PARAM("p") "_" PARAM("n") "_semaphore"
 
 /* ---- header.c: the file and each probe's lines --------------------------- */

@@ -44,6 +44,13 @@
 #define MDL_PROBE_PREFIX	"__dtrace_"
 #define MDL_ENABLED_PREFIX	"__dtraceenabled_"
 #define MDL_PROBE_SEP		"___"
+/*
+ * The one section of an object that holds its units, in no COMDAT group:
+ * the -G object's (units.c) and each file's of the header's (forms_dtrace.c).
+ * Their symbols are weak and hidden, so every reference binds to one copy
+ * and the others are dead bytes (doc/design.md section 2).
+ */
+#define MDL_UNITS_SECTION	".text.__dtrace_units"
 
 /* Where something was written: for diagnostics. file is interned by the parser. */
 typedef struct src_loc {

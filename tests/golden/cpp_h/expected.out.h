@@ -35,6 +35,16 @@ extern "C" {
 #define _USDT_ASM __asm__ __volatile__
 #endif
 #define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
+#if defined(__x86_64__)
+#define _USDT_RNONE "R_X86_64_NONE"
+#elif defined(__aarch64__)
+#define _USDT_RNONE "R_AARCH64_NONE"
+#elif defined(__mips__)
+#define _USDT_RNONE "R_MIPS_NONE"
+#else
+#define _USDT_RNONE "BFD_RELOC_NONE"
+#endif
+#define _USDT_PF(T, a) __extension__ extern void __dtrace_##T a; extern void __dtraceenabled_##T(uint32_t *);
 #if defined(__x86_64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -77,15 +87,17 @@ _USDT_DEF_("" p "_" n "_semaphore", "@object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",@progbits,__usdtc_link_" p "___" n ",comdat\n" \
-".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",@progbits\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_UNIT_(p, n, a) \
+"\t.ifndef __dtrace_" p "___" n "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",@progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 4096\n" \
@@ -93,19 +105,19 @@ _USDT_DEF_("__usdt_probes_page", "@object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
 _USDT_SEM_(p, n) \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",@progbits\n" \
 "\t.balign 16\n" \
-_USDT_DEF_("__dtrace_" f "", "@function", "16") \
+_USDT_DEF_("__dtrace_" p "___" n "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
+_USDT_DEF_("__dtraceenabled_" p "___" n "", "@function", "6") \
 "\t.byte 0x0f,0x1f,0x44,0x00,0x00,0xc3\n" \
 "\t.popsection\n" \
 "\t.endif\n"
-#define _USDT_UNOTE_(f, p, n, a) \
-"\t.ifndef .L__dtrace_" f ".note\n" \
-"\t.set .L__dtrace_" f ".note,1\n" \
-"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" f ".note,comdat\n" \
-_USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
+#define _USDT_UNOTE_(p, n, a) \
+"\t.ifndef .L__dtrace_" p "___" n ".note\n" \
+"\t.set .L__dtrace_" p "___" n ".note,1\n" \
+"\t.pushsection .note.stapsdt,\"G\",@note,__dtrace_" p "___" n ".note,comdat\n" \
+_USDT_NOTE_("__dtrace_" p "___" n "+2", p, n, a) \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) _USDT_UNOTE_(P) : :); })
 #ifdef __GCC_ASM_FLAG_OUTPUTS__
@@ -115,19 +127,22 @@ _USDT_NOTE_("__dtrace_" f "+2", p, n, a) \
 #define _USDT_ENABLED_OUT "=q"
 #define _USDT_ENABLED_SET "\tsetnz %0\n"
 #endif
-#define _USDT_R(i, r) register __typeof__(__usdt_v##i) __usdt_r##i __asm__(#r) = __usdt_v##i;
+#define _USDT_R0 register __typeof__(__usdt_v0) __usdt_r0 __asm__("rdi") = __usdt_v0;
+#define _USDT_R1 register __typeof__(__usdt_v1) __usdt_r1 __asm__("rsi") = __usdt_v1;
+#define _USDT_R2 register __typeof__(__usdt_v2) __usdt_r2 __asm__("rdx") = __usdt_v2;
+#define _USDT_R3 register __typeof__(__usdt_v3) __usdt_r3 __asm__("rcx") = __usdt_v3;
+#define _USDT_R4 register __typeof__(__usdt_v4) __usdt_r4 __asm__("r8") = __usdt_v4;
+#define _USDT_R5 register __typeof__(__usdt_v5) __usdt_r5 __asm__("r9") = __usdt_v5;
 #define _USDT_SITE(P) _USDT_SITE_(P)
-#define _USDT_SITE_(f, p, n, a) \
+#define _USDT_SITE_(p, n, a) \
 _USDT_SEM_(p, n) \
-"\t.weak __dtrace_" f "\n" \
-"\t.hidden __dtrace_" f "\n" \
+"\t.weak __dtrace_" p "___" n "\n" \
+"\t.hidden __dtrace_" p "___" n "\n" \
 "990:\tnop\n" \
-"\t.reloc 990b,R_X86_64_NONE,__dtrace_" f "\n" \
-"\t.ifndef __usdtc_probe_" f "\n" \
-"\t.pushsection .rodata.usdtc_probe,\"aG\",@progbits,__usdtc_probe_" f ",comdat\n" \
-"\t.weak __usdtc_probe_" f "\n" \
-"\t.hidden __usdtc_probe_" f "\n" \
-"__usdtc_probe_" f ":\n" \
+"\t.reloc 990b,R_X86_64_NONE,__dtrace_" p "___" n "\n" \
+"\t.ifndef .L__usdtc_probe_" p "___" n "\n" \
+"\t.pushsection .rodata.usdtc_probe,\"a\",@progbits\n" \
+".L__usdtc_probe_" p "___" n ":\n" \
 "\t.asciz \"" p "\"\n" \
 "\t.asciz \"" n "\"\n" \
 "\t.popsection\n" \
@@ -137,20 +152,20 @@ _USDT_SEM_(p, n) \
 "\t.balign 4\n" \
 "\t.4byte 990b-.\n" \
 "\t.4byte " _USDT_FREC "\n" \
-"\t.4byte __usdtc_probe_" f "-.\n" \
+"\t.4byte .L__usdtc_probe_" p "___" n "-.\n" \
 "\t.popsection\n" \
 "\t.pushsection .note.stapsdt,\"\?\",@note\n" \
 _USDT_NOTE_("990b", p, n, a)
 #define _USDT_ENABLED(s, P) _USDT_ENABLED_(s, P)
-#define _USDT_ENABLED_(s, f, p, n, a) \
-__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(f, p, n, a) \
+#define _USDT_ENABLED_(s, p, n, a) \
+__extension__ ({ unsigned char __usdt_on; _USDT_ASM(_USDT_UNIT_(p, n, a) \
 "\ttestw $0x3fff,%1\n" \
 "\tjnz 1f\n" \
 "\tlea -128(%%rsp),%%rsp\n" \
 "\tpush %%rdi\n" \
 "\tpush $0\n" \
 "\tmov %%rsp,%%rdi\n" \
-"\tcall __dtraceenabled_" f "\n" \
+"\tcall __dtraceenabled_" p "___" n "\n" \
 "\tcmpl $0,(%%rsp)\n" \
 "\tlea 8(%%rsp),%%rsp\n" \
 "\tpop %%rdi\n" \
@@ -162,7 +177,12 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_NA(x, a) x
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_M(r, i) , #r(__usdt_v##i) _USDT_READS(__usdt_v##i)
-#define _USDT_O(i) , "r"(__usdt_r##i)
+#define _USDT_O0 , "r"(__usdt_r0)
+#define _USDT_O1 , "r"(__usdt_r1)
+#define _USDT_O2 , "r"(__usdt_r2)
+#define _USDT_O3 , "r"(__usdt_r3)
+#define _USDT_O4 , "r"(__usdt_r4)
+#define _USDT_O5 , "r"(__usdt_r5)
 #ifdef __code_model_large__
 #define _USDT_FOP "i"(0)
 #define _USDT_FREC "0"
@@ -218,15 +238,17 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
-".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
+#define _USDT_UNIT_(p, n, a) \
+"\t.ifndef __dtrace_" p "___" n "\n" \
 "\t.ifndef __usdt_probes_page\n" \
 "\t.pushsection .probes,\"awRG\",%%progbits,__usdt_probes_page,comdat\n" \
 "\t.balign 65536\n" \
@@ -234,21 +256,21 @@ _USDT_DEF_("__usdt_probes_page", "%%object", "0") \
 "\t.popsection\n" \
 "\t.endif\n" \
 _USDT_SEM_(p, n) \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",%%progbits,__dtrace_" f ",comdat\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",%%progbits\n" \
 "\t.balign 16\n" \
-_USDT_DEF_("__dtrace_" f "", "%%function", "16") \
+_USDT_DEF_("__dtrace_" p "___" n "", "%%function", "16") \
 "\t.inst 0xd503201f\n" \
 "\t.inst 0xd65f03c0\n" \
-_USDT_DEF_("__dtraceenabled_" f "", "%%function", "8") \
+_USDT_DEF_("__dtraceenabled_" p "___" n "", "%%function", "8") \
 "\t.inst 0xd503201f\n" \
 "\t.inst 0xd65f03c0\n" \
 "\t.popsection\n" \
 "\t.endif\n"
-#define _USDT_UNOTE_(f, p, n, a) \
-"\t.ifndef .L__dtrace_" f ".note\n" \
-"\t.set .L__dtrace_" f ".note,1\n" \
-"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" f ".note,comdat\n" \
-_USDT_NOTE_("__dtrace_" f, p, n, a) \
+#define _USDT_UNOTE_(p, n, a) \
+"\t.ifndef .L__dtrace_" p "___" n ".note\n" \
+"\t.set .L__dtrace_" p "___" n ".note,1\n" \
+"\t.pushsection .note.stapsdt,\"G\",%%note,__dtrace_" p "___" n ".note,comdat\n" \
+_USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 "\t.endif\n"
 #define _USDT_CALL(P) __extension__ ({ _USDT_ASM(_USDT_UNIT_(P) _USDT_UNOTE_(P) : :); })
 #define _USDT_ENABLED(s, e, P) __extension__ ({ uint32_t __usdt_e = 0; _USDT_ASM(_USDT_UNIT_(P) : :); (*(volatile unsigned short *)&s & 0x3fff) != 0 || (e(&__usdt_e), __usdt_e != 0); })
@@ -326,14 +348,16 @@ _USDT_DEF_("" p "_" n "_semaphore", "%%object", "2") \
 "\t.endr\n" \
 "\t.if .Lusdtc_ident\n" \
 "\t.ifndef .L__usdtc_link_" p "___" n "\n" \
-"\t.pushsection __usdtc_link_" p "___" n ",\"aRG\",%%progbits,__usdtc_link_" p "___" n ",comdat\n" \
-".L__usdtc_link_" p "___" n ":\n" \
 "\t.hidden __start___usdtc_link_" p "___" n "\n" \
-"\t.4byte __start___usdtc_link_" p "___" n "-.\n" \
+"\t.reloc .," _USDT_RNONE "," \
+"__start___usdtc_link_" p "___" n "\n" \
+"\t.pushsection __usdtc_link_" p "___" n ",\"aR\",%%progbits\n" \
+".L__usdtc_link_" p "___" n ":\n" \
+"\t.byte 0\n" \
 "\t.popsection\n" \
 "\t.endif\n" \
 "\t.endif\n"
-#define _USDT_GSITE_(f, p, n, a, t, o) \
+#define _USDT_GSITE_(p, n, a, t, o) \
 _USDT_SEM_(p, n) \
 "990:\t" o "\n" \
 "\t.pushsection .note.stapsdt,\"\?\",%%note\n" \
@@ -379,9 +403,14 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_GO12 _USDT_GO11 _USDT_GO(11)
 #define _USDT_GSITE(P, t) _USDT_GSITE_(P, t, _USDT_NOP)
 #define _USDT_GSEM(P) _USDT_GSEM_(P)
-#define _USDT_GSEM_(f, p, n, a) _USDT_SEM_(p, n)
+#define _USDT_GSEM_(p, n, a) _USDT_SEM_(p, n)
 #define _USDT_M(r, i) _USDT_READS(__usdt_v##i)
-#define _USDT_O(i)
+#define _USDT_O0
+#define _USDT_O1
+#define _USDT_O2
+#define _USDT_O3
+#define _USDT_O4
+#define _USDT_O5
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
@@ -391,6 +420,7 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
+#define _USDT_VX(T, i, x) T __usdt_v##i = _USDT_X(T, x);
 #define _USDT_A0
 #define _USDT_A1 __usdt_v0
 #define _USDT_A2 _USDT_A1, __usdt_v1
@@ -427,11 +457,11 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 
 /* provider cpp */
 #define CPP_REQUEST(arg0, arg1) \
-	_USDT_S(cpp___request, 2, _USDT_V(request_id_t, 0, _USDT_X(request_id_t, arg0)) _USDT_VP(1, arg1), _USDT_R(0, rdi), _USDT_O(0) _USDT_M(S, 1))
+	_USDT_S(cpp___request, 2, _USDT_VX(request_id_t, 0, arg0) _USDT_VP(1, arg1), _USDT_R0, _USDT_O0 _USDT_M(S, 1))
 #define CPP_REQUEST_ENABLED() \
 	_USDT_ON(cpp___request, cpp_request_semaphore)
 #define CPP_EXTRA(arg0) \
-	_USDT_S(cpp___extra, 1, _USDT_V(request_id_t, 0, _USDT_X(request_id_t, arg0)), _USDT_R(0, rdi), _USDT_O(0))
+	_USDT_S(cpp___extra, 1, _USDT_VX(request_id_t, 0, arg0), _USDT_R0, _USDT_O0)
 #define CPP_EXTRA_ENABLED() \
 	_USDT_ON(cpp___extra, cpp_extra_semaphore)
 #define CPP_SIZED(arg0) \
@@ -441,19 +471,16 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-#define _USDT_P_cpp___request "cpp___request", "cpp", "request", _USDT_NA("4@%%edi 8@%%rsi", "4@x0 8@x1")
-extern void __dtraceenabled_cpp___request(uint32_t *);
+#define _USDT_P_cpp___request "cpp", "request", _USDT_NA("4@%%edi 8@%%rsi", "4@x0 8@x1")
 extern unsigned short cpp_request_semaphore;
-#define _USDT_P_cpp___extra "cpp___extra", "cpp", "extra", _USDT_NA("4@%%edi", "4@x0")
-extern void __dtraceenabled_cpp___extra(uint32_t *);
+#define _USDT_P_cpp___extra "cpp", "extra", _USDT_NA("4@%%edi", "4@x0")
 extern unsigned short cpp_extra_semaphore;
-#define _USDT_P_cpp___sized "cpp___sized", "cpp", "sized", _USDT_NA("8@%%rdi", "8@x0")
-extern void __dtraceenabled_cpp___sized(uint32_t *);
+#define _USDT_P_cpp___sized "cpp", "sized", _USDT_NA("8@%%rdi", "8@x0")
 extern unsigned short cpp_sized_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
-__extension__ extern void __dtrace_cpp___request(request_id_t, uintptr_t);
-__extension__ extern void __dtrace_cpp___extra(request_id_t);
-__extension__ extern void __dtrace_cpp___sized(uintptr_t);
+_USDT_PF(cpp___request, (request_id_t, uintptr_t))
+_USDT_PF(cpp___extra, (request_id_t))
+_USDT_PF(cpp___sized, (uintptr_t))
 #endif
 #pragma GCC visibility pop
 #endif

@@ -35,13 +35,13 @@ extern "C" {
 #define _USDT_ASM __asm__ __volatile__
 #endif
 #define _USDT_DEF_(s, t, z) "\t.weak " s "\n\t.hidden " s "\n\t.type " s "," t "\n\t.size " s "," z "\n" s ":\n"
-#define _USDT_UNIT_(f, p, n, a) \
-"\t.ifndef __dtrace_" f "\n" \
-"\t.pushsection .text.__dtrace_" f ",\"axG\",@progbits,__dtrace_" f ",comdat\n" \
+#define _USDT_UNIT_(p, n, a) \
+"\t.ifndef __dtrace_" p "___" n "\n" \
+"\t.pushsection .text.__dtrace_units,\"ax\",@progbits\n" \
 "\t.balign 16\n" \
-_USDT_DEF_("__dtrace_" f "", "@function", "16") \
+_USDT_DEF_("__dtrace_" p "___" n "", "@function", "16") \
 "\t.byte 0x41,0x5b,0x0f,0x1f,0x44,0x00,0x00,0x41,0x53,0xc3\n" \
-_USDT_DEF_("__dtraceenabled_" f "", "@function", "6") \
+_USDT_DEF_("__dtraceenabled_" p "___" n "", "@function", "6") \
 "\t.byte 0x48,0x33,0xc0,0x90,0x90,0xc3\n" \
 "\t.popsection\n" \
 "\t.endif\n"
@@ -82,17 +82,17 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #ifndef _USDT_P_fbsd___request__start
-#define _USDT_P_fbsd___request__start "fbsd___request__start", "fbsd", "request__start", ""
+#define _USDT_P_fbsd___request__start "fbsd", "request__start", ""
 __extension__ extern void __dtrace_fbsd___request__start(int, uintptr_t, uint64_t);
 extern int __dtraceenabled_fbsd___request__start(void);
 #endif
 #ifndef _USDT_P_fbsd___request__done
-#define _USDT_P_fbsd___request__done "fbsd___request__done", "fbsd", "request__done", ""
+#define _USDT_P_fbsd___request__done "fbsd", "request__done", ""
 __extension__ extern void __dtrace_fbsd___request__done(int);
 extern int __dtraceenabled_fbsd___request__done(void);
 #endif
 #ifndef _USDT_P_fbsd___tick
-#define _USDT_P_fbsd___tick "fbsd___tick", "fbsd", "tick", ""
+#define _USDT_P_fbsd___tick "fbsd", "tick", ""
 __extension__ extern void __dtrace_fbsd___tick(void);
 extern int __dtraceenabled_fbsd___tick(void);
 #endif
