@@ -110,6 +110,13 @@ __asm__(".pushsection " DOF_LISTS_SECTION ",\"aR\",@progbits\n\t.balign 8\n"
     DRTI_REL64("__SUNW_dof") "\t.popsection\n"
     "\t.pushsection " DOF_SITES_SECTION ",\"aR\",@progbits\n\t.balign 4\n"
     "\t.4byte 0, 0, 0\n\t.popsection");
+/*
+ * The linker's bounds of both sections are hidden, so a shared library
+ * exports none of them.  GCC (12) writes no `.hidden` for a declaration
+ * renamed by __asm__, visibility attribute or not (clang does): said here.
+ */
+__asm__("\t.hidden __start_" DOF_LISTS_SECTION "\n\t.hidden __stop_" DOF_LISTS_SECTION "\n"
+    "\t.hidden __start_" DOF_SITES_SECTION "\n\t.hidden __stop_" DOF_SITES_SECTION);
 extern const int64_t drti_lists_start[] __asm__("__start_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
 extern const int64_t drti_lists_stop[] __asm__("__stop_" DOF_LISTS_SECTION)
