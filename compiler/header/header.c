@@ -436,6 +436,18 @@ put_asm_label(strbuf_t *out, const char *c_name, const char *symbol)
 	sb_puts(out, "\")");
 }
 
+/* A prototype's parameter types, comma-separated (`void` for none). */
+static void
+put_arg_types(strbuf_t *out, const mdl_model_t *m, const target_t *t, const mdl_probe_t *pr)
+{
+	if (pr->nargc == 0)
+		sb_puts(out, "void");
+	for (size_t i = 0; i < pr->nargc; i++) {
+		sb_puts(out, i > 0 ? ", " : "");
+		args_put_type(out, m, t, pr, i);
+	}
+}
+
 /*
  * The prototypes.  Pointer arguments (pointers, arrays, D's string) are
  * declared uintptr_t, and the probe macro casts them (args_put_call): a
@@ -454,12 +466,7 @@ put_probe_prototype(strbuf_t *out, const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "__extension__ extern void %s(", n->c_func);
-	if (pr->nargc == 0)
-		sb_puts(out, "void");
-	for (size_t i = 0; i < pr->nargc; i++) {
-		sb_puts(out, i > 0 ? ", " : "");
-		args_put_type(out, m, t, pr, i);
-	}
+	put_arg_types(out, m, t, pr);
 	sb_putc(out, ')');
 	put_asm_label(out, n->c_func, n->func);
 	sb_puts(out, ";\n");
@@ -524,12 +531,7 @@ put_site_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		return;
 	}
 	sb_printf(out, "_USDT_PF(%s, (", probe_tag(n));
-	if (pr->nargc == 0)
-		sb_puts(out, "void");
-	for (size_t i = 0; i < pr->nargc; i++) {
-		sb_puts(out, i > 0 ? ", " : "");
-		args_put_type(out, m, t, pr, i);
-	}
+	put_arg_types(out, m, t, pr);
 	sb_puts(out, "))\n");
 }
 
