@@ -685,12 +685,6 @@ add_units(units_t *b, err_t *e)
 
 /* ---- what the objects given already hold ---------------------------------- */
 
-static int
-cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /*
  * Whether the section name at `at` of names is `.debug_info`, read in
  * place: elf_strptr's checks cost 2% of -G's instructions for an object
@@ -730,7 +724,7 @@ add_held_note(const char ***names, size_t *n, size_t *cap, const char *sig)
  * leaves out (bench/oracle_size):
  *
  * - The stub notes' groups (FUNC.note, stapsdt.h) they hold, by signature,
- *   sorted, into b->held_notes: the header puts one beside each call of a
+ *   handed to units (units_hold_notes): the header puts one beside each call of a
  *   stub, and the linker keeps one group of a signature, so the -G
  *   output's group of the same signature would be bytes no link of that
  *   object keeps: about 450 a probe (the note, its three relocations, the
@@ -776,10 +770,7 @@ scan_objects(units_t *b, gplan_t *g, err_t *e)
 				g->semaphores_debug = true;
 		}
 	}
-	if (n > 0)
-		qsort(names, n, sizeof(*names), cmp_names);
-	b->held_notes = names;
-	b->nheld_notes = n;
+	units_hold_notes(b, names, n);
 	return 0;
 }
 

@@ -142,6 +142,15 @@ cmp_held(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+void
+units_hold_notes(units_t *u, const char **names, size_t n)
+{
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_held);
+	u->held_notes = names;
+	u->nheld_notes = n;
+}
+
 /*
  * The stub's note, in a COMDAT group of its own signed by a local symbol
  * `FUNC.note`, as the assembler signs the header's (stapsdt.h,

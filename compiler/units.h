@@ -40,6 +40,12 @@ typedef struct units {
 	size_t pool_slots, pool_next;
 } units_t;
 
+/*
+ * The stub notes' group signatures the objects given to -G hold (names,
+ * n of them, owned by the caller until units is done): sorted in place
+ * and kept as u->held_notes.
+ */
+void units_hold_notes(units_t *u, const char **names, size_t n);
 /* The .stapsdt.base group; call it before the first probe group. */
 void units_add_stapsdt_base(units_t *u);
 /* The semaphore page group (stapsdt.h); call it before the first probe group. */
