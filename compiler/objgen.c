@@ -261,7 +261,9 @@ check_reloc_section(const mdl_model_t *m, Elf *elf, Elf_Scn *scn,
 		    elf_errmsg(-1));
 	if (gelf_getshdr(symscn, &symsh) == NULL || (symdata = elf_getdata(symscn, NULL)) == NULL)
 		return 0;	/* no name to check */
-	nsyms = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	/* The symbols its data holds, not its header's size: a header may
+	 * claim a terabyte of them (the memo would be that large). */
+	nsyms = symdata->d_buf != NULL ? symdata->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT) : 0;
 	done = checked_for(memo, sh->sh_link, nsyms);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela rela;
