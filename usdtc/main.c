@@ -36,6 +36,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cpp.h"
 #include "drti_objects.h"
@@ -1012,7 +1015,14 @@ existing_objects(const options_t *o, size_t *np)
 	return v;
 }
 
-/* objgen_opts_t.model_done: the model freed before the object is written. */
+/*
+ * objgen_opts_t.model_done: the model freed before the object is written.
+ * Its many small blocks lie among the builder's in the heap, where glibc
+ * keeps freed pages: malloc_trim hands them back, so that the write's
+ * buffers (.strtab, .symtab, libelf's sections) take the model's place
+ * rather than adding to it (issue 40: a -G object of 10,000 probes
+ * peaked 1 MB lower, 14.7 MB and not 15.7).
+ */
 static void
 free_model(void *ctx)
 {
@@ -1020,6 +1030,9 @@ free_model(void *ctx)
 
 	mdl_free(*mp);
 	*mp = NULL;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 static int
