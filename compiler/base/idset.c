@@ -53,7 +53,7 @@ idset_reserve(idset_t *s, size_t n)
 {
 	size_t cap = s->cap ? s->cap : 16;
 
-	while (cap < 2 * n)
+	while (cap < n + n / 3)
 		cap *= 2;
 	return cap == s->cap || rehash(s, cap);
 }
