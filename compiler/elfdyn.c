@@ -190,9 +190,9 @@ dyn_place_segment(dyn_t *d, enum dyn_seg seg, err_t *e)
 }
 
 static bool
-dyn_exported(const elfw_sym_t *s)
+dyn_exported(const elfw_t *w, const elfw_sym_t *s)
 {
-	return s->name[0] != '\0' && GELF_ST_BIND(s->info) != STB_LOCAL &&
+	return elfw_sym_name(w, s)[0] != '\0' && GELF_ST_BIND(s->info) != STB_LOCAL &&
 	    s->section != ELFW_UNDEF;
 }
 
@@ -204,10 +204,10 @@ dyn_choose_symbols(dyn_t *d, err_t *e)
 		return err_errno(e, ENOMEM, "ELF writer");
 	d->ndsyms = 1;
 	for (size_t i = 0; i < d->w->nsyms; i++) {
-		if (!dyn_exported(&d->w->syms[i]))
+		if (!dyn_exported(d->w, &d->w->syms[i]))
 			continue;
 		d->dsyms[d->ndsyms++] = (int)i + 1;
-		elfw_strtab_add(&d->dynstr, d->w->syms[i].name);
+		elfw_strtab_add(&d->dynstr, elfw_sym_name(d->w, &d->w->syms[i]));
 	}
 	if (d->o->soname != NULL && d->o->soname[0] != '\0')
 		d->soname = elfw_strtab_add(&d->dynstr, d->o->soname);
@@ -411,7 +411,7 @@ dyn_fill_inputs(dyn_t *d, err_t *e)
 				    "resolved in a shared object", rel->type, s->name);
 			if (sym != NULL && sym->section == ELFW_UNDEF)
 				return err_set(e, "ELF writer: %s refers to %s, which the shared "
-				    "object does not define", s->name, sym->name);
+				    "object does not define", s->name, elfw_sym_name(d->w, sym));
 			if (rel->offset > s->size || s->size - rel->offset < width)
 				return err_set(e, "ELF writer: relocation past the end of %s", s->name);
 			v = (sym ? dyn_symbol_value(d->w, sym) : 0) + (uint64_t)rel->addend;
@@ -444,9 +444,10 @@ dyn_fill_symbols(dyn_t *d, Elf_Data *symdata, err_t *e)
 	for (size_t i = 1; i < d->ndsyms; i++) {
 		const elfw_sym_t *s = &d->w->syms[d->dsyms[i] - 1];
 		GElf_Sym sym = { 0 };
-		size_t b = elf_hash(s->name) % nb;
+		const char *name = elfw_sym_name(d->w, s);
+		size_t b = elf_hash(name) % nb;
 
-		sym.st_name = (GElf_Word)elfw_strtab_add(&d->dynstr, s->name);
+		sym.st_name = (GElf_Word)elfw_strtab_add(&d->dynstr, name);
 		sym.st_info = s->info;
 		sym.st_other = STV_DEFAULT;
 		sym.st_shndx = (GElf_Section)dyn_symbol_section(d, s);

@@ -20,8 +20,9 @@
  *  - group membership: a member gets SHF_GROUP, and so does its RELA
  *    section, which is also listed in the group (a linker that discards the
  *    group must discard the relocations with it);
- *  - string tables (each string stored once), and the file layout, which
- *    libelf computes.
+ *  - string tables (each string stored once): .strtab is made in place
+ *    of the symbols' names as they were added (build_strtab), not copied;
+ *  - the file layout (lay_out).
  *
  * All ELF structures go through GElf, so one routine serves ELFCLASS32 and
  * ELFCLASS64.  Every libelf failure is reported with the call's name and
@@ -125,7 +126,7 @@ elfw_free(elfw_t *w)
 		free(w->secs[i].data);
 		free(w->secs[i].rels);
 	}
-	elfw_names_free(&w->symnames);
+	sb_free(&w->symnames);
 	elfw_names_free(&w->secnames);
 	free(w->secs);
 	free(w->syms);
@@ -161,6 +162,12 @@ elfw_valid_symbol(const elfw_t *w, int h)
 	return h > 0 && (size_t)h <= w->nsyms;
 }
 
+const char *
+elfw_sym_name(const elfw_t *w, const elfw_sym_t *s)
+{
+	return w->symnames.data + s->name;
+}
+
 int
 elfw_add_group(elfw_t *w)
 {
@@ -186,7 +193,7 @@ elfw_set_group_signature(elfw_t *w, int group, int symbol)
 
 /*
  * A copy of name that lives as long as the builder, NULL when memory runs
- * out.  The names of sections and symbols are packed into blocks of
+ * out.  The names of sections are packed into blocks of
  * NAME_BLOCK bytes (a name over a quarter of that gets a block of its
  * own), never moved,
  * so a name stays where it is while more are added: a separate allocation
@@ -301,24 +308,48 @@ name_hash(const char *s)
 static bool
 sym_name_is(const void *ctx, size_t id, const void *key)
 {
-	return strcmp(((const elfw_t *)ctx)->syms[id].name, key) == 0;
+	const elfw_t *w = ctx;
+
+	return strcmp(elfw_sym_name(w, &w->syms[id]), key) == 0;
 }
 
 /* Remember that name now means handle h (the most recent wins). */
 static bool
 names_put(elfw_t *w, int h)
 {
-	const char *name = w->syms[h - 1].name;
+	const char *name = elfw_sym_name(w, &w->syms[h - 1]);
 
 	if (name[0] == '\0')
 		return true;
 	return idset_set(&w->names, name_hash(name), (size_t)h - 1, sym_name_is, w, name);
 }
 
+/*
+ * Name's offset in w->symnames, appended there (the empty name is offset
+ * 0); -1 when memory runs out or the names pass the 4 GB .strtab can
+ * address.  One buffer, not a block per name: it becomes .strtab.
+ */
+static int64_t
+add_sym_name(elfw_t *w, const char *name)
+{
+	size_t n = strlen(name) + 1, at;
+
+	if (w->symnames.len == 0)
+		sb_u8(&w->symnames, 0);
+	if (name[0] == '\0')
+		return w->symnames.failed ? -1 : 0;
+	at = w->symnames.len;
+	if (at + n > UINT32_MAX)
+		return -1;
+	sb_append(&w->symnames, name, n);
+	return w->symnames.failed ? -1 : (int64_t)at;
+}
+
 int
 elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
 {
 	elfw_sym_t s = { 0 };
+	int64_t name;
 	int h;
 
 	if (w->failed)
@@ -331,9 +362,10 @@ elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
 	s.size = d->size;
 	s.info = (unsigned char)GELF_ST_INFO(d->bind, d->type);
 	s.other = (unsigned char)GELF_ST_VISIBILITY(d->visibility);
-	if ((s.name = elfw_name(&w->symnames, d->name != NULL ? d->name : "")) == NULL ||
+	if ((name = add_sym_name(w, d->name != NULL ? d->name : "")) < 0 ||
 	    !elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms)))
-		return fail(w, "out of memory");
+		return fail(w, "out of memory, or the symbols' names pass 4 GB");
+	s.name = (uint32_t)name;
 	w->syms[w->nsyms] = s;
 	h = (int)++w->nsyms;
 	if (!names_put(w, h))
@@ -390,7 +422,7 @@ elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d)
 	if (!elfw_valid_symbol(w, symbol))
 		return -1;
 	s = &w->syms[symbol - 1];
-	d->name = s->name;
+	d->name = elfw_sym_name(w, s);
 	d->section = s->section;
 	d->value = s->value;
 	d->size = s->size;
@@ -573,7 +605,8 @@ order_symbols(elfw_t *w, layout_t *l, err_t *e)
 {
 	size_t next = 1;
 
-	if ((l->order = calloc(w->nsyms + 1, sizeof(int))) == NULL)
+	if ((l->order = calloc(w->nsyms + 1, sizeof(int))) == NULL ||
+	    (l->symindex = malloc((w->nsyms + 1) * sizeof(uint32_t))) == NULL)
 		return err_errno(e, ENOMEM, "ELF writer");
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < w->nsyms; i++) {
@@ -581,7 +614,7 @@ order_symbols(elfw_t *w, layout_t *l, err_t *e)
 
 			if (local != (pass == 0))
 				continue;
-			w->syms[i].index = next;
+			l->symindex[i] = (uint32_t)next;
 			l->order[next++] = (int)i + 1;
 		}
 		if (pass == 0)
@@ -629,7 +662,7 @@ check_groups(const elfw_t *w, const layout_t *l, err_t *e)
 			return err_set(e, "ELF writer: group %zu has no signature symbol", g + 1);
 		if (l->group_start[g + 1] == l->group_start[g])
 			return err_set(e, "ELF writer: group %zu (%s) has no sections", g + 1,
-			    w->syms[w->groups[g].signature - 1].name);
+			    elfw_sym_name(w, &w->syms[w->groups[g].signature - 1]));
 	}
 	return 0;
 }
@@ -795,59 +828,119 @@ emit_sections(elfw_t *w, layout_t *l, Elf *elf, err_t *e)
 }
 
 /*
- * Once .strtab is built, the symbols' names and their index are not read
- * again (a name is .strtab's, at the symbol's stroff): they are freed
- * before .symtab is built.  The builder is spent: it can only be freed.
+ * Once .strtab is built, the symbols' names are read from it and their
+ * index is not read again: the index is freed before .symtab is built.
+ * The builder is spent: it can only be freed.
  */
 static void
 release_names(elfw_t *w)
 {
-	elfw_names_free(&w->symnames);
 	idset_free(&w->names);
-	for (size_t i = 0; i < w->nsyms; i++)
-		w->syms[i].name = NULL;
 	w->spent = true;
 }
 
 /*
- * .strtab: every symbol's name once, in the order the symbols are
- * written, as a table keyed by string would lay it out, but keyed by the
- * builder's own index of names (w->names, a name to its last symbol): the
- * first symbol of a name in output order gives the name its offset, kept
- * in the stroff of the name's last symbol, and the symbols after it take
- * that offset.  Sized before it is filled, so the table is allocated once
- * at its size: a second hash table of every name, and a buffer grown by
- * doubling, cost a -G object of 100,000 probes 25 MB (issue 40).
+ * Each symbol's .strtab offset, at [handle - 1]: every name once, in the
+ * order the symbols are written, keyed by the builder's own index of
+ * names (w->names, a name to its last symbol): the first symbol of a name
+ * in output order gives the name its offset, remembered at the name's
+ * last symbol, and the symbols after it take that offset.  *sizep is
+ * .strtab's size, *localsp the bytes of the locals' names in it (the
+ * locals come first).  NULL, with e set, on failure.
+ */
+static uint32_t *
+strtab_offsets(const elfw_t *w, const layout_t *l, size_t *sizep, size_t *localsp,
+    err_t *e)
+{
+	uint32_t *off = calloc(w->nsyms + 1, sizeof(uint32_t));
+	size_t size = 1;
+
+	if (off == NULL) {
+		err_errno(e, ENOMEM, "ELF writer");
+		return NULL;
+	}
+	for (size_t i = 1; i <= w->nsyms; i++) {
+		size_t k = (size_t)l->order[i] - 1;
+		const char *name = elfw_sym_name(w, &w->syms[k]);
+		int h;
+		size_t last;
+
+		if (i == l->nlocals)
+			*localsp = size - 1;
+		if (name[0] == '\0')
+			continue;
+		h = elfw_find_symbol(w, name);
+		last = h > 0 ? (size_t)h - 1 : k;
+		if (off[last] == 0) {
+			if (size > UINT32_MAX) {
+				free(off);
+				err_set(e, "ELF writer: the symbols' names pass 4 GB");
+				return NULL;
+			}
+			off[last] = (uint32_t)size;
+			size += strlen(name) + 1;
+		}
+		off[k] = off[last];
+	}
+	if (l->nlocals > w->nsyms)
+		*localsp = size - 1;
+	*sizep = size;
+	return off;
+}
+
+/*
+ * .strtab, made of w->symnames in place (strtab_offsets says where each
+ * name goes).  The names lie there in the order the symbols were added,
+ * each symbol's its own; .strtab holds the locals' first, each name once.
+ * The locals' names (a few: a probe's are global) are copied aside; the
+ * others' move down to the front, in the order they were added, which is
+ * theirs in .strtab, so none lands past where a later one still lies (a
+ * name's place in .strtab is at most the bytes of the names added before
+ * it); then they move up past the locals', which go back in front.  The
+ * buffer's bytes are at least .strtab's, so it never grows: a second
+ * buffer the size of .strtab was 13 MB at 100,000 probes (issue 40).
  */
 static int
 build_strtab(elfw_t *w, layout_t *l, err_t *e)
 {
-	size_t size = 1;
+	size_t size = 1, locals = 0, next = 1;
+	uint32_t *off;
+	char *names, *aside = NULL;
 
-	for (size_t i = 0; i < w->nsyms; i++)
-		w->syms[i].stroff = 0;
-	for (size_t i = 1; i <= w->nsyms; i++) {
-		elfw_sym_t *s = &w->syms[l->order[i] - 1];
-		int h;
-		elfw_sym_t *last;
-
-		if (s->name[0] == '\0')
-			continue;
-		h = elfw_find_symbol(w, s->name);
-		last = h > 0 ? &w->syms[h - 1] : s;
-		if (last->stroff == 0) {
-			if (size > UINT32_MAX)
-				return err_set(e, "ELF writer: the symbols' names pass 4 GB");
-			last->stroff = (uint32_t)size;
-			size += strlen(s->name) + 1;
-		}
-		s->stroff = last->stroff;
-	}
-	if ((l->names = elfw_layout_buffer(l, size)) == NULL)
+	if (w->symnames.len == 0)	/* no symbol: .strtab is the empty name */
+		sb_u8(&w->symnames, 0);
+	if (w->symnames.failed)
 		return err_errno(e, ENOMEM, "ELF writer");
-	for (size_t i = 0; i < w->nsyms; i++)	/* a name twice is the same bytes */
-		if (w->syms[i].stroff != 0)
-			strcpy(l->names + w->syms[i].stroff, w->syms[i].name);
+	if ((off = strtab_offsets(w, l, &size, &locals, e)) == NULL)
+		return -1;
+	names = w->symnames.data;
+	if (locals > 0 && (aside = malloc(locals)) == NULL) {
+		free(off);
+		return err_errno(e, ENOMEM, "ELF writer");
+	}
+	for (size_t i = 1; i <= w->nsyms; i++) {
+		size_t k = (size_t)l->order[i] - 1;
+		const char *name = names + w->syms[k].name;
+		size_t n;
+
+		if (off[k] != next)	/* no name, or one placed already */
+			continue;
+		n = strlen(name) + 1;
+		if (i < l->nlocals)
+			memcpy(aside + next - 1, name, n);
+		else
+			memmove(names + next - 1 - locals, name, n);
+		next += n;
+	}
+	memmove(names + 1 + locals, names, size - 1 - locals);
+	if (locals > 0)
+		memcpy(names + 1, aside, locals);
+	names[0] = '\0';
+	for (size_t k = 0; k < w->nsyms; k++)
+		w->syms[k].name = off[k];
+	free(aside);
+	free(off);
+	l->names = names;
 	l->names_size = size;
 	release_names(w);
 	return 0;
@@ -866,22 +959,22 @@ put_symbol(const elfw_t *w, void *buf, size_t i, const elfw_sym_t *s,
 	if (st_shndx == SHN_XINDEX)
 		xwords[i] = shndx;
 	if (w->elf_class == ELFCLASS64) {
-		((Elf64_Sym *)buf)[i] = (Elf64_Sym){ s->stroff, s->info, s->other, st_shndx,
+		((Elf64_Sym *)buf)[i] = (Elf64_Sym){ s->name, s->info, s->other, st_shndx,
 		    s->value, s->size };
 		return 0;
 	}
 	if (s->value > UINT32_MAX || s->size > UINT32_MAX)	/* names: .strtab's now */
 		return err_set(e, "ELF writer: symbol %s: its value or size does not fit "
-		    "ELFCLASS32", s->stroff ? l_names + s->stroff : "(no name)");
-	((Elf32_Sym *)buf)[i] = (Elf32_Sym){ s->stroff, (Elf32_Addr)s->value,
+		    "ELFCLASS32", s->name ? l_names + s->name : "(no name)");
+	((Elf32_Sym *)buf)[i] = (Elf32_Sym){ s->name, (Elf32_Addr)s->value,
 	    (Elf32_Word)s->size, s->info, s->other, st_shndx };
 	return 0;
 }
 
 /*
  * .symtab and .symtab_shndx in the file's form (entry 0 the null symbol),
- * in buffers, before libelf holds anything, and after .strtab: the names
- * and their index are gone (release_names), and the symbols go next
+ * in buffers, before libelf holds anything, and after .strtab: the
+ * names' index is gone (release_names), and the symbols go next
  * (release_symbols).
  */
 static int
@@ -903,18 +996,13 @@ build_symtab(elfw_t *w, layout_t *l, err_t *e)
 
 /*
  * Once .symtab is built, what the rest of the write needs of a symbol is
- * its output index (the groups' signatures, the relocations): that is
- * kept, 4 bytes a symbol, and the symbols (40 bytes each) are freed
- * before libelf's own allocations begin.  With release_names, 38 MB at
- * 100,000 probes.
+ * its output index (the groups' signatures, the relocations), which
+ * order_symbols keeps, 4 bytes a symbol: the symbols (32 bytes each) are
+ * freed before libelf's own allocations begin.
  */
 static int
-release_symbols(elfw_t *w, layout_t *l, err_t *e)
+release_symbols(elfw_t *w, layout_t *l)
 {
-	if ((l->symindex = malloc((w->nsyms + 1) * sizeof(uint32_t))) == NULL)
-		return err_errno(e, ENOMEM, "ELF writer");
-	for (size_t i = 0; i < w->nsyms; i++)
-		l->symindex[i] = w->syms[i].index;
 	l->nsyms = w->nsyms;
 	free(w->syms);
 	w->syms = NULL;
@@ -1124,7 +1212,7 @@ elfw_write_rel(elfw_t *w, int fd, err_t *e)
 	if (assign_indices(w, &l, e) == 0 && order_symbols(w, &l, e) == 0 &&
 	    collect_groups(w, &l, e) == 0 && check_groups(w, &l, e) == 0 &&
 	    build_strtab(w, &l, e) == 0 && build_symtab(w, &l, e) == 0 &&
-	    release_symbols(w, &l, e) == 0)
+	    release_symbols(w, &l) == 0)
 		rc = emit_file(w, &l, fd, e);
 	elfw_layout_free(&l);
 	return rc;

@@ -90,8 +90,8 @@ int elfw_find_symbol(const elfw_t *w, const char *name);
 /* That symbol, or a new undefined STB_GLOBAL reference to name. */
 int elfw_symbol_ref(elfw_t *w, const char *name);
 /*
- * What a symbol was added as (name points into the builder); -1 if the
- * handle names no symbol.
+ * What a symbol was added as (name points into the builder, until a
+ * symbol is added); -1 if the handle names no symbol.
  */
 int elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d);
 /* Change a symbol's binding (STB_*), e.g. to make it local before writing. */

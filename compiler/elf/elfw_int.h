@@ -43,14 +43,21 @@ typedef struct elfw_sec {
 	uint64_t addr;		/* its address, set by elfw_write_dyn */
 } elfw_sec_t;
 
-/* 40 bytes: a -G object of a million probes has 4 million of them. */
+/*
+ * 32 bytes: a -G object of a million probes has 4 million of them.  What
+ * only a write needs (the output index, the name's .strtab offset) is
+ * the writer's, in arrays made when it runs (layout_t).
+ */
 typedef struct elfw_sym {
-	char *name;		/* in the builder's name blocks (elfw_name) */
 	uint64_t value;
 	uint64_t size;
 	int section;
-	uint32_t index;		/* output index, set by the writer */
-	uint32_t stroff;	/* its name's .strtab offset, set by the writer */
+	/*
+	 * Its name's offset in w->symnames (elfw_sym_name); once the ET_REL
+	 * writer has made w->symnames into .strtab (build_strtab), the name's
+	 * offset there.
+	 */
+	uint32_t name;
 	unsigned char info;	/* GELF_ST_INFO(bind, type) */
 	unsigned char other;	/* visibility */
 } elfw_sym_t;
@@ -61,8 +68,8 @@ typedef struct elfw_group {
 } elfw_group_t;
 
 /*
- * Names packed into blocks that never move (elfwrite.c's elfw_name): one
- * malloc per 64 KB of names, not one per name.
+ * The sections' names, packed into blocks that never move (elfwrite.c's
+ * elfw_name): one malloc per 64 KB of names, not one per name.
  */
 typedef struct elfw_names {
 	char **blocks;
@@ -81,7 +88,12 @@ struct elfw {
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
-	elfw_names_t symnames;	/* the symbols' names */
+	/*
+	 * The symbols' names one after the other, each as it was added, from
+	 * offset 1 (offset 0 is the empty name): the bytes .strtab is made of,
+	 * in place (elfwrite.c's build_strtab).
+	 */
+	strbuf_t symnames;
 	elfw_names_t secnames;	/* the sections' names */
 	bool spent;		/* written by elfw_write_rel: its symbols are gone */
 	const char *out_name;	/* what a failed write names (elfw_set_output_name) */
@@ -109,7 +121,7 @@ typedef struct layout {
 	int *order;		/* symbol handles in output order (from index 1) */
 	size_t nlocals;		/* output index of the first non-local symbol */
 	elfw_strtab_t strs;		/* .strtab (ET_DYN) */
-	char *names;		/* .strtab (ET_REL: build_strtab), a buffer */
+	char *names;		/* .strtab (ET_REL: build_strtab): the builder's w->symnames */
 	size_t names_size;
 	void *symtab_buf;	/* .symtab (ET_REL: build_symtab), a buffer */
 	uint32_t *xwords;	/* .symtab_shndx (ET_REL), NULL if none */
@@ -124,6 +136,8 @@ typedef struct layout {
 bool elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem);
 /* Whether h is a symbol handle of w. */
 bool elfw_valid_symbol(const struct elfw *w, int h);
+/* The name of symbol s of w (valid until the next symbol is added). */
+const char *elfw_sym_name(const struct elfw *w, const elfw_sym_t *s);
 
 void elfw_strtab_init(elfw_strtab_t *t);
 void elfw_strtab_free(elfw_strtab_t *t);
