@@ -807,6 +807,8 @@ build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
 		    DOF_ELF_SYMBOL, &dofs, e)) < 0)
 			return -1;
 		site_table_free(&g->sites);
+		if (o->memory_freed != NULL)
+			o->memory_freed();
 		add_anchors(b, dofsec, &g->rewritten);
 		if (add_link_anchors(b, dofsec) != 0 && !elfw_failed(b->w, e))
 			return err_errno(e, ENOMEM, "the link anchors");

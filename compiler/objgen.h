@@ -61,6 +61,13 @@ typedef struct objgen_opts {
 	 */
 	void (*model_done)(void *ctx);
 	void *model_done_ctx;
+	/*
+	 * objgen.c: called (when not NULL) where a large part of what -G
+	 * holds was just freed (the site table, once the DOF is added), so
+	 * that the program may hand the freed pages back before the rest of
+	 * the object is built on top of them (issue 40).
+	 */
+	void (*memory_freed)(void);
 } objgen_opts_t;
 
 /*

@@ -1016,13 +1016,21 @@ existing_objects(const options_t *o, size_t *np)
 }
 
 /*
- * objgen_opts_t.model_done: the model freed before the object is written.
- * Its many small blocks lie among the builder's in the heap, where glibc
- * keeps freed pages: malloc_trim hands them back, so that the write's
- * buffers (.strtab, .symtab, libelf's sections) take the model's place
- * rather than adding to it (issue 40: a -G object of 10,000 probes
- * peaked 1 MB lower, 14.7 MB and not 15.7).
+ * objgen_opts_t.memory_freed, and after the model: freed pages handed
+ * back.  What -G frees as it goes (the site table, the model) is many
+ * small blocks among the builder's in the heap, where glibc keeps freed
+ * pages: malloc_trim returns them, so that what is made next takes their
+ * place rather than adding to them (issue 40).
  */
+static void
+memory_freed(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/* objgen_opts_t.model_done: the model freed before the object is written. */
 static void
 free_model(void *ctx)
 {
@@ -1030,9 +1038,7 @@ free_model(void *ctx)
 
 	mdl_free(*mp);
 	*mp = NULL;
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
+	memory_freed();
 }
 
 static int
@@ -1058,6 +1064,7 @@ run_object(const options_t *o, mdl_model_t **mp, const char *out)
 		.cc_timeout_ms = cc_timeout_ms(),
 		.model_done = free_model,
 		.model_done_ctx = mp,
+		.memory_freed = memory_freed,
 	};
 	const char *tmp = NULL;
 	err_t e;
@@ -1142,6 +1149,23 @@ run_list(const options_t *o)
 	return rc;
 }
 
+/*
+ * Every block of 128 KB or more its own mapping, from start to end: glibc
+ * otherwise raises that threshold to the largest such block freed, so
+ * once the DOF's working buffers are freed every later table of -G (the
+ * symbols, their names, the relocations) is a heap block, grown by
+ * copying and leaving its old pages behind; a mapping grows in place
+ * (mremap) and its unused end takes no memory (issue 40: -G's peak at
+ * 10,000 probes 0.6 MB lower).
+ */
+static void
+heap_policy(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1149,6 +1173,7 @@ main(int argc, char **argv)
 	int rc;
 
 	catch_signals();
+	heap_policy();
 	if (argc > 0 && argv[0][0] != '\0')
 		invoked_as = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	parse_args(&o, argc, argv);
