@@ -345,8 +345,8 @@ static uint64_t
 dyn_symbol_value(const elfw_t *w, const elfw_sym_t *s)
 {
 	if (s->section == ELFW_ABS || s->section == ELFW_UNDEF)
-		return s->value;
-	return w->secs[s->section - 1].addr + s->value;
+		return elfw_sym_value(w, s);
+	return w->secs[s->section - 1].addr + elfw_sym_value(w, s);
 }
 
 /*
@@ -452,7 +452,7 @@ dyn_fill_symbols(dyn_t *d, Elf_Data *symdata, err_t *e)
 		sym.st_other = STV_DEFAULT;
 		sym.st_shndx = (GElf_Section)dyn_symbol_section(d, s);
 		sym.st_value = dyn_symbol_value(d->w, s);
-		sym.st_size = s->size;
+		sym.st_size = elfw_sym_size(d->w, s);
 		if (gelf_update_sym(symdata, (int)i, &sym) == 0)
 			return err_libelf(e, "ELF writer", "gelf_update_sym");
 		/* Prepend to the bucket's chain. */

@@ -130,6 +130,7 @@ elfw_free(elfw_t *w)
 	elfw_names_free(&w->secnames);
 	free(w->secs);
 	free(w->syms);
+	free(w->wide);
 	free(w->groups);
 	idset_free(&w->names);
 	free(w);
@@ -166,6 +167,55 @@ const char *
 elfw_sym_name(const elfw_t *w, const elfw_sym_t *s)
 {
 	return w->symnames.data + s->name;
+}
+
+static int
+cmp_wide(const void *key, const void *elem)
+{
+	size_t k = *(const size_t *)key, e = ((const elfw_wide_t *)elem)->sym;
+
+	return k < e ? -1 : k > e;
+}
+
+/* The wide value and size of s (it says ELFW_SYM_WIDE): w->wide is by position. */
+static const elfw_wide_t *
+wide_of(const elfw_t *w, const elfw_sym_t *s)
+{
+	size_t at = (size_t)(s - w->syms);
+
+	return bsearch(&at, w->wide, w->nwide, sizeof(*w->wide), cmp_wide);
+}
+
+uint64_t
+elfw_sym_value(const elfw_t *w, const elfw_sym_t *s)
+{
+	return s->value != ELFW_SYM_WIDE ? s->value : wide_of(w, s)->value;
+}
+
+uint64_t
+elfw_sym_size(const elfw_t *w, const elfw_sym_t *s)
+{
+	return s->value != ELFW_SYM_WIDE ? s->size : wide_of(w, s)->size;
+}
+
+/*
+ * Value and size into s, at position at of w->syms: 32 bits each, or
+ * both ELFW_SYM_WIDE and the two in w->wide (appended: positions only
+ * grow).  False when memory runs out.
+ */
+static bool
+set_value_size(elfw_t *w, elfw_sym_t *s, size_t at, uint64_t value, uint64_t size)
+{
+	if (value < ELFW_SYM_WIDE && size < ELFW_SYM_WIDE) {
+		s->value = (uint32_t)value;
+		s->size = (uint32_t)size;
+		return true;
+	}
+	if (!elfw_grow(&w->wide, w->nwide, &w->widecap, sizeof(*w->wide)))
+		return false;
+	w->wide[w->nwide++] = (elfw_wide_t){ at, value, size };
+	s->value = s->size = ELFW_SYM_WIDE;
+	return true;
 }
 
 int
@@ -358,12 +408,11 @@ elfw_add_symbol(elfw_t *w, const elfw_symbol_desc_t *d)
 	    !valid_section(w, d->section))
 		return fail(w, "symbol in an unknown section");
 	s.section = d->section;
-	s.value = d->value;
-	s.size = d->size;
 	s.info = (unsigned char)GELF_ST_INFO(d->bind, d->type);
 	s.other = (unsigned char)GELF_ST_VISIBILITY(d->visibility);
 	if ((name = add_sym_name(w, d->name != NULL ? d->name : "")) < 0 ||
-	    !elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms)))
+	    !elfw_grow(&w->syms, w->nsyms, &w->symcap, sizeof(*w->syms)) ||
+	    !set_value_size(w, &s, w->nsyms, d->value, d->size))
 		return fail(w, "out of memory, or the symbols' names pass 4 GB");
 	s.name = (uint32_t)name;
 	w->syms[w->nsyms] = s;
@@ -424,8 +473,8 @@ elfw_symbol_info(const elfw_t *w, int symbol, elfw_symbol_desc_t *d)
 	s = &w->syms[symbol - 1];
 	d->name = elfw_sym_name(w, s);
 	d->section = s->section;
-	d->value = s->value;
-	d->size = s->size;
+	d->value = elfw_sym_value(w, s);
+	d->size = elfw_sym_size(w, s);
 	d->bind = GELF_ST_BIND(s->info);
 	d->type = GELF_ST_TYPE(s->info);
 	d->visibility = GELF_ST_VISIBILITY(s->other);
@@ -953,6 +1002,7 @@ put_symbol(const elfw_t *w, void *buf, size_t i, const elfw_sym_t *s,
 {
 	uint32_t shndx = symbol_shndx(w, s->section);
 	GElf_Section st_shndx = symbol_st_shndx(s->section, shndx);
+	uint64_t value = elfw_sym_value(w, s), size = elfw_sym_size(w, s);
 
 	if (st_shndx == SHN_XINDEX && xwords == NULL)
 		return err_set(e, "ELF writer: section index %u needs SHT_SYMTAB_SHNDX", shndx);
@@ -960,14 +1010,14 @@ put_symbol(const elfw_t *w, void *buf, size_t i, const elfw_sym_t *s,
 		xwords[i] = shndx;
 	if (w->elf_class == ELFCLASS64) {
 		((Elf64_Sym *)buf)[i] = (Elf64_Sym){ s->name, s->info, s->other, st_shndx,
-		    s->value, s->size };
+		    value, size };
 		return 0;
 	}
-	if (s->value > UINT32_MAX || s->size > UINT32_MAX)	/* names: .strtab's now */
+	if (value > UINT32_MAX || size > UINT32_MAX)	/* names: .strtab's now */
 		return err_set(e, "ELF writer: symbol %s: its value or size does not fit "
 		    "ELFCLASS32", s->name ? l_names + s->name : "(no name)");
-	((Elf32_Sym *)buf)[i] = (Elf32_Sym){ s->name, (Elf32_Addr)s->value,
-	    (Elf32_Word)s->size, s->info, s->other, st_shndx };
+	((Elf32_Sym *)buf)[i] = (Elf32_Sym){ s->name, (Elf32_Addr)value,
+	    (Elf32_Word)size, s->info, s->other, st_shndx };
 	return 0;
 }
 
@@ -997,7 +1047,7 @@ build_symtab(elfw_t *w, layout_t *l, err_t *e)
 /*
  * Once .symtab is built, what the rest of the write needs of a symbol is
  * its output index (the groups' signatures, the relocations), which
- * order_symbols keeps, 4 bytes a symbol: the symbols (32 bytes each) are
+ * order_symbols keeps, 4 bytes a symbol: the symbols (20 bytes each) are
  * freed before libelf's own allocations begin.
  */
 static int

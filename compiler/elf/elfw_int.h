@@ -44,23 +44,36 @@ typedef struct elfw_sec {
 } elfw_sec_t;
 
 /*
- * 32 bytes: a -G object of a million probes has 4 million of them.  What
+ * 20 bytes: a -G object of a million probes has 4 million of them.  What
  * only a write needs (the output index, the name's .strtab offset) is
- * the writer's, in arrays made when it runs (layout_t).
+ * the writer's, in arrays made when it runs (layout_t).  A value and a
+ * size are section offsets and lengths, 32 bits in any object usdtc
+ * makes; a symbol whose value or size does not fit (an absolute symbol
+ * merged in could) says ELFW_SYM_WIDE in both, and has them in w->wide
+ * (elfw_sym_value, elfw_sym_size).
  */
+#define ELFW_SYM_WIDE	UINT32_MAX
+
 typedef struct elfw_sym {
-	uint64_t value;
-	uint64_t size;
-	int section;
 	/*
 	 * Its name's offset in w->symnames (elfw_sym_name); once the ET_REL
 	 * writer has made w->symnames into .strtab (build_strtab), the name's
 	 * offset there.
 	 */
 	uint32_t name;
+	int section;
+	uint32_t value;		/* or ELFW_SYM_WIDE */
+	uint32_t size;		/* or ELFW_SYM_WIDE */
 	unsigned char info;	/* GELF_ST_INFO(bind, type) */
 	unsigned char other;	/* visibility */
 } elfw_sym_t;
+
+/* The value and size of a symbol whose elfw_sym_t says ELFW_SYM_WIDE. */
+typedef struct elfw_wide {
+	size_t sym;		/* its position in w->syms (handle - 1) */
+	uint64_t value;
+	uint64_t size;
+} elfw_wide_t;
 
 typedef struct elfw_group {
 	int signature;		/* symbol handle, 0 until set */
@@ -85,6 +98,8 @@ struct elfw {
 	size_t nsecs, seccap;
 	elfw_sym_t *syms;	/* handle h is syms[h - 1] */
 	size_t nsyms, symcap;
+	elfw_wide_t *wide;	/* the ELFW_SYM_WIDE symbols', by position */
+	size_t nwide, widecap;
 	elfw_group_t *groups;	/* handle h is groups[h - 1] */
 	size_t ngroups, groupcap;
 	idset_t names;		/* symbol handles by name (idset.h) */
@@ -138,6 +153,9 @@ bool elfw_grow(void *arrayp, size_t n, size_t *capp, size_t elem);
 bool elfw_valid_symbol(const struct elfw *w, int h);
 /* The name of symbol s of w (valid until the next symbol is added). */
 const char *elfw_sym_name(const struct elfw *w, const elfw_sym_t *s);
+/* The value and the size of symbol s of w. */
+uint64_t elfw_sym_value(const struct elfw *w, const elfw_sym_t *s);
+uint64_t elfw_sym_size(const struct elfw *w, const elfw_sym_t *s);
 
 void elfw_strtab_init(elfw_strtab_t *t);
 void elfw_strtab_free(elfw_strtab_t *t);
