@@ -214,7 +214,7 @@ check_translators(struct parse_ctx *ctx)
 
 			if (compatible(ctx, n, x) || have_translator(ctx, n, x))
 				continue;
-			diag_error(ctx->d, pr->xargs[i].loc, "D_PROV_PRXLATOR",
+			diag_error(ctx->d, mdl_arg_loc(pr, &pr->xargs[i]), "D_PROV_PRXLATOR",
 			    "no translator from '%s' to '%s' for translated argument #%zu "
 			    "of probe %s:%s; declare one as 'translator %s < %s NAME > { ... };'",
 			    n, x, i + 1, np->prov->name, pr->name,
@@ -282,7 +282,7 @@ check_known_types(struct parse_ctx *ctx)
 			if (parse_starts_with(base, "struct ") || parse_starts_with(base, "union ") ||
 			    parse_starts_with(base, "enum ") || mdl_type_info(ctx->m, base).known)
 				continue;
-			diag_warning(ctx->d, pr->nargs[i].loc, "D_TYPE_UNKNOWN",
+			diag_warning(ctx->d, mdl_arg_loc(pr, &pr->nargs[i]), "D_TYPE_UNKNOWN",
 			    "unknown type name '%s' in argument #%zu of probe %s:%s; "
 			    "the header names it as written, so the C program must "
 			    "declare it", base, i + 1,
@@ -342,12 +342,12 @@ check_by_value(struct parse_ctx *ctx)
 				parse_nomem(ctx);
 			}
 			if (w != why)
-				diag_error(ctx->d, a->loc, "D_PROBE_BYVALUE",
+				diag_error(ctx->d, mdl_arg_loc(pr, a), "D_PROBE_BYVALUE",
 				    "%s is passed by value, and no probe argument can "
 				    "describe it: %s; pass a pointer ('%s *') instead",
 				    who.data, w, a->type);
 			else
-				diag_warning(ctx->d, a->loc, "D_PROBE_BYVALUE",
+				diag_warning(ctx->d, mdl_arg_loc(pr, a), "D_PROBE_BYVALUE",
 				    "%s is declared by value, which no probe argument can "
 				    "describe: %s; it is taken for the pointer a program "
 				    "passes, '%s *'", who.data, w, a->type);

@@ -253,7 +253,7 @@ check_xarg_names(struct parse_ctx *ctx, const mdl_probe_t *pr)
 		for (size_t j = 0; j < pr->nargc && !found; j++)
 			found = pr->nargs[j].name != NULL && strcmp(pr->nargs[j].name, x) == 0;
 		if (!found)
-			diag_warning(ctx->d, pr->xargs[i].loc, "D_PROV_XARGNAME",
+			diag_warning(ctx->d, mdl_arg_loc(pr, &pr->xargs[i]), "D_PROV_XARGNAME",
 			    "translated argument '%s' of probe %s:%s names no native "
 			    "argument; it takes the value of native argument #%u by position",
 			    x, ctx->prov->name, pr->name, (unsigned)pr->argmap[i] + 1);
@@ -336,7 +336,7 @@ parse_probe(struct parse_ctx *ctx, const char *name, parse_loc_t loc,
 		parse_nomem(ctx);
 	for (size_t i = 0; i < pr->xargc; i++) {
 		if (pr->argmap[i] >= pr->nargc) {
-			diag_error(ctx->d, pr->xargs[i].loc, "D_PROV_PRXLATOR",
+			diag_error(ctx->d, mdl_arg_loc(pr, &pr->xargs[i]), "D_PROV_PRXLATOR",
 			    "translated argument #%zu of probe %s:%s has no native "
 			    "argument to take its value from", i + 1, p->name, name);
 			return;

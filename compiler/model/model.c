@@ -508,9 +508,9 @@ mdl_provider_remove_probe(mdl_provider_t *p, mdl_probe_t *probe)
 /* Append an argument of type, a string it takes (freed on failure; NULL fails). */
 static int
 add_owned_arg(mdl_arg_t **args, size_t *argc, char *type, const char *name,
-    src_loc_t loc)
+    int line, int col)
 {
-	mdl_arg_t a = { type, NULL, loc }, *slot;
+	mdl_arg_t a = { type, NULL, line, col }, *slot;
 
 	if (type == NULL)
 		return -1;
@@ -526,11 +526,24 @@ fail:
 	return -1;
 }
 
+/* An argument of pr written at loc: its line and column when in pr's file. */
 static int
-add_arg(mdl_arg_t **args, size_t *argc, const char *type, const char *name,
-    src_loc_t loc)
+add_arg(const mdl_probe_t *pr, mdl_arg_t **args, size_t *argc, const char *type,
+    const char *name, src_loc_t loc)
 {
-	return add_owned_arg(args, argc, mdl_normalise_type(type), name, loc);
+	bool here = loc.file == pr->loc.file || (loc.file != NULL &&
+	    pr->loc.file != NULL && strcmp(loc.file, pr->loc.file) == 0);
+
+	return add_owned_arg(args, argc, mdl_normalise_type(type), name,
+	    here ? loc.line : 0, here ? loc.col : 0);
+}
+
+src_loc_t
+mdl_arg_loc(const mdl_probe_t *pr, const mdl_arg_t *a)
+{
+	src_loc_t loc = { pr->loc.file, a->line, a->col };
+
+	return loc;
 }
 
 /* Stop sharing nargs as xargs (mdl_probe_finish_args) before either changes. */
@@ -549,7 +562,7 @@ copy_args(mdl_arg_t **to, size_t *count, const mdl_arg_t *from, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (add_owned_arg(to, count, strdup(from[i].type), from[i].name,
-		    from[i].loc) != 0)
+		    from[i].line, from[i].col) != 0)
 			return -1;
 	return 0;
 }
@@ -586,7 +599,7 @@ mdl_probe_add_native_arg(mdl_probe_t *pr, const char *type, const char *name, sr
 	if (unpack_args(pr) != 0)
 		return -1;
 	unshare_args(pr);
-	return add_arg(&pr->nargs, &pr->nargc, type, name, loc);
+	return add_arg(pr, &pr->nargs, &pr->nargc, type, name, loc);
 }
 
 int
@@ -596,7 +609,7 @@ mdl_probe_add_xlated_arg(mdl_probe_t *pr, const char *type, const char *name, sr
 		return -1;
 	unshare_args(pr);
 	pr->translated = true;
-	return add_arg(&pr->xargs, &pr->xargc, type, name, loc);
+	return add_arg(pr, &pr->xargs, &pr->xargc, type, name, loc);
 }
 
 /* The bytes of n arguments' strings. */

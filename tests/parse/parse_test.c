@@ -281,7 +281,7 @@ test_basic(void)
 		expect_int("line", pr->loc.line, 2);
 		expect_int("col", pr->loc.col, 8);
 		expect_str("file", pr->loc.file, "t.d");
-		expect_int("arg 1 col", pr->nargs[1].loc.col, 31);
+		expect_int("arg 1 col", mdl_arg_loc(pr, &pr->nargs[1]).col, 31);
 	}
 	expect_probe(m, "http", "request__start", "int|char *", "fd|uri");
 	expect_probe(m, "http", "request__done", "int", "-");
@@ -1027,7 +1027,47 @@ test_comments_crlf(void)
 	mdl_free(m);
 	m = good("provider q {\r\n\tprobe b(long\r\n\t\tz);\r\n};");
 	if ((pr = probe_of(m, "q", "b")) != NULL)
-		expect_int("line after CRLF", pr->nargs[0].loc.line, 2);
+		expect_int("line after CRLF", mdl_arg_loc(pr, &pr->nargs[0]).line, 2);
+	mdl_free(m);
+	test_end();
+}
+
+/*
+ * An argument's place is a line of its probe's file (model.h): one that
+ * a line marker puts in another file keeps the probe's file and no line;
+ * one back in the probe's file (another string of the same name) keeps
+ * its line.
+ */
+static void
+test_arg_places(void)
+{
+	mdl_model_t *m;
+	const mdl_probe_t *pr;
+	src_loc_t a, b, c;
+
+	test_begin("an argument's place: its line in its probe's file, or none");
+	m = good("provider p {\n"
+	    "\tprobe a(int x,\n"
+	    "# 1 \"inc.h\"\n"
+	    "\tchar *y,\n"
+	    "# 9 \"t.d\"\n"
+	    "\t\tlong z);\n"
+	    "};\n");
+	if ((pr = probe_of(m, "p", "a")) != NULL && pr->nargc == 3) {
+		a = mdl_arg_loc(pr, &pr->nargs[0]);
+		b = mdl_arg_loc(pr, &pr->nargs[1]);
+		c = mdl_arg_loc(pr, &pr->nargs[2]);
+		expect_str("first file", a.file, "t.d");
+		expect_int("first line", a.line, 2);
+		expect_int("first col", a.col, 10);
+		expect_str("included file", b.file, "t.d");
+		expect_int("included line", b.line, 0);
+		expect_str("back file", c.file, "t.d");
+		expect_int("back line", c.line, 9);
+		expect_int("back col", c.col, 3);
+	} else {
+		test_failf("probe p:a with 3 arguments not found");
+	}
 	mdl_free(m);
 	test_end();
 }
@@ -1360,6 +1400,7 @@ main(void)
 	test_clauses();
 	test_control_lines();
 	test_comments_crlf();
+	test_arg_places();
 	test_limits();
 	test_duplicates();
 	test_void_errors();

@@ -101,7 +101,7 @@ packed_arguments_read_back(void)
 	    strcmp(pr->nargs[0].type, "char *") == 0 && strcmp(pr->nargs[0].name, "s") == 0 &&
 	    strcmp(pr->nargs[1].type, "unsigned long") == 0 && pr->nargs[1].name == NULL &&
 	    strcmp(pr->xargs[0].type, "string") == 0 && strcmp(pr->xargs[0].name, "s") == 0 &&
-	    pr->nargs[1].loc.line == 7 && pr->argmap[0] == 0,
+	    mdl_arg_loc(pr, &pr->nargs[1]).line == 7 && pr->argmap[0] == 0,
 	    "both lists read back from their block");
 	ok = ok && mdl_probe_add_native_arg(pr, "int", "n", loc) == 0 &&
 	    mdl_probe_add_xlated_arg(pr, "int", "n", loc) == 0;
