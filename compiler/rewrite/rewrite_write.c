@@ -27,6 +27,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "dof.h"
 #include "fileio.h"
 #include "tempset.h"
 #include "objin.h"
@@ -278,6 +279,119 @@ add_records(writer_t *w, const edits_t *ed)
 	return 0;
 }
 
+/* ---- the site records of the recorded sites: renamed --------------------- */
+
+/* A recorded inline site: its code section and offset there. */
+typedef struct site_at {
+	size_t sec;
+	uint64_t at;
+} site_at_t;
+
+static int
+compare_site_at(const void *a, const void *b)
+{
+	const site_at_t *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Whether every record of the site-record section sec (dof.h's
+ * dof_site_rec_t, DOF_SITES_SECTION) names a site in sites (n, sorted):
+ * each record's first field has its relocation, against a symbol of the
+ * code, and the site it reaches was recorded.  Anything else (a record of
+ * a site left as it was, one a relocation does not name, another
+ * layout): false, and the section keeps its name.
+ */
+static bool
+records_recorded(const object_t *ob, size_t sec, const site_at_t *sites, size_t n)
+{
+	GElf_Shdr sh, rsh;
+	Elf_Scn *scn = NULL;
+	size_t nrec, found = 0;
+
+	if (gelf_getshdr(elf_getscn(ob->elf, sec), &sh) == NULL || sh.sh_size == 0 ||
+	    sh.sh_size % sizeof(dof_site_rec_t) != 0)
+		return false;
+	nrec = sh.sh_size / sizeof(dof_site_rec_t);
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &rsh) == NULL || rsh.sh_info != sec)
+			continue;
+		if (rsh.sh_type == SHT_REL || rsh.sh_entsize == 0)
+			return false;
+		if (rsh.sh_type != SHT_RELA)
+			continue;
+		if ((d = rewrite_section_data(ob, elf_ndxscn(scn), &rsh)) == NULL)
+			return false;
+		for (size_t i = 0; i < d->d_size / rsh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			size_t shndx;
+			site_at_t key;
+
+			if (gelf_getrela(d, (int)i, &r) == NULL)
+				return false;
+			if (r.r_offset % sizeof(dof_site_rec_t) != 0)
+				continue;	/* a record's name fields */
+			if (!rewrite_get_sym(ob, GELF_R_SYM(r.r_info), &sym, &shndx))
+				return false;
+			key.sec = shndx;
+			key.at = sym.st_value + (uint64_t)r.r_addend;
+			if (bsearch(&key, sites, n, sizeof(*sites), compare_site_at) == NULL)
+				return false;
+			found++;
+		}
+	}
+	return found == nrec;
+}
+
+/*
+ * The inline sites' records (DOF_SITES_SECTION) of the sites recorded
+ * here, each section whose every record's site the DOF now holds and
+ * that is in no COMDAT group (a group's code is not rewritten, and the
+ * linker may keep another copy): renamed DOF_SITES_GIVEN_SECTION, so that
+ * drti_lite need not read them (dof.h).  The bytes stay, loaded.
+ */
+static int
+rename_recorded_records(writer_t *w, const plan_t *p)
+{
+	object_t *ob = w->ob;
+	site_at_t *sites = calloc(p->n + 1, sizeof(*sites));
+	size_t n = 0;
+	int64_t name = -1;
+	int rc = 0;
+
+	if (sites == NULL)
+		return err_errno(w->e, ENOMEM, "%s", ob->path);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->calls[i].marked && p->calls[i].ref != NULL)
+			sites[n++] = (site_at_t){ p->calls[i].textsec, p->calls[i].at };
+	qsort(sites, n, sizeof(*sites), compare_site_at);
+	for (size_t i = 1; n > 0 && i < ob->nsections && rc == 0; i++) {
+		Elf_Scn *scn = elf_getscn(ob->elf, i);
+		GElf_Shdr sh;
+
+		if (ob->grouped[i] || strcmp(rewrite_section_name(ob, i), DOF_SITES_SECTION) != 0 ||
+		    !records_recorded(ob, i, sites, n))
+			continue;
+		if (name < 0 && (name = append_string(w, ob->shstrndx, DOF_SITES_GIVEN_SECTION)) < 0)
+			rc = err_errno(w->e, ENOMEM, "%s", ob->path);
+		else if (gelf_getshdr(scn, &sh) == NULL)
+			rc = err_libelf(w->e, ob->path, "gelf_getshdr");
+		else {
+			sh.sh_name = (Elf64_Word)name;
+			if (gelf_update_shdr(scn, &sh) == 0)
+				rc = err_libelf(w->e, ob->path, "gelf_update_shdr");
+		}
+	}
+	free(sites);
+	return rc;
+}
+
 /* Apply the plan to the copy open as ob (ELF_C_RDWR) and write it. */
 static int
 write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
@@ -287,7 +401,8 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 	int rc = -1;
 
 	if (patch_calls(&w, p) != 0 || remove_relocs(&w, p) != 0 ||
-	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0)
+	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0 ||
+	    rename_recorded_records(&w, p) != 0)
 		goto out;
 	if (install_grown(&w) != 0) {
 		err_errno(e, ENOMEM, "%s", ob->path);
