@@ -9,7 +9,9 @@
  * An object with something to rewrite is copied to a temporary file beside
  * it (through symlinks: beside the file they name), edited there with libelf (ELF_C_RDWR: code bytes patched in place, relocation
  * sections compacted, symbol and string tables and .usdt.sites grown, only
- * appended to, so no index in the object changes).  The temporary joins the
+ * appended to, so no index in the object changes; the header's site
+ * records of the sites recorded renamed, dof.h's DOF_SITES_GIVEN_SECTION,
+ * so that drti_lite need not read what the DOF already holds).  The temporary joins the
  * caller's set (rewrite_opts_t.temps, fileio.h), which puts every object
  * and the -G output in place together only once all of them are written:
  * a failure anywhere leaves every object as it was.
