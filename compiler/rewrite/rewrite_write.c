@@ -301,54 +301,86 @@ compare_site_at(const void *a, const void *b)
 
 /*
  * Whether every record of the site-record section sec (dof.h's
- * dof_site_rec_t, DOF_SITES_SECTION) names a site in sites (n, sorted):
- * each record's first field has its relocation, against a symbol of the
- * code, and the site it reaches was recorded.  Anything else (a record of
- * a site left as it was, one a relocation does not name, another
- * layout): false, and the section keeps its name.
+ * dof_site_rec_t, DOF_SITES_SECTION), whose relocations are section rela,
+ * names a site in sites (n, sorted): each record's first field has its
+ * relocation, against a symbol of the code, and the site it reaches was
+ * recorded.  Anything else (a record of a site left as it was, one a
+ * relocation does not name, another layout): false, and the section keeps
+ * its name.
  */
 static bool
-records_recorded(const object_t *ob, size_t sec, const site_at_t *sites, size_t n)
+records_recorded(const object_t *ob, size_t sec, size_t rela, const site_at_t *sites, size_t n)
 {
 	GElf_Shdr sh, rsh;
-	Elf_Scn *scn = NULL;
-	size_t nrec, found = 0;
+	Elf_Data *d;
+	size_t found = 0;
 
-	if (gelf_getshdr(elf_getscn(ob->elf, sec), &sh) == NULL || sh.sh_size == 0 ||
-	    sh.sh_size % sizeof(dof_site_rec_t) != 0)
+	if (rela == 0 || gelf_getshdr(elf_getscn(ob->elf, sec), &sh) == NULL || sh.sh_size == 0 ||
+	    sh.sh_size % sizeof(dof_site_rec_t) != 0 ||
+	    (d = rewrite_section_data(ob, rela, &rsh)) == NULL || rsh.sh_type != SHT_RELA ||
+	    rsh.sh_entsize == 0)
 		return false;
-	nrec = sh.sh_size / sizeof(dof_site_rec_t);
-	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
-		Elf_Data *d;
+	for (size_t i = 0; i < d->d_size / rsh.sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		size_t shndx;
+		site_at_t key;
 
-		if (gelf_getshdr(scn, &rsh) == NULL || rsh.sh_info != sec)
-			continue;
-		if (rsh.sh_type == SHT_REL || rsh.sh_entsize == 0)
+		if (gelf_getrela(d, (int)i, &r) == NULL)
 			return false;
-		if (rsh.sh_type != SHT_RELA)
-			continue;
-		if ((d = rewrite_section_data(ob, elf_ndxscn(scn), &rsh)) == NULL)
+		if (r.r_offset % sizeof(dof_site_rec_t) != 0)
+			continue;	/* a record's name fields */
+		if (!rewrite_get_sym(ob, GELF_R_SYM(r.r_info), &sym, &shndx))
 			return false;
-		for (size_t i = 0; i < d->d_size / rsh.sh_entsize; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			size_t shndx;
-			site_at_t key;
-
-			if (gelf_getrela(d, (int)i, &r) == NULL)
-				return false;
-			if (r.r_offset % sizeof(dof_site_rec_t) != 0)
-				continue;	/* a record's name fields */
-			if (!rewrite_get_sym(ob, GELF_R_SYM(r.r_info), &sym, &shndx))
-				return false;
-			key.sec = shndx;
-			key.at = sym.st_value + (uint64_t)r.r_addend;
-			if (bsearch(&key, sites, n, sizeof(*sites), compare_site_at) == NULL)
-				return false;
-			found++;
-		}
+		key.sec = shndx;
+		key.at = sym.st_value + (uint64_t)r.r_addend;
+		if (bsearch(&key, sites, n, sizeof(*sites), compare_site_at) == NULL)
+			return false;
+		found++;
 	}
-	return found == nrec;
+	return found == sh.sh_size / sizeof(dof_site_rec_t);
+}
+
+/*
+ * For each section, the one relocation section that applies to it (0:
+ * none; SIZE_MAX: more than one, or a REL one): one pass over the
+ * sections, so that an object of thousands of record sections costs no
+ * more than its sections.  NULL out of memory.
+ */
+static size_t *
+relocations_by_target(const object_t *ob)
+{
+	size_t *rela = calloc(ob->nsections + 1, sizeof(size_t));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (rela == NULL)
+		return NULL;
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_info >= ob->nsections)
+			continue;
+		rela[sh.sh_info] = rela[sh.sh_info] == 0 && sh.sh_type == SHT_RELA ?
+		    elf_ndxscn(scn) : SIZE_MAX;
+	}
+	return rela;
+}
+
+/*
+ * Whether the section name at offset off is DOF_SITES_SECTION; *known: the
+ * offset last found so (the assembler writes a name once), -1 if none.
+ */
+static bool
+is_records_name(const object_t *ob, size_t off, int64_t *known)
+{
+	const char *s;
+
+	if (*known >= 0 && (size_t)*known == off)
+		return true;
+	if ((s = elf_strptr(ob->elf, ob->shstrndx, off)) == NULL || strcmp(s, DOF_SITES_SECTION) != 0)
+		return false;
+	*known = (int64_t)off;
+	return true;
 }
 
 /*
@@ -363,8 +395,8 @@ rename_recorded_records(writer_t *w, const plan_t *p)
 {
 	object_t *ob = w->ob;
 	site_at_t *sites = calloc(p->n + 1, sizeof(*sites));
-	size_t n = 0;
-	int64_t name = -1;
+	size_t n = 0, *rela = NULL;
+	int64_t name = -1, known = -1;
 	int rc = 0;
 
 	if (sites == NULL)
@@ -373,12 +405,16 @@ rename_recorded_records(writer_t *w, const plan_t *p)
 		if (p->calls[i].marked && p->calls[i].ref != NULL)
 			sites[n++] = (site_at_t){ p->calls[i].textsec, p->calls[i].at };
 	qsort(sites, n, sizeof(*sites), compare_site_at);
+	if (n > 0 && (rela = relocations_by_target(ob)) == NULL)
+		rc = err_errno(w->e, ENOMEM, "%s", ob->path);
 	for (size_t i = 1; n > 0 && i < ob->nsections && rc == 0; i++) {
 		Elf_Scn *scn = elf_getscn(ob->elf, i);
 		GElf_Shdr sh;
 
-		if (ob->grouped[i] || strcmp(rewrite_section_name(ob, i), DOF_SITES_SECTION) != 0 ||
-		    !records_recorded(ob, i, sites, n))
+		if (ob->grouped[i] || rela[i] == 0 || rela[i] == SIZE_MAX ||
+		    gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || !is_records_name(ob, sh.sh_name, &known) ||
+		    !records_recorded(ob, i, rela[i], sites, n))
 			continue;
 		if (name < 0 && (name = append_string(w, ob->shstrndx, DOF_SITES_GIVEN_SECTION)) < 0)
 			rc = err_errno(w->e, ENOMEM, "%s", ob->path);
@@ -390,6 +426,7 @@ rename_recorded_records(writer_t *w, const plan_t *p)
 				rc = err_libelf(w->e, ob->path, "gelf_update_shdr");
 		}
 	}
+	free(rela);
 	free(sites);
 	return rc;
 }
