@@ -45,9 +45,11 @@ size_of() { stat -c %s "$1" 2> /dev/null || echo 0; }
 # startup_program N: bench/startup's program in the current directory: a
 # provider of N probes of one int (p.d), a program firing each once at an
 # inline site, 100 to a function, never run (p.c), built from the header
-# alone (hdr-N) and with the -G object made without the objects (g-N,
-# build style b: drti_lite adds every inline site from the site records).
-# bench/gate measures g-1000's start-up too.
+# alone (hdr-N), with the -G object made without the objects (g-N,
+# build style b: drti_lite adds every inline site from the site records),
+# and with -G given the objects (go-N, from a copy of p.o that -G
+# rewrites: its DOF holds every site, drti_lite registers it as built).
+# bench/gate measures g-1000's and go-1000's start-up too.
 startup_program() {
 	awk -v n="$1" 'BEGIN {
 		print "provider bench {"
@@ -64,5 +66,6 @@ startup_program() {
 		for (f = 0; f * 100 < n; f++) printf "\tf%d(argc);\n", f
 		print "} return 0; }" }' > p.c
 	"$USDTC" -h -s p.d -o p.h && ${CC:-cc} -O1 -c p.c -o p.o && ${CC:-cc} p.o -o "hdr-$1" &&
-	    "$USDTC" -G -s p.d -o g.o && ${CC:-cc} p.o g.o -o "g-$1"
+	    "$USDTC" -G -s p.d -o g.o && ${CC:-cc} p.o g.o -o "g-$1" &&
+	    cp p.o po.o && "$USDTC" -G -s p.d -o go.o po.o && ${CC:-cc} po.o go.o -o "go-$1"
 }

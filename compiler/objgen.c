@@ -786,6 +786,29 @@ scan_objects(units_t *b, gplan_t *g, err_t *e)
  * the builder): 90 bytes a probe that the semaphores' table and debug
  * information, made next, need not be held beside (issue 40).
  */
+/*
+ * DOF_FINAL_SYMBOL (dof.h) for drti_lite: on the DOF list's first byte,
+ * where __SUNW_dof is, when this -G was given the objects (their site
+ * records whose sites its DOF holds are renamed: rewrite_write.c) and no
+ * two records of its DOF share a probe and a function name; one byte past
+ * it otherwise.  Always defined (an undefined name left local by the
+ * merge is an error to lld and mold); none under lazyload (no drti_lite).
+ * 0, or -1 out of memory.
+ */
+static int
+add_final_mark(units_t *b, const objgen_opts_t *o, const gplan_t *g, int dofsec)
+{
+	int rep = 1;
+
+	if (o->lazyload)
+		return 0;
+	if (g->nins > 0 && (rep = site_table_repeats_function(&g->sites)) < 0)
+		return -1;
+	elfw_symbol_desc_t sym = { DOF_FINAL_SYMBOL, dofsec, rep == 0 ? 0 : 1, 0, STB_GLOBAL,
+	    STT_NOTYPE, STV_HIDDEN };
+	return elfw_add_symbol(b->w, &sym) < 0 ? -1 : 0;
+}
+
 static int
 build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
 {
@@ -806,6 +829,8 @@ build_object(units_t *b, const objgen_opts_t *o, gplan_t *g, err_t *e)
 		if ((dofsec = units_add_dofs(b, o->lazyload ? DOF_ELF_SYMBOL_LAZY :
 		    DOF_ELF_SYMBOL, &dofs, e)) < 0)
 			return -1;
+		if (add_final_mark(b, o, g, dofsec) != 0 && !elfw_failed(b->w, e))
+			return err_errno(e, ENOMEM, "the DOF's final mark");
 		site_table_free(&g->sites);
 		if (o->memory_freed != NULL)
 			o->memory_freed();
@@ -1036,6 +1061,8 @@ write_linked(elfw_t *w, const objgen_opts_t *o, const target_t *t,
 		rc = elfw_localize_symbol(out, DOF_ELF_SYMBOL, e);
 	if (rc == 0)
 		rc = elfw_localize_symbol(out, STAPSDT_SEMAPHORE_TABLE_SYMBOL, e);
+	if (rc == 0)
+		rc = elfw_localize_symbol(out, DOF_FINAL_SYMBOL, e);
 	return rc;
 }
 
@@ -1054,7 +1081,8 @@ write_merged(elfw_t *w, const objgen_opts_t *o, const target_t *t,
 		return -1;
 	if (elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_ELF_SYMBOL), STB_LOCAL) != 0 ||
 	    elfw_set_symbol_bind(w, elfw_find_symbol(w, STAPSDT_SEMAPHORE_TABLE_SYMBOL),
-	    STB_LOCAL) != 0) {
+	    STB_LOCAL) != 0 ||
+	    elfw_set_symbol_bind(w, elfw_find_symbol(w, DOF_FINAL_SYMBOL), STB_LOCAL) != 0) {
 		elfw_failed(w, e);
 		return -1;
 	}

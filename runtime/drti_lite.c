@@ -109,6 +109,8 @@ extern const dof_site_rec_t drti_sites_stop[] __asm__("__stop_" DOF_SITES_SECTIO
 __asm__(".pushsection " DOF_LISTS_SECTION ",\"aR\",@progbits\n\t.balign 8\n"
     DRTI_REL64("__SUNW_dof") "\t.popsection\n"
     "\t.pushsection " DOF_SITES_SECTION ",\"aR\",@progbits\n\t.balign 4\n"
+    "\t.4byte 0, 0, 0\n\t.popsection\n"
+    "\t.pushsection " DOF_SITES_GIVEN_SECTION ",\"aR\",@progbits\n\t.balign 4\n"
     "\t.4byte 0, 0, 0\n\t.popsection");
 /*
  * The linker's bounds of both sections are hidden, so a shared library
@@ -116,11 +118,24 @@ __asm__(".pushsection " DOF_LISTS_SECTION ",\"aR\",@progbits\n\t.balign 8\n"
  * renamed by __asm__, visibility attribute or not (clang does): said here.
  */
 __asm__("\t.hidden __start_" DOF_LISTS_SECTION "\n\t.hidden __stop_" DOF_LISTS_SECTION "\n"
-    "\t.hidden __start_" DOF_SITES_SECTION "\n\t.hidden __stop_" DOF_SITES_SECTION);
+    "\t.hidden __start_" DOF_SITES_SECTION "\n\t.hidden __stop_" DOF_SITES_SECTION "\n"
+    "\t.hidden __start_" DOF_SITES_GIVEN_SECTION "\n\t.hidden __stop_" DOF_SITES_GIVEN_SECTION);
 extern const int64_t drti_lists_start[] __asm__("__start_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
 extern const int64_t drti_lists_stop[] __asm__("__stop_" DOF_LISTS_SECTION)
     __attribute__((visibility("hidden")));
+/* The records of the objects a -G was given (dof.h), beside the others. */
+extern const dof_site_rec_t drti_given_start[] __asm__("__start_" DOF_SITES_GIVEN_SECTION)
+    __attribute__((visibility("hidden")));
+extern const dof_site_rec_t drti_given_stop[] __asm__("__stop_" DOF_SITES_GIVEN_SECTION)
+    __attribute__((visibility("hidden")));
+/*
+ * Where the -G object puts its mark (dof.h's DOF_FINAL_SYMBOL, local like
+ * __SUNW_dof): at __SUNW_dof when it was given the objects, its DOF holds
+ * every site of the records it renamed DOF_SITES_GIVEN_SECTION, and no two
+ * of its records share a probe and a function name; elsewhere otherwise.
+ */
+extern const char __usdtc_dof_final[] __attribute__((visibility("hidden")));
 /* Its semaphores, each PC-relative, zero-ended (stapsdt.h; weak: an older -G object has none). */
 extern const int64_t __usdt_semaphores[] __attribute__((weak, visibility("hidden")));
 
@@ -212,6 +227,20 @@ drti_set_module(struct drti_state *d, const char *path)
 	drti_set_module_name(&d->reg, drti_basename(path));
 }
 
+/*
+ * Whether the -G object says its DOF is final (__usdtc_dof_final at
+ * __SUNW_dof): the address hidden from the compiler, which may take two
+ * symbols for two objects and fold the comparison.
+ */
+static int
+drti_dof_final(void)
+{
+	const char *mark = __usdtc_dof_final;
+
+	__asm__("" : "+r"(mark));
+	return mark == __SUNW_dof;
+}
+
 /* Fill d->reg's helper and d->sites; 0, or -1 if this object cannot be described. */
 static int
 drti_describe(struct drti_state *d)
@@ -232,6 +261,9 @@ drti_describe(struct drti_state *d)
 	d->sites.phnum = s.phnum;
 	d->sites.recs = drti_sites_start;
 	d->sites.nrecs = (size_t)(drti_sites_stop - drti_sites_start);
+	d->sites.final = drti_dof_final();
+	d->sites.grecs = drti_given_start;
+	d->sites.ngrecs = d->sites.final ? 0 : (size_t)(drti_given_stop - drti_given_start);
 	d->sites.lists = drti_lists_start;
 	d->sites.nlists = (size_t)(drti_lists_stop - drti_lists_start);
 	return 0;

@@ -288,20 +288,28 @@ drti_resolve_dofrel(char *d, size_t size, const char *orig)
 		    rs->dofs_entsize < sizeof(dof_relodesc_t) || rs->dofs_entsize % 8 != 0 ||
 		    rs->dofs_offset % 8 != 0)
 			continue;
+		if (tgt->dofs_size < 8 || rs->dofs_size < rs->dofs_entsize)
+			continue;
 		/* Bounds read once: a write below may land on these headers. */
-		const uint64_t roff = rs->dofs_offset, rsize = rs->dofs_size, rent = rs->dofs_entsize;
-		const uint64_t toff = tgt->dofs_offset, tsize = tgt->dofs_size;
+		const uint64_t rent = rs->dofs_entsize, last = tgt->dofs_size - 8;
+		char *rd = d + rs->dofs_offset, *rend = rd + rs->dofs_size / rent * rent;
+		char *t = d + tgt->dofs_offset;
+		const uint64_t delta = (uint64_t)(uintptr_t)orig - (uint64_t)(uintptr_t)d;
 
-		for (uint64_t o = 0; o + rent <= rsize; o += rent) {
-			dof_relodesc_t *rd = (dof_relodesc_t *)(void *)(d + roff + o);
-			uint64_t at = toff + rd->dofr_offset;
+		__asm__("" : "+r"(t));	/* one register, not d + an offset per entry (-Os) */
+		/* Each address inside the probes: its offset 8-aligned, at most last. */
+		do {
+			dof_relodesc_t *r = (dof_relodesc_t *)(void *)rd;
+			uint64_t off = r->dofr_offset;
 
-			if (rd->dofr_type != DOF_RELO_DOFREL || rd->dofr_offset % 8 != 0 ||
-			    rd->dofr_offset > tsize || tsize - rd->dofr_offset < 8)
-				continue;
-			*(uint64_t *)(void *)(d + at) += (uint64_t)(uintptr_t)(orig + at);
-			rd->dofr_type = DOF_RELO_NONE;
-		}
+			if (r->dofr_type == DOF_RELO_DOFREL && (off & 7) == 0 && off <= last) {
+				uint64_t *at = (uint64_t *)(void *)(t + off);
+
+				*at += (uint64_t)(uintptr_t)at + delta;
+				r->dofr_type = DOF_RELO_NONE;
+			}
+			rd += rent;
+		} while (rd != rend);
 	}
 }
 
@@ -765,7 +773,7 @@ static int
 drti_site_read(drti_sites_t *s, const drti_dofprov_t *p, const drti_scratch_t *x, drti_memo_t *m,
     size_t k, uint64_t *site, const char **func)
 {
-	const dof_site_rec_t *r = &s->recs[k];
+	const dof_site_rec_t *r = k < s->nrecs ? &s->recs[k] : &s->grecs[k - s->nrecs];
 	uintptr_t names = drti_rel(&r->dsr_probe), at = drti_rel(&r->dsr_site), fa;
 	size_t room;
 
@@ -965,7 +973,8 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 	drti_memo_t m = { 0, -1, 0, NULL, 0 };
 	int rc = 0;
 
-	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s), s->nrecs) != 0)
+	if (drti_scratch_make(&x, p->nrec, p->offs->dofs_size / 4 + drti_others_size(s),
+	    s->nrecs + s->ngrecs) != 0)
 		return drti_say(s->reg, "no scratch memory for the inline sites: %m"), -1;
 	if (!drti_other_dofs(s, &x, p->name)) {
 		drti_munmap(x.map, x.maplen);
@@ -980,7 +989,7 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 		g->recs = j + 1;		/* within a record does not matter */
 		drti_record_points(s, p, &x, pr, g);
 	}
-	for (size_t k = 0; k < s->nrecs; k++) {
+	for (size_t k = 0; k < s->nrecs + s->ngrecs; k++) {
 		uint64_t site;
 		const char *func;
 		drti_group_t *g;
@@ -1012,6 +1021,23 @@ drti_extend_provider(drti_sites_t *s, drti_dofprov_t *p, size_t *end, size_t cap
 }
 
 /*
+ * Whether the DOF needs a pass: any record of a site (drti_lite.c's own
+ * empty ones name none), or a DOF -G did not say final (two records of
+ * one probe and one function name become one there).  Stops at the first
+ * site: what a final DOF's object holds is its drti_lite's empty records.
+ */
+static int
+drti_sites_pending(const drti_sites_t *s)
+{
+	if (!s->final)
+		return s->nrecs + s->ngrecs != 0;
+	for (size_t k = 0; k < s->nrecs; k++)
+		if (s->recs[k].dsr_site != 0)
+			return 1;
+	return s->ngrecs != 0;
+}
+
+/*
  * drti_extend_t's room: per provider, its strings, records and offsets
  * again, and for each site record a record, an offset and a function name.
  */
@@ -1023,7 +1049,8 @@ drti_sites_room(void *arg, const void *dof)
 	uint64_t per_site = sizeof(dof_probe_t) + 8 + DTRACE_FUNCNAMELEN, nprov = 0;
 
 	s->orig = dof;
-	if (s->nrecs == 0)
+	s->pending = drti_sites_pending(s);
+	if (!s->pending)
 		return 8;	/* none, but drti_sites_add resolves the addresses */
 	for (uint32_t i = 0; i < drti_nsec(dof, (size_t)h->dofh_loadsz); i++) {
 		const dof_sec_t *sec = drti_dof_section((char *)(uintptr_t)dof,
@@ -1031,7 +1058,8 @@ drti_sites_room(void *arg, const void *dof)
 
 		nprov += sec != NULL && sec->dofs_type == DOF_SECT_PROVIDER;
 	}
-	return (size_t)((nprov + 1) * h->dofh_loadsz + 64 + nprov * (s->nrecs * per_site + 32));
+	return (size_t)((nprov + 1) * h->dofh_loadsz + 64 +
+	    nprov * ((s->nrecs + s->ngrecs) * per_site + 32));
 }
 
 /*
@@ -1047,7 +1075,7 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	int any = 0;
 
 	drti_resolve_dofrel(copy, size, s->orig);
-	for (uint32_t i = 0; s->nrecs != 0 && i < drti_nsec(copy, size); i++) {
+	for (uint32_t i = 0; s->pending && i < drti_nsec(copy, size); i++) {
 		drti_dofprov_t p;
 
 		if (drti_dofprov(copy, size, i, NULL, &p) == 0 &&
@@ -1059,7 +1087,7 @@ drti_sites_add(void *arg, char *copy, size_t size, size_t cap)
 	end = (end + 7) & ~(size_t)7;
 	h->dofh_loadsz = h->dofh_filesz = end;
 	drti_say(s->reg, "%zu site records read, records by function (%zu bytes of DOF)",
-	    s->nrecs, end);
+	    s->nrecs + s->ngrecs, end);
 	return end;
 }
 

@@ -174,6 +174,12 @@ drti_memfd(const char *name)
 	    1u /* MFD_CLOEXEC */);
 }
 
+long
+drti_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return DRTI_CALL(pwrite(fd, buf, n, off), SYS_pwrite64, fd, buf, n, off);
+}
+
 int
 drti_ftruncate(int fd, off_t len)
 {

@@ -65,6 +65,8 @@ uid_t drti_geteuid(void);
 /* memfd_create(name, MFD_CLOEXEC) */
 int drti_memfd(const char *name);
 int drti_ftruncate(int fd, off_t len);
+/* pwrite(2): the bytes written, or -1. */
+long drti_pwrite(int fd, const void *buf, size_t n, off_t off);
 
 /*
  * The line of the file at path that starts with prefix, into line (cut to

@@ -191,6 +191,22 @@ typedef struct dof_relodesc {
  */
 #define DOF_SITES_SECTION	"usdtc_sites"
 /*
+ * A -G given the program's objects records every inline site of them in
+ * its DOF, in the record of its function; in each object it rewrites, the
+ * site records whose sites it recorded (each record's section, outside any
+ * COMDAT group) are renamed DOF_SITES_GIVEN_SECTION, still loaded, and the
+ * -G object defines DOF_FINAL_SYMBOL (local, like __SUNW_dof) at its DOF
+ * list's first byte when no two records of its DOF share a probe and a
+ * function name (one byte past it otherwise, and in every -G object made
+ * without the objects).  A drti_lite whose -G object puts it there reads
+ * neither the renamed records nor, when no other record names a site, the
+ * DOF: it registers it as built (runtime/drti_sites.h).  Any other (made
+ * without the objects, in a program that links an object given to
+ * another -G) reads the renamed records as it reads the others.
+ */
+#define DOF_SITES_GIVEN_SECTION	"usdtc_sites_given"
+#define DOF_FINAL_SYMBOL	"__usdtc_dof_final"
+/*
  * And every -G object's drti_lite lists its DOF list (__SUNW_dof) in
  * DOF_LISTS_SECTION, 8 bytes PC-relative each: so each copy of drti_lite
  * sees the DOFs of every other -G object linked into the same output, and

@@ -119,3 +119,46 @@ site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
 	l->v[l->n++] = site;
 	return 0;
 }
+
+/* qsort: sites by function name, then symbol. */
+static int
+cmp_func_symbol(const void *a, const void *b)
+{
+	const mdl_site_t *x = *(const mdl_site_t *const *)a, *y = *(const mdl_site_t *const *)b;
+	int c = strcmp(x->func, y->func);
+
+	return c != 0 ? c : strcmp(x->symbol, y->symbol);
+}
+
+/* Whether one list names one function through two symbols; -1 out of memory. */
+static int
+list_repeats_function(const site_list_t *l)
+{
+	const mdl_site_t **v;
+	int rep = 0;
+
+	if (l->n < 2)
+		return 0;
+	if ((v = malloc(l->n * sizeof(*v))) == NULL)
+		return -1;
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = &l->v[i];
+	qsort(v, l->n, sizeof(*v), cmp_func_symbol);
+	for (size_t i = 1; i < l->n && !rep; i++)
+		rep = strcmp(v[i - 1]->func, v[i]->func) == 0 &&
+		    strcmp(v[i - 1]->symbol, v[i]->symbol) != 0;
+	free(v);
+	return rep;
+}
+
+int
+site_table_repeats_function(const site_table_t *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int rep = list_repeats_function(&s->lists[i]);
+
+		if (rep != 0)
+			return rep;
+	}
+	return 0;
+}

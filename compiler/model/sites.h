@@ -42,6 +42,14 @@ void site_table_free(site_table_t *s);
 int site_table_add(site_table_t *s, const mdl_probe_t *pr, const char *func,
     const char *symbol, uint32_t offset, bool is_enabled);
 
+/*
+ * Whether some probe has sites in two functions of one name (two static
+ * functions, each through its own symbol): the DOF then holds two records
+ * of that probe and function name, which drti_lite makes one (dof.h's
+ * DOF_FINAL_SYMBOL).  1 or 0; -1 out of memory.  n log n.
+ */
+int site_table_repeats_function(const site_table_t *s);
+
 /* The sites of pr, or NULL if pr is not in the table. */
 const site_list_t *site_table_of(const site_table_t *s, const mdl_probe_t *pr);
 

@@ -9,7 +9,9 @@
  * An object with something to rewrite is copied to a temporary file beside
  * it (through symlinks: beside the file they name), edited there with libelf (ELF_C_RDWR: code bytes patched in place, relocation
  * sections compacted, symbol and string tables and .usdt.sites grown, only
- * appended to, so no index in the object changes).  The temporary joins the
+ * appended to, so no index in the object changes; the header's site
+ * records of the sites recorded renamed, dof.h's DOF_SITES_GIVEN_SECTION,
+ * so that drti_lite need not read what the DOF already holds).  The temporary joins the
  * caller's set (rewrite_opts_t.temps, fileio.h), which puts every object
  * and the -G output in place together only once all of them are written:
  * a failure anywhere leaves every object as it was.
@@ -27,6 +29,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "dof.h"
 #include "fileio.h"
 #include "tempset.h"
 #include "objin.h"
@@ -278,6 +281,156 @@ add_records(writer_t *w, const edits_t *ed)
 	return 0;
 }
 
+/* ---- the site records of the recorded sites: renamed --------------------- */
+
+/* A recorded inline site: its code section and offset there. */
+typedef struct site_at {
+	size_t sec;
+	uint64_t at;
+} site_at_t;
+
+static int
+compare_site_at(const void *a, const void *b)
+{
+	const site_at_t *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Whether every record of the site-record section sec (dof.h's
+ * dof_site_rec_t, DOF_SITES_SECTION), whose relocations are section rela,
+ * names a site in sites (n, sorted): each record's first field has its
+ * relocation, against a symbol of the code, and the site it reaches was
+ * recorded.  Anything else (a record of a site left as it was, one a
+ * relocation does not name, another layout): false, and the section keeps
+ * its name.
+ */
+static bool
+records_recorded(const object_t *ob, size_t sec, size_t rela, const site_at_t *sites, size_t n)
+{
+	GElf_Shdr sh, rsh;
+	Elf_Data *d;
+	size_t found = 0;
+
+	if (rela == 0 || gelf_getshdr(elf_getscn(ob->elf, sec), &sh) == NULL || sh.sh_size == 0 ||
+	    sh.sh_size % sizeof(dof_site_rec_t) != 0 ||
+	    (d = rewrite_section_data(ob, rela, &rsh)) == NULL || rsh.sh_type != SHT_RELA ||
+	    rsh.sh_entsize == 0)
+		return false;
+	for (size_t i = 0; i < d->d_size / rsh.sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		size_t shndx;
+		site_at_t key;
+
+		if (gelf_getrela(d, (int)i, &r) == NULL)
+			return false;
+		if (r.r_offset % sizeof(dof_site_rec_t) != 0)
+			continue;	/* a record's name fields */
+		if (!rewrite_get_sym(ob, GELF_R_SYM(r.r_info), &sym, &shndx))
+			return false;
+		key.sec = shndx;
+		key.at = sym.st_value + (uint64_t)r.r_addend;
+		if (bsearch(&key, sites, n, sizeof(*sites), compare_site_at) == NULL)
+			return false;
+		found++;
+	}
+	return found == sh.sh_size / sizeof(dof_site_rec_t);
+}
+
+/*
+ * For each section, the one relocation section that applies to it (0:
+ * none; SIZE_MAX: more than one, or a REL one): one pass over the
+ * sections, so that an object of thousands of record sections costs no
+ * more than its sections.  NULL out of memory.
+ */
+static size_t *
+relocations_by_target(const object_t *ob)
+{
+	size_t *rela = calloc(ob->nsections + 1, sizeof(size_t));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (rela == NULL)
+		return NULL;
+	while ((scn = elf_nextscn(ob->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_info >= ob->nsections)
+			continue;
+		rela[sh.sh_info] = rela[sh.sh_info] == 0 && sh.sh_type == SHT_RELA ?
+		    elf_ndxscn(scn) : SIZE_MAX;
+	}
+	return rela;
+}
+
+/*
+ * Whether the section name at offset off is DOF_SITES_SECTION; *known: the
+ * offset last found so (the assembler writes a name once), -1 if none.
+ */
+static bool
+is_records_name(const object_t *ob, size_t off, int64_t *known)
+{
+	const char *s;
+
+	if (*known >= 0 && (size_t)*known == off)
+		return true;
+	if ((s = elf_strptr(ob->elf, ob->shstrndx, off)) == NULL || strcmp(s, DOF_SITES_SECTION) != 0)
+		return false;
+	*known = (int64_t)off;
+	return true;
+}
+
+/*
+ * The inline sites' records (DOF_SITES_SECTION) of the sites recorded
+ * here, each section whose every record's site the DOF now holds and
+ * that is in no COMDAT group (a group's code is not rewritten, and the
+ * linker may keep another copy): renamed DOF_SITES_GIVEN_SECTION, so that
+ * drti_lite need not read them (dof.h).  The bytes stay, loaded.
+ */
+static int
+rename_recorded_records(writer_t *w, const plan_t *p)
+{
+	object_t *ob = w->ob;
+	site_at_t *sites = calloc(p->n + 1, sizeof(*sites));
+	size_t n = 0, *rela = NULL;
+	int64_t name = -1, known = -1;
+	int rc = 0;
+
+	if (sites == NULL)
+		return err_errno(w->e, ENOMEM, "%s", ob->path);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->calls[i].marked && p->calls[i].ref != NULL)
+			sites[n++] = (site_at_t){ p->calls[i].textsec, p->calls[i].at };
+	qsort(sites, n, sizeof(*sites), compare_site_at);
+	if (n > 0 && (rela = relocations_by_target(ob)) == NULL)
+		rc = err_errno(w->e, ENOMEM, "%s", ob->path);
+	for (size_t i = 1; n > 0 && i < ob->nsections && rc == 0; i++) {
+		Elf_Scn *scn = elf_getscn(ob->elf, i);
+		GElf_Shdr sh;
+
+		if (ob->grouped[i] || rela[i] == 0 || rela[i] == SIZE_MAX ||
+		    gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || !is_records_name(ob, sh.sh_name, &known) ||
+		    !records_recorded(ob, i, rela[i], sites, n))
+			continue;
+		if (name < 0 && (name = append_string(w, ob->shstrndx, DOF_SITES_GIVEN_SECTION)) < 0)
+			rc = err_errno(w->e, ENOMEM, "%s", ob->path);
+		else if (gelf_getshdr(scn, &sh) == NULL)
+			rc = err_libelf(w->e, ob->path, "gelf_getshdr");
+		else {
+			sh.sh_name = (Elf64_Word)name;
+			if (gelf_update_shdr(scn, &sh) == 0)
+				rc = err_libelf(w->e, ob->path, "gelf_update_shdr");
+		}
+	}
+	free(rela);
+	free(sites);
+	return rc;
+}
+
 /* Apply the plan to the copy open as ob (ELF_C_RDWR) and write it. */
 static int
 write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
@@ -287,7 +440,8 @@ write_edits(object_t *ob, const plan_t *p, const edits_t *ed, int fd, err_t *e)
 	int rc = -1;
 
 	if (patch_calls(&w, p) != 0 || remove_relocs(&w, p) != 0 ||
-	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0)
+	    add_symbols(&w, ed) != 0 || add_records(&w, ed) != 0 ||
+	    rename_recorded_records(&w, p) != 0)
 		goto out;
 	if (install_grown(&w) != 0) {
 		err_errno(e, ENOMEM, "%s", ob->path);

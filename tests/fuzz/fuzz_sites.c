@@ -12,7 +12,10 @@
  *	u32 dof	offset of the DOF being registered (8-aligned, its magic there)
  *	u32 n	site records (dof.h's dof_site_rec_t) at offset 16
  *	u32 other	offset of a second -G object's DOF list, 0 for none
- *	u32 flags	bit 0: that list comes first in the output (DOF_LISTS_SECTION)
+ *	u32 flags	bit 0: that list comes first in the output (DOF_LISTS_SECTION);
+ *		bit 1: the -G object said its DOF final (dof.h's DOF_FINAL_SYMBOL);
+ *		bit 2: the records from the second one on are renamed ones
+ *		(DOF_SITES_GIVEN_SECTION), read where the DOF is not final
  *
  * and whatever the records' PC-relative fields point at.  The harness
  * makes the copy as drti_proto.c's drti_copy_dof does (size plus what
@@ -88,6 +91,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.phnum = 1;
 	s.recs = (const dof_site_rec_t *)(const void *)(img + 16);
 	s.nrecs = hdr[1];
+	s.final = (hdr[3] & 2) != 0;
+	if ((hdr[3] & 4) && s.nrecs > 1) {
+		s.grecs = s.recs + 1;
+		s.ngrecs = s.final ? 0 : s.nrecs - 1;
+		s.nrecs = 1;
+	}
 	first = hdr[2] != 0 && (hdr[3] & 1);
 	lists[first] = (int64_t)((uintptr_t)(img + hdr[0]) - (uintptr_t)&lists[first]);
 	lists[!first] = hdr[2] == 0 ? 0 :
