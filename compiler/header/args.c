@@ -416,12 +416,16 @@ args_note_table_init(note_table_t *nt)
 void
 args_put_note_pieces(strbuf_t *out, const note_table_t *nt, size_t a)
 {
+	char sep_piece[NOTE_PIECE_MAX + 1] = " ";
+
 	for (size_t p = 0; p < NOTE_POS_MAX; p++)
 		for (size_t c = 0; c < NOTE_CODES; c++) {
 			if (nt->piece[a][p][c][0] == '\0')
 				continue;
+			/* past the first, each with the space before it: fewer literals */
+			strcpy(sep_piece + 1, nt->piece[a][p][c]);
 			sb_printf(out, "#define _USDT_Z%zu_%s ", p, note_codes[c].token);
-			asm_put_c_string(out, nt->piece[a][p][c], true);
+			asm_put_c_string(out, p == 0 ? sep_piece + 1 : sep_piece, true);
 			sb_putc(out, '\n');
 		}
 }
@@ -436,7 +440,7 @@ args_put_note_lists(strbuf_t *out)
 			sb_printf(out, "%sc%zu", i > 0 ? ", " : "", i);
 		sb_puts(out, ")");
 		for (size_t i = 0; i < k; i++)
-			sb_printf(out, "%s_USDT_Z%zu_##c%zu", i > 0 ? " \" \" " : " ", i, i);
+			sb_printf(out, " _USDT_Z%zu_##c%zu", i, i);
 		sb_putc(out, '\n');
 	}
 }
@@ -488,7 +492,7 @@ args_put_note_args(strbuf_t *out, const note_table_t *nt, size_t n, const char *
 {
 	size_t codes[NOTE_POS_MAX];
 
-	if (!note_codes_of(nt, n, x, a, codes)) {
+	if (nt == NULL || !note_codes_of(nt, n, x, a, codes)) {
 		sb_puts(out, "_USDT_NA(");
 		asm_put_c_string(out, x, true);
 		sb_puts(out, ", ");

@@ -222,23 +222,23 @@ forms_x86_64_is_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t 
  * variable, as integer arguments do.
  */
 /*
- * ` _USDT_<kind><from>...<to>`: the run of arguments from..to-1 of one
- * kind of list item, _USDT_R<i> or _USDT_O<i>, one macro when two or more
- * (forms_x86_64_runs); nothing when the run is empty.
+ * The run of arguments from..to-1 of one kind of list item, _USDT_R<i> or
+ * _USDT_O<i>: with runs, one macro ` _USDT_<kind><from>...<to-1>`
+ * (forms_x86_64_runs); else each item; nothing when the run is empty.
  */
 static void
-put_run(strbuf_t *out, char kind, size_t from, size_t to)
+put_run(strbuf_t *out, char kind, size_t from, size_t to, bool runs)
 {
-	if (from == to)
-		return;
-	sb_printf(out, " _USDT_%c", kind);
-	for (size_t i = from; i < to; i++)
+	for (size_t i = from; i < to; i++) {
+		if (i == from || !runs)
+			sb_printf(out, " _USDT_%c", kind);
 		sb_printf(out, "%zu", i);
+	}
 }
 
 void
 forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const char *tag)
+    const mdl_probe_t *pr, const char *tag, bool runs)
 {
 	static const char *const letters[4] = { "D", "S", "d", "c" };
 	bool reads[6], regvar = false;
@@ -251,7 +251,7 @@ forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i <= pr->nargc; i++)
 		if (i == pr->nargc || (reads[i] && i < 4)) {
-			put_run(out, 'R', run, i);
+			put_run(out, 'R', run, i, runs);
 			regvar |= run < i;
 			run = i + 1;
 		}
@@ -260,7 +260,7 @@ forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	for (size_t i = 0; i <= pr->nargc; i++) {
 		if (i < pr->nargc && !reads[i])
 			continue;
-		put_run(out, 'O', run, i);
+		put_run(out, 'O', run, i, runs);
 		run = i + 1;
 		if (i == pr->nargc)
 			break;
@@ -287,7 +287,7 @@ forms_x86_64_runs(strbuf_t *out)
 		for (size_t from = 0; from < 6; from++)
 			for (size_t to = from + 2; to <= 6; to++) {
 				sb_puts(out, "#define");
-				put_run(out, kinds[k], from, to);
+				put_run(out, kinds[k], from, to, true);
 				for (size_t i = from; i < to; i++)
 					sb_printf(out, " _USDT_%c%zu", kinds[k], i);
 				sb_putc(out, '\n');
@@ -339,6 +339,9 @@ forms_x86_64_macros(strbuf_t *out, asm_writer_t *w)
  *	_USDT_ON_(T, s)		_ENABLED(), s the semaphore; a long, as
  *				SystemTap's __builtin_expect(sema, 0) is, for
  *				printf("%ld") under -Werror=format
+ *	_USDT_ONN(s, T, p, n)	the same given the tag T and the names p, n
+ *				as strings (_USDT_ON), no _USDT_P_T: the
+ *				unit takes no note arguments
  *
  * _USDT_PROBE_CALLS is read where the first header of the translation
  * unit is included, as the generic macros are defined there.
@@ -365,4 +368,6 @@ forms_x86_64_forms(strbuf_t *out)
 	sb_puts(out, "#else\n" FORMS_SITE_AS_CALL "#endif\n");
 	sb_puts(out, "#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, _USDT_P_##T)))\n");
+	sb_puts(out, "#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && "
+	    "_USDT_ENABLED_(s, p, n, \"\")))\n");
 }

@@ -225,7 +225,7 @@ put_disabled_forms(strbuf_t *out, const target_t *t)
  * headers are their target's alone.
  */
 static void
-put_unit_macros(strbuf_t *out, const target_t *t, const note_table_t *nt)
+put_unit_macros(strbuf_t *out, const target_t *t)
 {
 	sb_puts(out, "#if _DTRACE_VERSION && defined(__GNUC__) && !defined(_USDT_UNIT_)\n");
 	sb_puts(out, "#if __GNUC__ >= 9 || __clang_major__ >= 11\n");
@@ -244,18 +244,18 @@ put_unit_macros(strbuf_t *out, const target_t *t, const note_table_t *nt)
 		    "extern void " MDL_ENABLED_PREFIX "##T(uint32_t *);\n");
 		sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
 		forms_dtrace(out, target_find("x86_64-linux"));
-		args_put_note_pieces(out, nt, 0);
 		sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");
 		forms_dtrace(out, target_find("aarch64-linux"));
-		args_put_note_pieces(out, nt, 1);
 		sb_puts(out, "#else\n");
 		forms_sdt(out);
 		sb_puts(out, "#endif\n");
-		/* _ENABLED() of probe n of provider p (put_enabled_macro). */
-		sb_puts(out, "#define _USDT_ON(p, n) _USDT_ON_(p##" MDL_PROBE_SEP "##n, "
-		    "p##_##n##_semaphore)\n");
-		args_put_note_lists(out);
-		forms_x86_64_runs(out);
+		/*
+		 * _ENABLED() of probe n of provider p (put_enabled_macro): its
+		 * semaphore, tag and names pasted and spelled of the two, so
+		 * that no _USDT_P_<tag> is expanded (_USDT_ONN, forms_*.c).
+		 */
+		sb_puts(out, "#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##"
+		    MDL_PROBE_SEP "##n, #p, #n)\n");
 		args_put_linux_macros(out);
 	} else {
 		forms_dtrace(out, t);
@@ -381,12 +381,12 @@ put_temporaries_line(strbuf_t *out, const mdl_model_t *m, const target_t *t,
  */
 static void
 put_probe_macro(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const probe_names_t *n)
+    const note_table_t *nt, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
 	header_put_macro_params(out, pr, ARG_PREFIX);
 	if (forms_x86_64_is_site(m, t, pr)) {
-		forms_x86_64_site(out, m, t, pr, probe_tag(n));
+		forms_x86_64_site(out, m, t, pr, probe_tag(n), nt != NULL);
 	} else if (t->stapsdt && forms_sdt_fits(m, pr)) {
 		put_temporaries_line(out, m, t, pr, n);
 	} else {
@@ -615,7 +615,7 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		return;
 	}
 	for (size_t i = 0; i < prov->nprobes; i++) {
-		put_probe_macro(out, m, t, prov->probes[i], &names[i]);
+		put_probe_macro(out, m, t, nt, prov->probes[i], &names[i]);
 		put_enabled_macro(out, t, prov, prov->probes[i], &names[i]);
 	}
 	sb_puts(out, "\n#if _DTRACE_VERSION && defined(__GNUC__)\n");
@@ -786,11 +786,91 @@ header_put_epilogue(strbuf_t *out, const char *guard_file)
 	sb_puts(out, " */\n");
 }
 
+/* Every provider's text, compact (nt: _USDT_N, runs) or not (NULL). */
+static void
+put_providers(strbuf_t *out, const mdl_model_t *m, const target_t *t, const note_table_t *nt)
+{
+	for (size_t i = 0; i < m->nproviders && !out->failed; i++) {
+		const mdl_provider_t *prov = m->providers[i];
+		probe_names_t *names = provider_names(prov);
+
+		if (names == NULL) {
+			out->failed = true;
+			return;
+		}
+		put_provider(out, m, t, nt, prov, names);
+		provider_names_free(names, prov->nprobes);
+	}
+}
+
+/*
+ * The macros the compact forms need, once per translation unit: each
+ * architecture's pieces of note arguments, the lists that paste them, the
+ * runs of register variables and operands (args.c, forms_x86_64.c).
+ */
+static void
+put_compact_macros(strbuf_t *out, const note_table_t *nt)
+{
+	sb_puts(out, "#ifndef _USDT_COMPACT_\n#define _USDT_COMPACT_ 1\n");
+	sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
+	args_put_note_pieces(out, nt, 0);
+	sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");
+	args_put_note_pieces(out, nt, 1);
+	sb_puts(out, "#endif\n");
+	args_put_note_lists(out);
+	forms_x86_64_runs(out);
+	sb_puts(out, "#endif\n\n");
+}
+
+static int
+count_sink(void *ctx, const void *bytes, size_t n)
+{
+	(void)bytes;
+	*(size_t *)ctx += n;
+	return 0;
+}
+
+/* The bytes put_providers writes (nt), or compact's macros (nt, macros). */
+static size_t
+text_bytes(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool macros,
+    bool *failed)
+{
+	strbuf_t sb;
+	size_t n = 0;
+
+	sb_init(&sb);
+	sb_stream(&sb, count_sink, &n, 1 << 16);
+	if (macros)
+		put_compact_macros(&sb, nt);
+	else
+		put_providers(&sb, m, t, nt);
+	if (!sb_flush(&sb) || sb.failed)
+		*failed = true;
+	sb_free(&sb);
+	return n;
+}
+
+/*
+ * Whether the compact forms make the header smaller, their macros
+ * counted: a provider of a few probes is spelled out, as before, and
+ * reads no table; a large one (hotspot's, 1,000 generated) reads the
+ * table once and its probes' lines shorter.
+ */
+static bool
+compact_pays(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool *failed)
+{
+	if (!t->stapsdt)
+		return false;
+	return text_bytes(m, t, nt, false, failed) + text_bytes(m, t, nt, true, failed) <
+	    text_bytes(m, t, NULL, false, failed);
+}
+
 void
 header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
 	note_table_t *nt = calloc(1, sizeof(*nt));
+	bool failed = false;
 
 	if (nt == NULL) {
 		out->failed = true;
@@ -800,20 +880,15 @@ header_write(const mdl_model_t *m, const target_t *t,
 	put_prologue(out, guard_file);
 	put_tag_declarations(out, m);
 	if (mdl_has_probes(m))
-		put_unit_macros(out, t, nt);
-	for (size_t i = 0; i < m->nproviders; i++) {
-		const mdl_provider_t *prov = m->providers[i];
-		probe_names_t *names = provider_names(prov);
-
-		if (names == NULL) {
-			out->failed = true;
-			free(nt);
-			return;
-		}
-		put_provider(out, m, t, nt, prov, names);
-		provider_names_free(names, prov->nprobes);
+		put_unit_macros(out, t);
+	if (compact_pays(m, t, nt, &failed)) {
+		put_compact_macros(out, nt);
+		put_providers(out, m, t, nt);
+	} else {
+		put_providers(out, m, t, NULL);
 	}
+	if (failed)
+		out->failed = true;
 	free(nt);
 	header_put_epilogue(out, guard_file);
 }
-

@@ -125,7 +125,8 @@ void args_put_note_lists(strbuf_t *out);
 
 /*
  * The note arguments of a probe of n arguments described x on x86_64 and
- * a on aarch64: `_USDT_N<n>(codes)`, or `_USDT_NA("x", "a")`.
+ * a on aarch64: `_USDT_N<n>(codes)`, or `_USDT_NA("x", "a")` (always,
+ * when nt is NULL: the header has no pieces).
  */
 void args_put_note_args(strbuf_t *out, const note_table_t *nt, size_t n, const char *x,
     const char *a);
@@ -210,9 +211,12 @@ void forms_dtrace(strbuf_t *out, const target_t *t);
 bool forms_x86_64_is_site(const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr);
 
-/* x86_64: the inline site's line of the probe tagged tag. */
+/*
+ * x86_64: the inline site's line of the probe tagged tag; runs: consecutive
+ * register variables and operands as one macro each (forms_x86_64_runs).
+ */
 void forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const char *tag);
+    const mdl_probe_t *pr, const char *tag, bool runs);
 
 /* x86_64: the site's and _ENABLED()'s macros, written with w. */
 void forms_x86_64_macros(strbuf_t *out, asm_writer_t *w);

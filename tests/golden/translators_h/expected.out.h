@@ -196,102 +196,7 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
 #define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
-#define _USDT_Z0_1 "1@%%dil"
-#define _USDT_Z0_2 "2@%%di"
-#define _USDT_Z0_4 "4@%%edi"
-#define _USDT_Z0_8 "8@%%rdi"
-#define _USDT_Z0_s1 "-1@%%dil"
-#define _USDT_Z0_s2 "-2@%%di"
-#define _USDT_Z0_s4 "-4@%%edi"
-#define _USDT_Z0_s8 "-8@%%rdi"
-#define _USDT_Z1_1 "1@%%sil"
-#define _USDT_Z1_2 "2@%%si"
-#define _USDT_Z1_4 "4@%%esi"
-#define _USDT_Z1_8 "8@%%rsi"
-#define _USDT_Z1_s1 "-1@%%sil"
-#define _USDT_Z1_s2 "-2@%%si"
-#define _USDT_Z1_s4 "-4@%%esi"
-#define _USDT_Z1_s8 "-8@%%rsi"
-#define _USDT_Z2_1 "1@%%dl"
-#define _USDT_Z2_2 "2@%%dx"
-#define _USDT_Z2_4 "4@%%edx"
-#define _USDT_Z2_8 "8@%%rdx"
-#define _USDT_Z2_s1 "-1@%%dl"
-#define _USDT_Z2_s2 "-2@%%dx"
-#define _USDT_Z2_s4 "-4@%%edx"
-#define _USDT_Z2_s8 "-8@%%rdx"
-#define _USDT_Z3_1 "1@%%cl"
-#define _USDT_Z3_2 "2@%%cx"
-#define _USDT_Z3_4 "4@%%ecx"
-#define _USDT_Z3_8 "8@%%rcx"
-#define _USDT_Z3_s1 "-1@%%cl"
-#define _USDT_Z3_s2 "-2@%%cx"
-#define _USDT_Z3_s4 "-4@%%ecx"
-#define _USDT_Z3_s8 "-8@%%rcx"
-#define _USDT_Z4_1 "1@%%r8"
-#define _USDT_Z4_2 "2@%%r8w"
-#define _USDT_Z4_4 "4@%%r8d"
-#define _USDT_Z4_8 "8@%%r8"
-#define _USDT_Z4_s1 "-1@%%r8"
-#define _USDT_Z4_s2 "-2@%%r8w"
-#define _USDT_Z4_s4 "-4@%%r8d"
-#define _USDT_Z4_s8 "-8@%%r8"
-#define _USDT_Z5_1 "1@%%r9"
-#define _USDT_Z5_2 "2@%%r9w"
-#define _USDT_Z5_4 "4@%%r9d"
-#define _USDT_Z5_8 "8@%%r9"
-#define _USDT_Z5_s1 "-1@%%r9"
-#define _USDT_Z5_s2 "-2@%%r9w"
-#define _USDT_Z5_s4 "-4@%%r9d"
-#define _USDT_Z5_s8 "-8@%%r9"
-#define _USDT_Z6_1 "1@0(%%rsp)"
-#define _USDT_Z6_2 "2@0(%%rsp)"
-#define _USDT_Z6_4 "4@0(%%rsp)"
-#define _USDT_Z6_8 "8@0(%%rsp)"
-#define _USDT_Z6_s1 "-1@0(%%rsp)"
-#define _USDT_Z6_s2 "-2@0(%%rsp)"
-#define _USDT_Z6_s4 "-4@0(%%rsp)"
-#define _USDT_Z6_s8 "-8@0(%%rsp)"
-#define _USDT_Z7_1 "1@8(%%rsp)"
-#define _USDT_Z7_2 "2@8(%%rsp)"
-#define _USDT_Z7_4 "4@8(%%rsp)"
-#define _USDT_Z7_8 "8@8(%%rsp)"
-#define _USDT_Z7_s1 "-1@8(%%rsp)"
-#define _USDT_Z7_s2 "-2@8(%%rsp)"
-#define _USDT_Z7_s4 "-4@8(%%rsp)"
-#define _USDT_Z7_s8 "-8@8(%%rsp)"
-#define _USDT_Z8_1 "1@16(%%rsp)"
-#define _USDT_Z8_2 "2@16(%%rsp)"
-#define _USDT_Z8_4 "4@16(%%rsp)"
-#define _USDT_Z8_8 "8@16(%%rsp)"
-#define _USDT_Z8_s1 "-1@16(%%rsp)"
-#define _USDT_Z8_s2 "-2@16(%%rsp)"
-#define _USDT_Z8_s4 "-4@16(%%rsp)"
-#define _USDT_Z8_s8 "-8@16(%%rsp)"
-#define _USDT_Z9_1 "1@24(%%rsp)"
-#define _USDT_Z9_2 "2@24(%%rsp)"
-#define _USDT_Z9_4 "4@24(%%rsp)"
-#define _USDT_Z9_8 "8@24(%%rsp)"
-#define _USDT_Z9_s1 "-1@24(%%rsp)"
-#define _USDT_Z9_s2 "-2@24(%%rsp)"
-#define _USDT_Z9_s4 "-4@24(%%rsp)"
-#define _USDT_Z9_s8 "-8@24(%%rsp)"
-#define _USDT_Z10_1 "1@32(%%rsp)"
-#define _USDT_Z10_2 "2@32(%%rsp)"
-#define _USDT_Z10_4 "4@32(%%rsp)"
-#define _USDT_Z10_8 "8@32(%%rsp)"
-#define _USDT_Z10_s1 "-1@32(%%rsp)"
-#define _USDT_Z10_s2 "-2@32(%%rsp)"
-#define _USDT_Z10_s4 "-4@32(%%rsp)"
-#define _USDT_Z10_s8 "-8@32(%%rsp)"
-#define _USDT_Z11_1 "1@40(%%rsp)"
-#define _USDT_Z11_2 "2@40(%%rsp)"
-#define _USDT_Z11_4 "4@40(%%rsp)"
-#define _USDT_Z11_8 "8@40(%%rsp)"
-#define _USDT_Z11_s1 "-1@40(%%rsp)"
-#define _USDT_Z11_s2 "-2@40(%%rsp)"
-#define _USDT_Z11_s4 "-4@40(%%rsp)"
-#define _USDT_Z11_s8 "-8@40(%%rsp)"
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -376,102 +281,8 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
-#define _USDT_Z0_1 "1@x0"
-#define _USDT_Z0_2 "2@x0"
-#define _USDT_Z0_4 "4@x0"
-#define _USDT_Z0_8 "8@x0"
-#define _USDT_Z0_s1 "-1@x0"
-#define _USDT_Z0_s2 "-2@x0"
-#define _USDT_Z0_s4 "-4@x0"
-#define _USDT_Z0_s8 "-8@x0"
-#define _USDT_Z1_1 "1@x1"
-#define _USDT_Z1_2 "2@x1"
-#define _USDT_Z1_4 "4@x1"
-#define _USDT_Z1_8 "8@x1"
-#define _USDT_Z1_s1 "-1@x1"
-#define _USDT_Z1_s2 "-2@x1"
-#define _USDT_Z1_s4 "-4@x1"
-#define _USDT_Z1_s8 "-8@x1"
-#define _USDT_Z2_1 "1@x2"
-#define _USDT_Z2_2 "2@x2"
-#define _USDT_Z2_4 "4@x2"
-#define _USDT_Z2_8 "8@x2"
-#define _USDT_Z2_s1 "-1@x2"
-#define _USDT_Z2_s2 "-2@x2"
-#define _USDT_Z2_s4 "-4@x2"
-#define _USDT_Z2_s8 "-8@x2"
-#define _USDT_Z3_1 "1@x3"
-#define _USDT_Z3_2 "2@x3"
-#define _USDT_Z3_4 "4@x3"
-#define _USDT_Z3_8 "8@x3"
-#define _USDT_Z3_s1 "-1@x3"
-#define _USDT_Z3_s2 "-2@x3"
-#define _USDT_Z3_s4 "-4@x3"
-#define _USDT_Z3_s8 "-8@x3"
-#define _USDT_Z4_1 "1@x4"
-#define _USDT_Z4_2 "2@x4"
-#define _USDT_Z4_4 "4@x4"
-#define _USDT_Z4_8 "8@x4"
-#define _USDT_Z4_s1 "-1@x4"
-#define _USDT_Z4_s2 "-2@x4"
-#define _USDT_Z4_s4 "-4@x4"
-#define _USDT_Z4_s8 "-8@x4"
-#define _USDT_Z5_1 "1@x5"
-#define _USDT_Z5_2 "2@x5"
-#define _USDT_Z5_4 "4@x5"
-#define _USDT_Z5_8 "8@x5"
-#define _USDT_Z5_s1 "-1@x5"
-#define _USDT_Z5_s2 "-2@x5"
-#define _USDT_Z5_s4 "-4@x5"
-#define _USDT_Z5_s8 "-8@x5"
-#define _USDT_Z6_1 "1@x6"
-#define _USDT_Z6_2 "2@x6"
-#define _USDT_Z6_4 "4@x6"
-#define _USDT_Z6_8 "8@x6"
-#define _USDT_Z6_s1 "-1@x6"
-#define _USDT_Z6_s2 "-2@x6"
-#define _USDT_Z6_s4 "-4@x6"
-#define _USDT_Z6_s8 "-8@x6"
-#define _USDT_Z7_1 "1@x7"
-#define _USDT_Z7_2 "2@x7"
-#define _USDT_Z7_4 "4@x7"
-#define _USDT_Z7_8 "8@x7"
-#define _USDT_Z7_s1 "-1@x7"
-#define _USDT_Z7_s2 "-2@x7"
-#define _USDT_Z7_s4 "-4@x7"
-#define _USDT_Z7_s8 "-8@x7"
-#define _USDT_Z8_1 "1@[sp]"
-#define _USDT_Z8_2 "2@[sp]"
-#define _USDT_Z8_4 "4@[sp]"
-#define _USDT_Z8_8 "8@[sp]"
-#define _USDT_Z8_s1 "-1@[sp]"
-#define _USDT_Z8_s2 "-2@[sp]"
-#define _USDT_Z8_s4 "-4@[sp]"
-#define _USDT_Z8_s8 "-8@[sp]"
-#define _USDT_Z9_1 "1@[sp, 8]"
-#define _USDT_Z9_2 "2@[sp, 8]"
-#define _USDT_Z9_4 "4@[sp, 8]"
-#define _USDT_Z9_8 "8@[sp, 8]"
-#define _USDT_Z9_s1 "-1@[sp, 8]"
-#define _USDT_Z9_s2 "-2@[sp, 8]"
-#define _USDT_Z9_s4 "-4@[sp, 8]"
-#define _USDT_Z9_s8 "-8@[sp, 8]"
-#define _USDT_Z10_1 "1@[sp, 16]"
-#define _USDT_Z10_2 "2@[sp, 16]"
-#define _USDT_Z10_4 "4@[sp, 16]"
-#define _USDT_Z10_8 "8@[sp, 16]"
-#define _USDT_Z10_s1 "-1@[sp, 16]"
-#define _USDT_Z10_s2 "-2@[sp, 16]"
-#define _USDT_Z10_s4 "-4@[sp, 16]"
-#define _USDT_Z10_s8 "-8@[sp, 16]"
-#define _USDT_Z11_1 "1@[sp, 24]"
-#define _USDT_Z11_2 "2@[sp, 24]"
-#define _USDT_Z11_4 "4@[sp, 24]"
-#define _USDT_Z11_8 "8@[sp, 24]"
-#define _USDT_Z11_s1 "-1@[sp, 24]"
-#define _USDT_Z11_s2 "-2@[sp, 24]"
-#define _USDT_Z11_s4 "-4@[sp, 24]"
-#define _USDT_Z11_s8 "-8@[sp, 24]"
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -608,51 +419,9 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
 #define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
-#define _USDT_ON(p, n) _USDT_ON_(p##___##n, p##_##n##_semaphore)
-#define _USDT_N0 ""
-#define _USDT_N1(c0) _USDT_Z0_##c0
-#define _USDT_N2(c0, c1) _USDT_Z0_##c0 " " _USDT_Z1_##c1
-#define _USDT_N3(c0, c1, c2) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2
-#define _USDT_N4(c0, c1, c2, c3) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3
-#define _USDT_N5(c0, c1, c2, c3, c4) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4
-#define _USDT_N6(c0, c1, c2, c3, c4, c5) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5
-#define _USDT_N7(c0, c1, c2, c3, c4, c5, c6) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6
-#define _USDT_N8(c0, c1, c2, c3, c4, c5, c6, c7) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6 " " _USDT_Z7_##c7
-#define _USDT_N9(c0, c1, c2, c3, c4, c5, c6, c7, c8) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6 " " _USDT_Z7_##c7 " " _USDT_Z8_##c8
-#define _USDT_N10(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6 " " _USDT_Z7_##c7 " " _USDT_Z8_##c8 " " _USDT_Z9_##c9
-#define _USDT_N11(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6 " " _USDT_Z7_##c7 " " _USDT_Z8_##c8 " " _USDT_Z9_##c9 " " _USDT_Z10_##c10
-#define _USDT_N12(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) _USDT_Z0_##c0 " " _USDT_Z1_##c1 " " _USDT_Z2_##c2 " " _USDT_Z3_##c3 " " _USDT_Z4_##c4 " " _USDT_Z5_##c5 " " _USDT_Z6_##c6 " " _USDT_Z7_##c7 " " _USDT_Z8_##c8 " " _USDT_Z9_##c9 " " _USDT_Z10_##c10 " " _USDT_Z11_##c11
-#define _USDT_R01 _USDT_R0 _USDT_R1
-#define _USDT_R012 _USDT_R0 _USDT_R1 _USDT_R2
-#define _USDT_R0123 _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3
-#define _USDT_R01234 _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4
-#define _USDT_R012345 _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4 _USDT_R5
-#define _USDT_R12 _USDT_R1 _USDT_R2
-#define _USDT_R123 _USDT_R1 _USDT_R2 _USDT_R3
-#define _USDT_R1234 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4
-#define _USDT_R12345 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4 _USDT_R5
-#define _USDT_R23 _USDT_R2 _USDT_R3
-#define _USDT_R234 _USDT_R2 _USDT_R3 _USDT_R4
-#define _USDT_R2345 _USDT_R2 _USDT_R3 _USDT_R4 _USDT_R5
-#define _USDT_R34 _USDT_R3 _USDT_R4
-#define _USDT_R345 _USDT_R3 _USDT_R4 _USDT_R5
-#define _USDT_R45 _USDT_R4 _USDT_R5
-#define _USDT_O01 _USDT_O0 _USDT_O1
-#define _USDT_O012 _USDT_O0 _USDT_O1 _USDT_O2
-#define _USDT_O0123 _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3
-#define _USDT_O01234 _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4
-#define _USDT_O012345 _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_O5
-#define _USDT_O12 _USDT_O1 _USDT_O2
-#define _USDT_O123 _USDT_O1 _USDT_O2 _USDT_O3
-#define _USDT_O1234 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4
-#define _USDT_O12345 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_O5
-#define _USDT_O23 _USDT_O2 _USDT_O3
-#define _USDT_O234 _USDT_O2 _USDT_O3 _USDT_O4
-#define _USDT_O2345 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_O5
-#define _USDT_O34 _USDT_O3 _USDT_O4
-#define _USDT_O345 _USDT_O3 _USDT_O4 _USDT_O5
-#define _USDT_O45 _USDT_O4 _USDT_O5
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -700,8 +469,8 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
-#define _USDT_P_http___request__start "http", "request__start", _USDT_N1(8)
-#define _USDT_P_http___request__done "http", "request__done", _USDT_N1(8)
+#define _USDT_P_http___request__start "http", "request__start", _USDT_NA("8@%%rdi", "8@x0")
+#define _USDT_P_http___request__done "http", "request__done", _USDT_NA("8@%%rdi", "8@x0")
 extern unsigned short http_request__start_semaphore,
 http_request__done_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
