@@ -851,6 +851,18 @@ text_bytes(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool
 }
 
 /*
+ * Past this many probes the header is not written three times over to be
+ * measured (that was 2.5x -h's instructions at 10,000 probes): the
+ * compact forms are taken when the probes hold COMPACT_MIN_ARGS arguments
+ * or more, as each argument coded saves about ten bytes (8@%%rdi and 8@x0
+ * against one code), so their ~9 KB of macros are paid for.  The worst
+ * case, arguments no code spells (structs, chars), costs that table once
+ * in a header of over 512 probes, 100 KB or more.
+ */
+#define COMPACT_MEASURED_PROBES	512
+#define COMPACT_MIN_ARGS	1024
+
+/*
  * Whether the compact forms make the header smaller, their macros
  * counted: a provider of a few probes is spelled out, as before, and
  * reads no table; a large one (hotspot's, 1,000 generated) reads the
@@ -859,8 +871,19 @@ text_bytes(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool
 static bool
 compact_pays(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool *failed)
 {
+	size_t probes = 0, args = 0;
+
 	if (!t->stapsdt)
 		return false;
+	for (size_t i = 0; i < m->nproviders; i++) {
+		const mdl_provider_t *prov = m->providers[i];
+
+		probes += prov->nprobes;
+		for (size_t j = 0; j < prov->nprobes; j++)
+			args += prov->probes[j]->nargc;
+	}
+	if (probes > COMPACT_MEASURED_PROBES)
+		return args >= COMPACT_MIN_ARGS;
 	return text_bytes(m, t, nt, false, failed) + text_bytes(m, t, nt, true, failed) <
 	    text_bytes(m, t, NULL, false, failed);
 }
