@@ -163,21 +163,21 @@ put_arg_value(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 
 	switch (conv) {
 	case CONV_POINTER:
-		sb_printf(out, "(uintptr_t)(arg%zu)", i);
+		sb_printf(out, "(uintptr_t)(" ARG_NAME ")", i);
 		break;
 	case CONV_FLOAT:
 		sb_puts(out, "_USDT_FB(");
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
-		sb_printf(out, ", uint%u_t, arg%zu)", args_float_bits(m, t, pr, i) * 8, i);
+		sb_printf(out, ", uint%u_t, " ARG_NAME ")", args_float_bits(m, t, pr, i) * 8, i);
 		break;
 	case CONV_AS_IS:
-		sb_printf(out, "arg%zu", i);
+		sb_printf(out, ARG_NAME, i);
 		break;
 	case CONV_X:
 	case CONV_XP:
 		sb_puts(out, conv == CONV_XP ? "_USDT_XP(" : "_USDT_X(");
 		put_unqualified(out, mdl_c_type(pr->nargs[i].type));
-		sb_printf(out, ", arg%zu)", i);
+		sb_printf(out, ", " ARG_NAME ")", i);
 		break;
 	}
 }
@@ -213,9 +213,9 @@ args_may_point(const mdl_model_t *m, const mdl_probe_t *pr, size_t i)
 }
 
 /*
- * The declarations of a probe's temporaries: `_USDT_V(T, 0, arg0) ...`,
+ * The declarations of a probe's temporaries: `_USDT_V(T, 0, a0) ...`,
  * a pointer as a uintptr_t (_USDT_VP), an integer converted by _USDT_X
- * as `_USDT_VX(int, 0, arg0)` (the type written once: the header's bytes),
+ * as `_USDT_VX(int, 0, a0)` (the type written once: the header's bytes),
  * a float as its bits (args_put_type, put_arg_value).
  */
 void
@@ -224,11 +224,11 @@ args_put_temporaries(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 {
 	for (size_t i = 0; i < pr->nargc; i++)
 		if (args_is_pointer(pr->nargs[i].type))
-			sb_printf(out, " _USDT_VP(%zu, arg%zu)", i, i);
+			sb_printf(out, " _USDT_VP(%zu, " ARG_NAME ")", i, i);
 		else if (arg_conv(m, t, pr, i) == CONV_X) {
 			sb_puts(out, " _USDT_VX(");
 			put_unqualified(out, mdl_c_type(pr->nargs[i].type));
-			sb_printf(out, ", %zu, arg%zu)", i, i);
+			sb_printf(out, ", %zu, " ARG_NAME ")", i, i);
 		} else {
 			sb_puts(out, " _USDT_V(");
 			args_put_type(out, m, t, pr, i);
@@ -330,4 +330,179 @@ args_put_linux_macros(strbuf_t *out)
 	put_temp_macros(out);
 	put_float_bits_macros(out);
 	put_site_helpers(out);
+}
+
+/* ---- a probe's note arguments, compact ----------------------------------- */
+
+/*
+ * An argument's note description on x86_64 and aarch64 is, for the common
+ * probe (integers, pointers and floats' bits of at most 8 bytes, one
+ * register or stack slot each), a function of its position and of one of
+ * eight codes, its size and signedness.  A Linux header then names each
+ * argument's code alone, `_USDT_N3(8, s4, 1)`, and the preprocessor pastes
+ * the pieces of the architecture it compiles for, `_USDT_Z0_8 " "
+ * _USDT_Z1_s4 " " _USDT_Z2_1`, into the string both spelled out before
+ * (`_USDT_NA("8@%%rdi -4@%%esi 1@%%dl", "8@x0 -4@x1 1@x2")`): adjacent
+ * literals, so the note is the same string and the same bytes.  The pieces
+ * are what each architecture's note_args says of a probe of position + 1
+ * arguments of the code's type (no model: the builtin types alone), and a
+ * probe is written compact only when the pieces its codes name spell its
+ * own descriptions exactly on both; any other (a struct, a long double, an
+ * argument in two registers, more than NOTE_POS_MAX) keeps both strings.
+ */
+static const struct {
+	const char *token;	/* in the header: _USDT_Z<position>_<token> */
+	const char *type;	/* a type of its size and signedness */
+} note_codes[NOTE_CODES] = {
+	{ "1", "uint8_t" }, { "2", "uint16_t" }, { "4", "uint32_t" }, { "8", "uint64_t" },
+	{ "s1", "int8_t" }, { "s2", "int16_t" }, { "s4", "int32_t" }, { "s8", "int64_t" },
+};
+
+/* The note description of n arguments of code c's type, in sb. */
+static void
+note_of(const arch_t *arch, size_t n, size_t c, strbuf_t *sb)
+{
+	mdl_arg_t args[NOTE_POS_MAX];
+	mdl_probe_t pr;
+
+	memset(args, 0, sizeof(args));
+	memset(&pr, 0, sizeof(pr));
+	for (size_t i = 0; i < n; i++)
+		args[i].type = (char *)(uintptr_t)note_codes[c].type;
+	pr.name = pr.dof_name = (char *)(uintptr_t)"p";
+	pr.nargs = pr.xargs = args;
+	pr.nargc = pr.xargc = n;
+	arch->note_args(NULL, &pr, sb);
+}
+
+/*
+ * Argument pos's piece of code c: the description of pos + 1 such
+ * arguments past that of pos and a space ("" when it is not so, or long).
+ */
+static void
+note_piece(const arch_t *arch, size_t pos, size_t c, char piece[NOTE_PIECE_MAX])
+{
+	strbuf_t before, all;
+	size_t skip;
+
+	sb_init(&before);
+	sb_init(&all);
+	note_of(arch, pos, c, &before);
+	note_of(arch, pos + 1, c, &all);
+	skip = pos == 0 ? 0 : before.len + 1;
+	piece[0] = '\0';
+	if (!before.failed && !all.failed && all.data != NULL && all.len > skip &&
+	    all.len - skip < NOTE_PIECE_MAX &&
+	    (pos == 0 || (before.data != NULL && memcmp(all.data, before.data, before.len) == 0 &&
+	    all.data[before.len] == ' '))) {
+		memcpy(piece, all.data + skip, all.len - skip);
+		piece[all.len - skip] = '\0';
+	}
+	sb_free(&before);
+	sb_free(&all);
+}
+
+void
+args_note_table_init(note_table_t *nt)
+{
+	const arch_t *const arch[2] = { &arch_x86_64, &arch_aarch64 };
+
+	for (size_t a = 0; a < 2; a++)
+		for (size_t p = 0; p < NOTE_POS_MAX; p++)
+			for (size_t c = 0; c < NOTE_CODES; c++)
+				note_piece(arch[a], p, c, nt->piece[a][p][c]);
+}
+
+void
+args_put_note_pieces(strbuf_t *out, const note_table_t *nt, size_t a)
+{
+	char sep_piece[NOTE_PIECE_MAX + 1] = " ";
+
+	for (size_t p = 0; p < NOTE_POS_MAX; p++)
+		for (size_t c = 0; c < NOTE_CODES; c++) {
+			if (nt->piece[a][p][c][0] == '\0')
+				continue;
+			/* past the first, each with the space before it: fewer literals */
+			strcpy(sep_piece + 1, nt->piece[a][p][c]);
+			sb_printf(out, "#define _USDT_Z%zu_%s ", p, note_codes[c].token);
+			asm_put_c_string(out, p == 0 ? sep_piece + 1 : sep_piece, true);
+			sb_putc(out, '\n');
+		}
+}
+
+void
+args_put_note_lists(strbuf_t *out)
+{
+	sb_puts(out, "#define _USDT_N0 \"\"\n");
+	for (size_t k = 1; k <= NOTE_POS_MAX; k++) {
+		sb_printf(out, "#define _USDT_N%zu(", k);
+		for (size_t i = 0; i < k; i++)
+			sb_printf(out, "%sc%zu", i > 0 ? ", " : "", i);
+		sb_puts(out, ")");
+		for (size_t i = 0; i < k; i++)
+			sb_printf(out, " _USDT_Z%zu_##c%zu", i, i);
+		sb_putc(out, '\n');
+	}
+}
+
+/*
+ * The codes of a probe's n arguments whose descriptions are x on x86_64
+ * and a on aarch64, when the pieces spell both exactly.
+ */
+static bool
+note_codes_of(const note_table_t *nt, size_t n, const char *x, const char *a,
+    size_t codes[NOTE_POS_MAX])
+{
+	const char *d[2] = { x, a };
+
+	if (n > NOTE_POS_MAX)
+		return false;
+	if (n == 0)
+		return x[0] == '\0' && a[0] == '\0';
+	for (size_t i = 0; i < n; i++) {
+		char end = i + 1 < n ? ' ' : '\0';
+		size_t c, len[2];
+
+		for (c = 0; c < NOTE_CODES; c++) {
+			size_t k;
+
+			for (k = 0; k < 2; k++) {
+				const char *piece = nt->piece[k][i][c];
+
+				len[k] = strlen(piece);
+				if (len[k] == 0 || strncmp(d[k], piece, len[k]) != 0 ||
+				    d[k][len[k]] != end)
+					break;
+			}
+			if (k == 2)
+				break;
+		}
+		if (c == NOTE_CODES)
+			return false;
+		codes[i] = c;
+		for (size_t k = 0; k < 2; k++)
+			d[k] += len[k] + (end != '\0');
+	}
+	return true;
+}
+
+void
+args_put_note_args(strbuf_t *out, const note_table_t *nt, size_t n, const char *x,
+    const char *a)
+{
+	size_t codes[NOTE_POS_MAX];
+
+	if (nt == NULL || !note_codes_of(nt, n, x, a, codes)) {
+		sb_puts(out, "_USDT_NA(");
+		asm_put_c_string(out, x, true);
+		sb_puts(out, ", ");
+		asm_put_c_string(out, a, true);
+		sb_putc(out, ')');
+		return;
+	}
+	sb_printf(out, "_USDT_N%zu", n);
+	for (size_t i = 0; i < n; i++)
+		sb_printf(out, "%s%s", i == 0 ? "(" : ", ", note_codes[codes[i]].token);
+	if (n > 0)
+		sb_putc(out, ')');
 }

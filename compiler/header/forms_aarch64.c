@@ -29,13 +29,18 @@ forms_aarch64_macros(strbuf_t *out)
 /*
  * _USDT_S(T, k, v, r, o), a call of __dtrace_T with the temporaries v
  * declares (the register variables r and operands o are x86_64's), and
- * _USDT_ON(T, s), _ENABLED() as on x86_64 (forms_x86_64_forms) with the
- * slow path of forms_aarch64_macros, naming the is-enabled function by T.
+ * _USDT_ON_(T, s) and _USDT_ONN(s, T, p, n), _ENABLED() as on x86_64
+ * (forms_x86_64_forms) with the slow path of forms_aarch64_macros, naming
+ * the is-enabled function by T (_USDT_PN: the unit's names, no note
+ * arguments).
  */
 void
 forms_aarch64_forms(strbuf_t *out)
 {
 	sb_puts(out, FORMS_SITE_AS_CALL);
-	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
+	sb_puts(out, "#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, " MDL_ENABLED_PREFIX "##T, _USDT_P_##T)))\n");
+	sb_puts(out, "#define _USDT_PN(p, n) p, n, \"\"\n");
+	sb_puts(out, "#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && "
+	    "_USDT_ENABLED(s, " MDL_ENABLED_PREFIX "##T, _USDT_PN(p, n))))\n");
 }

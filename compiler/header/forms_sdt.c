@@ -121,8 +121,10 @@ forms_sdt(strbuf_t *out)
 	    "_USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : \"i\"(0) _USDT_GO##k o); }))\n");
 	sb_puts(out, "#define _USDT_C(T, c) ((void)0)\n");
 	sb_puts(out, "#define _USDT_E(x) (x)\n");
-	sb_puts(out, "#define _USDT_ON(T, s) ((long)__extension__ ({ "
+	sb_puts(out, "#define _USDT_ON_(T, s) ((long)__extension__ ({ "
 	    "_USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))\n");
+	sb_puts(out, "#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ "
+	    "_USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))\n");
 }
 
 /*

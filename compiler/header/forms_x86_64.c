@@ -221,33 +221,77 @@ forms_x86_64_is_site(const mdl_model_t *m, const target_t *t, const mdl_probe_t 
  * another register; r8 and r9 have no such letter and keep a register
  * variable, as integer arguments do.
  */
+/*
+ * The run of arguments from..to-1 of one kind of list item, _USDT_R<i> or
+ * _USDT_O<i>: with runs, one macro ` _USDT_<kind><from>...<to-1>`
+ * (forms_x86_64_runs); else each item; nothing when the run is empty.
+ */
+static void
+put_run(strbuf_t *out, char kind, size_t from, size_t to, bool runs)
+{
+	for (size_t i = from; i < to; i++) {
+		if (i == from || !runs)
+			sb_printf(out, " _USDT_%c", kind);
+		sb_printf(out, "%zu", i);
+	}
+}
+
 void
 forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const char *tag)
+    const mdl_probe_t *pr, const char *tag, bool runs)
 {
 	static const char *const letters[4] = { "D", "S", "d", "c" };
 	bool reads[6], regvar = false;
+	size_t run = 0;
 
 	for (size_t i = 0; i < pr->nargc; i++)
 		reads[i] = args_may_point(m, pr, i);
-	sb_printf(out, " \\\n\t_USDT_S(%s, %zu,", tag, pr->nargc);
+	sb_printf(out, " _USDT_S(%s, %zu,", tag, pr->nargc);
 	args_put_temporaries(out, m, t, pr);
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
-	for (size_t i = 0; i < pr->nargc; i++)
-		if (!reads[i] || i >= 4) {
-			sb_printf(out, " _USDT_R%zu", i);
-			regvar = true;
+	for (size_t i = 0; i <= pr->nargc; i++)
+		if (i == pr->nargc || (reads[i] && i < 4)) {
+			put_run(out, 'R', run, i, runs);
+			regvar |= run < i;
+			run = i + 1;
 		}
 	sb_puts(out, regvar ? "," : " _USDT_0,");
-	for (size_t i = 0; i < pr->nargc; i++) {
-		if (reads[i] && i < 4)
+	run = 0;
+	for (size_t i = 0; i <= pr->nargc; i++) {
+		if (i < pr->nargc && !reads[i])
+			continue;
+		put_run(out, 'O', run, i, runs);
+		run = i + 1;
+		if (i == pr->nargc)
+			break;
+		if (i < 4)
 			sb_printf(out, " _USDT_M(%s, %zu)", letters[i], i);
-		else if (reads[i])
-			sb_printf(out, " _USDT_O%zu _USDT_READS(__usdt_v%zu)", i, i);
 		else
-			sb_printf(out, " _USDT_O%zu", i);
+			sb_printf(out, " _USDT_O%zu _USDT_READS(__usdt_v%zu)", i, i);
 	}
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0)\n" : ")\n");
+}
+
+/*
+ * _USDT_R<i><i+1>..., _USDT_O<i><i+1>...: a run of two or more register
+ * variables or operands of consecutive arguments (forms_x86_64_site), so
+ * that a site's line names each run once (the header's bytes).  Every
+ * architecture's, where the items are its own (empty off x86_64).
+ */
+void
+forms_x86_64_runs(strbuf_t *out)
+{
+	static const char kinds[2] = { 'R', 'O' };
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t from = 0; from < 6; from++)
+			for (size_t to = from + 2; to <= 6; to++) {
+				sb_puts(out, "#define");
+				put_run(out, kinds[k], from, to, true);
+				for (size_t i = from; i < to; i++)
+					sb_printf(out, " _USDT_%c%zu", kinds[k], i);
+				sb_putc(out, '\n');
+			}
 }
 
 
@@ -292,9 +336,12 @@ forms_x86_64_macros(strbuf_t *out, asm_writer_t *w)
  *				asm operands (forms_x86_64_site); under
  *				_USDT_PROBE_CALLS, a call of __dtrace_T with
  *				the temporaries (_USDT_A<k>)
- *	_USDT_ON(T, s)		_ENABLED(), s the semaphore; a long, as
+ *	_USDT_ON_(T, s)		_ENABLED(), s the semaphore; a long, as
  *				SystemTap's __builtin_expect(sema, 0) is, for
  *				printf("%ld") under -Werror=format
+ *	_USDT_ONN(s, T, p, n)	the same given the tag T and the names p, n
+ *				as strings (_USDT_ON), no _USDT_P_T: the
+ *				unit takes no note arguments
  *
  * _USDT_PROBE_CALLS is read where the first header of the translation
  * unit is included, as the generic macros are defined there.
@@ -319,6 +366,8 @@ forms_x86_64_forms(strbuf_t *out)
 	sb_puts(out, "#define _USDT_S(T, k, v, r, o) (__extension__ ({ v { r "
 	    "_USDT_ASM(_USDT_SITE(_USDT_P_##T) : : _USDT_FOP o); } }))\n");
 	sb_puts(out, "#else\n" FORMS_SITE_AS_CALL "#endif\n");
-	sb_puts(out, "#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && "
+	sb_puts(out, "#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && "
 	    "_USDT_ENABLED(s, _USDT_P_##T)))\n");
+	sb_puts(out, "#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && "
+	    "_USDT_ENABLED_(s, p, n, \"\")))\n");
 }

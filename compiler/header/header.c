@@ -4,18 +4,18 @@
  * The header keeps the shape of dtrace's own, because build systems edit it
  * with sed and sources use its names: an include guard from the output file
  * name, an `extern "C"` guard, and per provider, for each probe in source
- * order, a one-line `#define` head and its body on the next line,
+ * order, a one-line `#define` (its head and body on one line, the
+ * header's bytes: build systems' seds edit within a line),
  *
- *	#define PROV_PROBE(arg0, arg1) \
- *		_USDT_C(prov___probe, __dtrace_prov___probe(arg0, arg1))
- *	#define PROV_PROBE_ENABLED() \
- *		_USDT_ON(prov___probe, prov_probe_semaphore)
+ *	#define PROV_PROBE(a0, a1) _USDT_C(prov___probe, __dtrace_prov___probe(a0, a1))
+ *	#define PROV_PROBE_ENABLED() _USDT_ON(prov, probe)
  *
  * each body one call of a generic form the header defines once
  * (forms_dtrace.c, forms_x86_64.c, ...), with a do-nothing definition for
  * compilers that are not GNU C (put_disabled_forms), so a probe is two
  * lines, not four.  Then, for GNU C, each probe's names for the generic
- * unit macros, its semaphore and, where a macro calls it, the prototype in
+ * unit macros, the provider's semaphores in one declaration and, where a
+ * macro calls it, the prototype in
  * the native types as written (`extern void __dtrace_prov___probe(int,
  * uintptr_t);`).  This file writes that layout and each probe's own lines;
  * what an argument travels as is args.c's, and the generic macros are
@@ -209,7 +209,8 @@ put_disabled_forms(strbuf_t *out, const target_t *t)
 	if (t->stapsdt) {
 		sb_puts(out, "#define _USDT_S(T, k, v, r, o) ((void)0)\n");
 		sb_puts(out, "#define _USDT_L(T, k, v, o, c) ((void)0)\n");
-		sb_puts(out, "#define _USDT_ON(T, s) (0L)\n");
+		sb_puts(out, "#define _USDT_ON(p, n) (0L)\n");
+		sb_puts(out, "#define _USDT_ON_(T, s) (0L)\n");
 	}
 	sb_puts(out, "#endif\n\n");
 }
@@ -248,6 +249,13 @@ put_unit_macros(strbuf_t *out, const target_t *t)
 		sb_puts(out, "#else\n");
 		forms_sdt(out);
 		sb_puts(out, "#endif\n");
+		/*
+		 * _ENABLED() of probe n of provider p (put_enabled_macro): its
+		 * semaphore, tag and names pasted and spelled of the two, so
+		 * that no _USDT_P_<tag> is expanded (_USDT_ONN, forms_*.c).
+		 */
+		sb_puts(out, "#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##"
+		    MDL_PROBE_SEP "##n, #p, #n)\n");
 		args_put_linux_macros(out);
 	} else {
 		forms_dtrace(out, t);
@@ -266,7 +274,8 @@ put_unit_macros(strbuf_t *out, const target_t *t)
  */
 static void
 put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
+    const note_table_t *nt, const mdl_provider_t *prov, const mdl_probe_t *pr,
+    const probe_names_t *n)
 {
 	size_t plen = strlen(MDL_PROBE_PREFIX), pl = strlen(prov->name), sl = strlen(MDL_PROBE_SEP);
 	strbuf_t args;
@@ -288,17 +297,17 @@ put_probe_tuple(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 	asm_put_c_string(out, pr->name, false);
 	sb_puts(out, ", ");
 	if (t->stapsdt) {
-		/* Linux: x86_64's and aarch64's, of which _USDT_NA takes one. */
+		/* Linux: x86_64's and aarch64's, of which the header takes one. */
+		strbuf_t a64;
+
+		sb_init(&a64);
 		arch_x86_64.note_args(m, pr, &args);
-		sb_puts(out, "_USDT_NA(");
-		asm_put_c_string(out, args.data != NULL ? args.data : "", true);
-		sb_puts(out, ", ");
-		args.len = 0;
-		if (args.data != NULL)
-			args.data[0] = '\0';
-		arch_aarch64.note_args(m, pr, &args);
-		asm_put_c_string(out, args.data != NULL ? args.data : "", true);
-		sb_putc(out, ')');
+		arch_aarch64.note_args(m, pr, &a64);
+		if (a64.failed)
+			args.failed = true;
+		args_put_note_args(out, nt, pr->nargc, args.data != NULL ? args.data : "",
+		    a64.data != NULL ? a64.data : "");
+		sb_free(&a64);
 	} else {
 		asm_put_c_string(out, args.data != NULL ? args.data : "", true);
 	}
@@ -324,11 +333,11 @@ enabled_returns_int(const target_t *t)
 }
 
 void
-header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr)
+header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr, const char *prefix)
 {
 	sb_putc(out, '(');
 	for (size_t i = 0; i < pr->nargc; i++)
-		sb_printf(out, "%sarg%zu", i > 0 ? ", " : "", i);
+		sb_printf(out, "%s%s%zu", i > 0 ? ", " : "", prefix, i);
 	sb_putc(out, ')');
 }
 
@@ -353,7 +362,7 @@ put_temporaries_line(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 {
 	bool reads = false;
 
-	sb_printf(out, " \\\n\t_USDT_L(%s, %zu,", probe_tag(n), pr->nargc);
+	sb_printf(out, " _USDT_L(%s, %zu,", probe_tag(n), pr->nargc);
 	args_put_temporaries(out, m, t, pr);
 	sb_puts(out, pr->nargc == 0 ? " _USDT_0," : ",");
 	for (size_t i = 0; i < pr->nargc; i++)
@@ -372,34 +381,52 @@ put_temporaries_line(strbuf_t *out, const mdl_model_t *m, const target_t *t,
  */
 static void
 put_probe_macro(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const probe_names_t *n)
+    const note_table_t *nt, const mdl_probe_t *pr, const probe_names_t *n)
 {
 	sb_printf(out, "#define %s", n->macro);
-	header_put_macro_params(out, pr);
+	header_put_macro_params(out, pr, ARG_PREFIX);
 	if (forms_x86_64_is_site(m, t, pr)) {
-		forms_x86_64_site(out, m, t, pr, probe_tag(n));
+		forms_x86_64_site(out, m, t, pr, probe_tag(n), nt != NULL);
 	} else if (t->stapsdt && forms_sdt_fits(m, pr)) {
 		put_temporaries_line(out, m, t, pr, n);
 	} else {
 		/* The call, beside the asm that gives this file the probe's unit. */
-		sb_printf(out, " \\\n\t_USDT_C(%s, %s", probe_tag(n), n->c_func);
+		sb_printf(out, " _USDT_C(%s, %s", probe_tag(n), n->c_func);
 		args_put_call(out, m, t, pr);
 		sb_puts(out, ")\n");
 	}
 }
 
+/*
+ * Whether the probe's tag and semaphore are what _USDT_ON(p, n) pastes of
+ * the provider's and the probe's names (put_unit_macros), each then
+ * written once: every name that is a C identifier.
+ */
+static bool
+pastes_names(const mdl_provider_t *prov, const mdl_probe_t *pr, const probe_names_t *n)
+{
+	const char *tag = probe_tag(n);
+	size_t pl = strlen(prov->name), sl = strlen(MDL_PROBE_SEP);
+
+	/* n->semaphore is prov _ probe _semaphore (mdl_semaphore_name) */
+	return strcmp(n->semaphore, n->c_semaphore) == 0 &&
+	    strncmp(tag, prov->name, pl) == 0 && strncmp(tag + pl, MDL_PROBE_SEP, sl) == 0 &&
+	    strcmp(tag + pl + sl, pr->name) == 0;
+}
+
 /* PROV_PROBE_ENABLED(), as PROV_PROBE(...) one call of a generic macro. */
 static void
-put_enabled_macro(strbuf_t *out, const target_t *t, const probe_names_t *n)
+put_enabled_macro(strbuf_t *out, const target_t *t, const mdl_provider_t *prov,
+    const mdl_probe_t *pr, const probe_names_t *n)
 {
-	sb_printf(out, "#define %s_ENABLED() \\\n", n->macro);
+	sb_printf(out, "#define %s_ENABLED() ", n->macro);
 	if (enabled_returns_int(t)) {
-		sb_printf(out, "\t_USDT_E((_USDT_CALL(_USDT_P_%s), %s()))\n", probe_tag(n),
+		sb_printf(out, "_USDT_E((_USDT_CALL(_USDT_P_%s), %s()))\n", probe_tag(n),
 		    n->c_enabled);
 		return;
 	}
 	if (!t->stapsdt) {
-		sb_printf(out, "\t_USDT_E(__extension__ ({ uint32_t __usdt_e = 0; "
+		sb_printf(out, "_USDT_E(__extension__ ({ uint32_t __usdt_e = 0; "
 		    "_USDT_CALL(_USDT_P_%s); %s(&__usdt_e); __usdt_e != 0; }))\n", probe_tag(n),
 		    n->c_enabled);
 		return;
@@ -410,7 +437,7 @@ put_enabled_macro(strbuf_t *out, const target_t *t, const probe_names_t *n)
 	 * slow path (_USDT_ENABLED, which also gives this file the unit) reads
 	 * it again, through the asm statement's memory operand on x86_64 and a
 	 * volatile lvalue on aarch64, so that the compiler cannot keep the
-	 * first read in a register for it (_USDT_ON: forms_x86_64.c,
+	 * first read in a register for it (_USDT_ON_: forms_x86_64.c,
 	 * forms_aarch64.c); the generic arch has the fast path alone.
 	 * aarch64's names the is-enabled function by the tag, which its C name
 	 * always is.
@@ -418,7 +445,10 @@ put_enabled_macro(strbuf_t *out, const target_t *t, const probe_names_t *n)
 	if (strncmp(n->c_enabled, MDL_ENABLED_PREFIX, strlen(MDL_ENABLED_PREFIX)) != 0 ||
 	    strcmp(n->c_enabled + strlen(MDL_ENABLED_PREFIX), probe_tag(n)) != 0)
 		out->failed = true;
-	sb_printf(out, "\t_USDT_ON(%s, %s)\n", probe_tag(n), n->c_semaphore);
+	if (pastes_names(prov, pr, n))
+		sb_printf(out, "_USDT_ON(%s, %s)\n", prov->name, pr->name);
+	else
+		sb_printf(out, "_USDT_ON_(%s, %s)\n", probe_tag(n), n->c_semaphore);
 }
 
 /* ` __asm__("symbol")` when the C name is not the symbol's name. */
@@ -490,28 +520,21 @@ put_enabled_decl(strbuf_t *out, const target_t *t, const probe_names_t *n)
 }
 
 /*
- * The rest of a probe's declarations, and its prototype and is-enabled
- * function's when prototype.
+ * The semaphores of a provider's probes, in one declaration, its keywords
+ * once (the header's bytes).  Not volatile, as SystemTap's header declares
+ * them: gcc then tests one in memory (cmpw $0,sem; jne), where a volatile
+ * one is loaded, then tested.  As with <sys/sdt.h>, a loop that calls
+ * nothing may read it once.
  */
 static void
-put_probe_decls(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const probe_names_t *n, bool prototype)
+put_semaphores(strbuf_t *out, const mdl_provider_t *prov, const probe_names_t *names)
 {
-	if (prototype) {
-		put_probe_prototype(out, m, t, pr, n);
-		put_enabled_decl(out, t, n);
+	sb_puts(out, "extern unsigned short");
+	for (size_t i = 0; i < prov->nprobes; i++) {
+		sb_printf(out, "%s%s", i == 0 ? " " : ",\n", names[i].c_semaphore);
+		put_asm_label(out, names[i].c_semaphore, names[i].semaphore);
 	}
-	if (t->stapsdt) {
-		/*
-		 * Not volatile, as SystemTap's header declares it: gcc then tests
-		 * it in memory (cmpw $0,sem; jne), where a volatile one is loaded,
-		 * then tested.  As with <sys/sdt.h>, a loop that calls nothing
-		 * may read it once.
-		 */
-		sb_printf(out, "extern unsigned short %s", n->c_semaphore);
-		put_asm_label(out, n->c_semaphore, n->semaphore);
-		sb_puts(out, ";\n");
-	}
+	sb_puts(out, ";\n");
 }
 
 /*
@@ -582,7 +605,7 @@ cmp_tag(const void *a, const void *b)
  */
 static void
 put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_provider_t *prov, const probe_names_t *names)
+    const note_table_t *nt, const mdl_provider_t *prov, const probe_names_t *names)
 {
 	bool calls_block = false;
 
@@ -592,8 +615,8 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		return;
 	}
 	for (size_t i = 0; i < prov->nprobes; i++) {
-		put_probe_macro(out, m, t, prov->probes[i], &names[i]);
-		put_enabled_macro(out, t, &names[i]);
+		put_probe_macro(out, m, t, nt, prov->probes[i], &names[i]);
+		put_enabled_macro(out, t, prov, prov->probes[i], &names[i]);
 	}
 	sb_puts(out, "\n#if _DTRACE_VERSION && defined(__GNUC__)\n");
 	sb_puts(out, "#pragma GCC visibility push(hidden)\n");
@@ -604,11 +627,15 @@ put_provider(strbuf_t *out, const mdl_model_t *m, const target_t *t,
 		calls_block |= site;
 		if (!site)
 			sb_printf(out, "#ifndef _USDT_P_%s\n", probe_tag(&names[i]));
-		put_probe_tuple(out, m, t, prov, pr, &names[i]);
-		put_probe_decls(out, m, t, pr, &names[i], !site);
-		if (!site)
+		put_probe_tuple(out, m, t, nt, prov, pr, &names[i]);
+		if (!site) {
+			put_probe_prototype(out, m, t, pr, &names[i]);
+			put_enabled_decl(out, t, &names[i]);
 			sb_puts(out, "#endif\n");
+		}
 	}
+	if (t->stapsdt)
+		put_semaphores(out, prov, names);
 	if (calls_block) {
 		sb_puts(out, "#if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)\n");
 		for (size_t i = 0; i < prov->nprobes; i++)
@@ -759,15 +786,11 @@ header_put_epilogue(strbuf_t *out, const char *guard_file)
 	sb_puts(out, " */\n");
 }
 
-void
-header_write(const mdl_model_t *m, const target_t *t,
-    const char *guard_file, strbuf_t *out)
+/* Every provider's text, compact (nt: _USDT_N, runs) or not (NULL). */
+static void
+put_providers(strbuf_t *out, const mdl_model_t *m, const target_t *t, const note_table_t *nt)
 {
-	put_prologue(out, guard_file);
-	put_tag_declarations(out, m);
-	if (mdl_has_probes(m))
-		put_unit_macros(out, t);
-	for (size_t i = 0; i < m->nproviders; i++) {
+	for (size_t i = 0; i < m->nproviders && !out->failed; i++) {
 		const mdl_provider_t *prov = m->providers[i];
 		probe_names_t *names = provider_names(prov);
 
@@ -775,9 +798,120 @@ header_write(const mdl_model_t *m, const target_t *t,
 			out->failed = true;
 			return;
 		}
-		put_provider(out, m, t, prov, names);
+		put_provider(out, m, t, nt, prov, names);
 		provider_names_free(names, prov->nprobes);
 	}
-	header_put_epilogue(out, guard_file);
 }
 
+/*
+ * The macros the compact forms need, once per translation unit: each
+ * architecture's pieces of note arguments, the lists that paste them, the
+ * runs of register variables and operands (args.c, forms_x86_64.c).
+ */
+static void
+put_compact_macros(strbuf_t *out, const note_table_t *nt)
+{
+	sb_puts(out, "#ifndef _USDT_COMPACT_\n#define _USDT_COMPACT_ 1\n");
+	sb_puts(out, "#if defined(__x86_64__) && defined(__LP64__)\n");
+	args_put_note_pieces(out, nt, 0);
+	sb_puts(out, "#elif defined(__aarch64__) && defined(__LP64__)\n");
+	args_put_note_pieces(out, nt, 1);
+	sb_puts(out, "#endif\n");
+	args_put_note_lists(out);
+	forms_x86_64_runs(out);
+	sb_puts(out, "#endif\n\n");
+}
+
+static int
+count_sink(void *ctx, const void *bytes, size_t n)
+{
+	(void)bytes;
+	*(size_t *)ctx += n;
+	return 0;
+}
+
+/* The bytes put_providers writes (nt), or compact's macros (nt, macros). */
+static size_t
+text_bytes(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool macros,
+    bool *failed)
+{
+	strbuf_t sb;
+	size_t n = 0;
+
+	sb_init(&sb);
+	sb_stream(&sb, count_sink, &n, 1 << 16);
+	if (macros)
+		put_compact_macros(&sb, nt);
+	else
+		put_providers(&sb, m, t, nt);
+	if (!sb_flush(&sb) || sb.failed)
+		*failed = true;
+	sb_free(&sb);
+	return n;
+}
+
+/*
+ * Past this many probes the header is not written three times over to be
+ * measured (that was 2.5x -h's instructions at 10,000 probes): the
+ * compact forms are taken when the probes hold COMPACT_MIN_ARGS arguments
+ * or more, as each argument coded saves about ten bytes (8@%%rdi and 8@x0
+ * against one code), so their ~9 KB of macros are paid for.  The worst
+ * case, arguments no code spells (structs, chars), costs that table once
+ * in a header of over 512 probes, 100 KB or more.
+ */
+#define COMPACT_MEASURED_PROBES	512
+#define COMPACT_MIN_ARGS	1024
+
+/*
+ * Whether the compact forms make the header smaller, their macros
+ * counted: a provider of a few probes is spelled out, as before, and
+ * reads no table; a large one (hotspot's, 1,000 generated) reads the
+ * table once and its probes' lines shorter.
+ */
+static bool
+compact_pays(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool *failed)
+{
+	size_t probes = 0, args = 0;
+
+	if (!t->stapsdt)
+		return false;
+	for (size_t i = 0; i < m->nproviders; i++) {
+		const mdl_provider_t *prov = m->providers[i];
+
+		probes += prov->nprobes;
+		for (size_t j = 0; j < prov->nprobes; j++)
+			args += prov->probes[j]->nargc;
+	}
+	if (probes > COMPACT_MEASURED_PROBES)
+		return args >= COMPACT_MIN_ARGS;
+	return text_bytes(m, t, nt, false, failed) + text_bytes(m, t, nt, true, failed) <
+	    text_bytes(m, t, NULL, false, failed);
+}
+
+void
+header_write(const mdl_model_t *m, const target_t *t,
+    const char *guard_file, strbuf_t *out)
+{
+	note_table_t *nt = calloc(1, sizeof(*nt));
+	bool failed = false;
+
+	if (nt == NULL) {
+		out->failed = true;
+		return;
+	}
+	args_note_table_init(nt);
+	put_prologue(out, guard_file);
+	put_tag_declarations(out, m);
+	if (mdl_has_probes(m))
+		put_unit_macros(out, t);
+	if (compact_pays(m, t, nt, &failed)) {
+		put_compact_macros(out, nt);
+		put_providers(out, m, t, nt);
+	} else {
+		put_providers(out, m, t, NULL);
+	}
+	if (failed)
+		out->failed = true;
+	free(nt);
+	header_put_epilogue(out, guard_file);
+}

@@ -27,6 +27,14 @@
 #include "target.h"
 
 /*
+ * A probe macro's parameter i, as printf reads it ("a0", ...): written two
+ * to four times a probe (the head, the temporaries, the call), so short,
+ * for the header's bytes; what the macros expand to does not name it.
+ */
+#define ARG_PREFIX	"a"
+#define ARG_NAME	ARG_PREFIX "%zu"
+
+/*
  * The generic macros are written with the asm writer below, from names
  * that hold a macro parameter: PARAM_MARK and the parameter's letter,
  * which the C text gets as `" p "`, so that "__dtrace_" PARAM "p" becomes
@@ -58,8 +66,11 @@ void header_put_guard_name(strbuf_t *out, const char *guard_file);
 /* The end of a header: the C++ block and the include guard closed. */
 void header_put_epilogue(strbuf_t *out, const char *guard_file);
 
-/* A probe macro's parameter list: "(arg0, arg1)" or "()". */
-void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr);
+/*
+ * A probe macro's parameter list: "(a0, a1)" or "()", each name prefix
+ * and its index (ARG_PREFIX; macOS's header keeps Apple's "arg").
+ */
+void header_put_macro_params(strbuf_t *out, const mdl_probe_t *pr, const char *prefix);
 
 /* ---- args.c: what each argument travels as ------------------------------- */
 
@@ -90,6 +101,35 @@ void args_put_linux_macros(strbuf_t *out);
 
 /* Every target: an argument converted to its parameter's type, C and C++. */
 void args_put_conv_macros(strbuf_t *out);
+
+/*
+ * A probe's note arguments on x86_64 and aarch64, compact where each
+ * argument is one of NOTE_CODES sizes and signednesses at a place its
+ * position gives (args.c): the pieces of both architectures, per position
+ * and code ("" where none).
+ */
+#define NOTE_POS_MAX	12
+#define NOTE_CODES	8
+#define NOTE_PIECE_MAX	24
+typedef struct note_table {
+	char piece[2][NOTE_POS_MAX][NOTE_CODES][NOTE_PIECE_MAX];	/* x86_64, aarch64 */
+} note_table_t;
+
+void args_note_table_init(note_table_t *nt);
+
+/* `#define _USDT_Z<pos>_<code> "piece"` of architecture a (0 x86_64, 1 aarch64). */
+void args_put_note_pieces(strbuf_t *out, const note_table_t *nt, size_t a);
+
+/* `#define _USDT_N<k>(c0, ...)`, the pieces of k codes in a string. */
+void args_put_note_lists(strbuf_t *out);
+
+/*
+ * The note arguments of a probe of n arguments described x on x86_64 and
+ * a on aarch64: `_USDT_N<n>(codes)`, or `_USDT_NA("x", "a")` (always,
+ * when nt is NULL: the header has no pieces).
+ */
+void args_put_note_args(strbuf_t *out, const note_table_t *nt, size_t n, const char *x,
+    const char *a);
 
 /* ---- asm_text.c: assembler lines as C string literals -------------------- */
 
@@ -171,15 +211,21 @@ void forms_dtrace(strbuf_t *out, const target_t *t);
 bool forms_x86_64_is_site(const mdl_model_t *m, const target_t *t,
     const mdl_probe_t *pr);
 
-/* x86_64: the inline site's line of the probe tagged tag. */
+/*
+ * x86_64: the inline site's line of the probe tagged tag; runs: consecutive
+ * register variables and operands as one macro each (forms_x86_64_runs).
+ */
 void forms_x86_64_site(strbuf_t *out, const mdl_model_t *m, const target_t *t,
-    const mdl_probe_t *pr, const char *tag);
+    const mdl_probe_t *pr, const char *tag, bool runs);
 
 /* x86_64: the site's and _ENABLED()'s macros, written with w. */
 void forms_x86_64_macros(strbuf_t *out, asm_writer_t *w);
 
 /* x86_64: _USDT_S and _USDT_ON, and the asm operands they take. */
 void forms_x86_64_forms(strbuf_t *out);
+
+/* The macros of runs of register variables and operands, every architecture's. */
+void forms_x86_64_runs(strbuf_t *out);
 
 /* aarch64: _ENABLED()'s slow path in C. */
 void forms_aarch64_macros(strbuf_t *out);

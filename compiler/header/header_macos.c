@@ -146,11 +146,11 @@ put_probe_macros(strbuf_t *out, const char *macro, const char *prov_macro,
     const mdl_probe_t *pr, const char *func, const char *enabled)
 {
 	sb_printf(out, "#define\t%s", macro);
-	header_put_macro_params(out, pr);
+	header_put_macro_params(out, pr, "arg");
 	sb_puts(out, " \\\ndo { \\\n");
 	sb_printf(out, "\t__asm__ volatile(\".reference \" %s_TYPEDEFS); \\\n", prov_macro);
 	sb_printf(out, "\t%s", func);
-	header_put_macro_params(out, pr);
+	header_put_macro_params(out, pr, "arg");
 	sb_puts(out, "; \\\n");
 	sb_printf(out, "\t__asm__ volatile(\".reference \" %s_STABILITY); \\\n", prov_macro);
 	sb_puts(out, "} while (0)\n");
@@ -176,7 +176,7 @@ static void
 put_disabled_macros(strbuf_t *out, const char *macro, const mdl_probe_t *pr)
 {
 	sb_printf(out, "#define\t%s", macro);
-	header_put_macro_params(out, pr);
+	header_put_macro_params(out, pr, "arg");
 	sb_puts(out, " \\\ndo { \\\n\t} while (0)\n");
 	sb_printf(out, "#define\t%s_ENABLED() (0)\n", macro);
 }

@@ -195,7 +195,8 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -279,7 +280,9 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_NA(x, a) a
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -415,8 +418,10 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
-#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -452,14 +457,13 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
 #define _USDT_L(T, k, v, o, c) ((void)0)
-#define _USDT_ON(T, s) (0L)
+#define _USDT_ON(p, n) (0L)
+#define _USDT_ON_(T, s) (0L)
 #endif
 
 /* provider clauses */
-#define CLAUSES_TICK(arg0) \
-	_USDT_S(clauses___tick, 1, _USDT_VX(int, 0, arg0), _USDT_R0, _USDT_O0)
-#define CLAUSES_TICK_ENABLED() \
-	_USDT_ON(clauses___tick, clauses_tick_semaphore)
+#define CLAUSES_TICK(a0) _USDT_S(clauses___tick, 1, _USDT_VX(int, 0, a0), _USDT_R0, _USDT_O0)
+#define CLAUSES_TICK_ENABLED() _USDT_ON(clauses, tick)
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)

@@ -66,18 +66,12 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #endif
 
 /* provider defs */
-#define DEFS_FREEBSD_NAMES() \
-	_USDT_C(defs___freebsd__names, __dtrace_defs___freebsd__names())
-#define DEFS_FREEBSD_NAMES_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_defs___freebsd__names), __dtraceenabled_defs___freebsd__names()))
-#define DEFS_SUNW_D() \
-	_USDT_C(defs___sunw__d, __dtrace_defs___sunw__d())
-#define DEFS_SUNW_D_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_defs___sunw__d), __dtraceenabled_defs___sunw__d()))
-#define DEFS_NO_GNUC() \
-	_USDT_C(defs___no__gnuc, __dtrace_defs___no__gnuc())
-#define DEFS_NO_GNUC_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_defs___no__gnuc), __dtraceenabled_defs___no__gnuc()))
+#define DEFS_FREEBSD_NAMES() _USDT_C(defs___freebsd__names, __dtrace_defs___freebsd__names())
+#define DEFS_FREEBSD_NAMES_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_defs___freebsd__names), __dtraceenabled_defs___freebsd__names()))
+#define DEFS_SUNW_D() _USDT_C(defs___sunw__d, __dtrace_defs___sunw__d())
+#define DEFS_SUNW_D_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_defs___sunw__d), __dtraceenabled_defs___sunw__d()))
+#define DEFS_NO_GNUC() _USDT_C(defs___no__gnuc, __dtrace_defs___no__gnuc())
+#define DEFS_NO_GNUC_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_defs___no__gnuc), __dtraceenabled_defs___no__gnuc()))
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)

@@ -198,7 +198,8 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -282,7 +283,9 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_NA(x, a) a
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -418,8 +421,10 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
-#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -455,49 +460,38 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
 #define _USDT_L(T, k, v, o, c) ((void)0)
-#define _USDT_ON(T, s) (0L)
+#define _USDT_ON(p, n) (0L)
+#define _USDT_ON_(T, s) (0L)
 #endif
 
 /* provider ptrs */
-#define PTRS_STRINGS(arg0, arg1, arg2) \
-	_USDT_S(ptrs___strings, 3, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
-#define PTRS_STRINGS_ENABLED() \
-	_USDT_ON(ptrs___strings, ptrs_strings_semaphore)
-#define PTRS_STARS(arg0, arg1, arg2) \
-	_USDT_S(ptrs___stars, 3, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
-#define PTRS_STARS_ENABLED() \
-	_USDT_ON(ptrs___stars, ptrs_stars_semaphore)
-#define PTRS_SPACING(arg0, arg1, arg2, arg3) \
-	_USDT_S(ptrs___spacing, 4, _USDT_VP(0, arg0) _USDT_VP(1, arg1) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2) _USDT_M(c, 3))
-#define PTRS_SPACING_ENABLED() \
-	_USDT_ON(ptrs___spacing, ptrs_spacing_semaphore)
-#define PTRS_NAMED(arg0, arg1, arg2, arg3) \
-	_USDT_S(ptrs___named, 4, _USDT_VP(0, arg0) _USDT_V(p_t, 1, _USDT_XP(p_t, arg1)) _USDT_VX(MYTYPE, 2, arg2) _USDT_VP(3, arg3), _USDT_R2, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O2 _USDT_M(c, 3))
-#define PTRS_NAMED_ENABLED() \
-	_USDT_ON(ptrs___named, ptrs_named_semaphore)
-#define PTRS_TAGGED(arg0, arg1) \
-	_USDT_S(ptrs___tagged, 2, _USDT_VP(0, arg0) _USDT_VP(1, arg1), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1))
-#define PTRS_TAGGED_ENABLED() \
-	_USDT_ON(ptrs___tagged, ptrs_tagged_semaphore)
-#define PTRS_MIXED(arg0, arg1, arg2) \
-	_USDT_S(ptrs___mixed, 3, _USDT_VX(int, 0, arg0) _USDT_VP(1, arg1) _USDT_VX(long, 2, arg2), _USDT_R0 _USDT_R2, _USDT_O0 _USDT_M(S, 1) _USDT_O2)
-#define PTRS_MIXED_ENABLED() \
-	_USDT_ON(ptrs___mixed, ptrs_mixed_semaphore)
+#define PTRS_STRINGS(a0, a1, a2) _USDT_S(ptrs___strings, 3, _USDT_VP(0, a0) _USDT_VP(1, a1) _USDT_VP(2, a2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
+#define PTRS_STRINGS_ENABLED() _USDT_ON(ptrs, strings)
+#define PTRS_STARS(a0, a1, a2) _USDT_S(ptrs___stars, 3, _USDT_VP(0, a0) _USDT_VP(1, a1) _USDT_VP(2, a2), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2))
+#define PTRS_STARS_ENABLED() _USDT_ON(ptrs, stars)
+#define PTRS_SPACING(a0, a1, a2, a3) _USDT_S(ptrs___spacing, 4, _USDT_VP(0, a0) _USDT_VP(1, a1) _USDT_VP(2, a2) _USDT_VP(3, a3), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_M(d, 2) _USDT_M(c, 3))
+#define PTRS_SPACING_ENABLED() _USDT_ON(ptrs, spacing)
+#define PTRS_NAMED(a0, a1, a2, a3) _USDT_S(ptrs___named, 4, _USDT_VP(0, a0) _USDT_V(p_t, 1, _USDT_XP(p_t, a1)) _USDT_VX(MYTYPE, 2, a2) _USDT_VP(3, a3), _USDT_R2, _USDT_M(D, 0) _USDT_M(S, 1) _USDT_O2 _USDT_M(c, 3))
+#define PTRS_NAMED_ENABLED() _USDT_ON(ptrs, named)
+#define PTRS_TAGGED(a0, a1) _USDT_S(ptrs___tagged, 2, _USDT_VP(0, a0) _USDT_VP(1, a1), _USDT_0, _USDT_M(D, 0) _USDT_M(S, 1))
+#define PTRS_TAGGED_ENABLED() _USDT_ON(ptrs, tagged)
+#define PTRS_MIXED(a0, a1, a2) _USDT_S(ptrs___mixed, 3, _USDT_VX(int, 0, a0) _USDT_VP(1, a1) _USDT_VX(long, 2, a2), _USDT_R0 _USDT_R2, _USDT_O0 _USDT_M(S, 1) _USDT_O2)
+#define PTRS_MIXED_ENABLED() _USDT_ON(ptrs, mixed)
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #define _USDT_P_ptrs___strings "ptrs", "strings", _USDT_NA("8@%%rdi 8@%%rsi 8@%%rdx", "8@x0 8@x1 8@x2")
-extern unsigned short ptrs_strings_semaphore;
 #define _USDT_P_ptrs___stars "ptrs", "stars", _USDT_NA("8@%%rdi 8@%%rsi 8@%%rdx", "8@x0 8@x1 8@x2")
-extern unsigned short ptrs_stars_semaphore;
 #define _USDT_P_ptrs___spacing "ptrs", "spacing", _USDT_NA("8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx", "8@x0 8@x1 8@x2 8@x3")
-extern unsigned short ptrs_spacing_semaphore;
 #define _USDT_P_ptrs___named "ptrs", "named", _USDT_NA("8@%%rdi 8@%%rsi 8@%%rdx 8@%%rcx", "8@x0 8@x1 8@x2 8@x3")
-extern unsigned short ptrs_named_semaphore;
 #define _USDT_P_ptrs___tagged "ptrs", "tagged", _USDT_NA("8@%%rdi 8@%%rsi", "8@x0 8@x1")
-extern unsigned short ptrs_tagged_semaphore;
 #define _USDT_P_ptrs___mixed "ptrs", "mixed", _USDT_NA("-4@%%edi 8@%%rsi -8@%%rdx", "-4@x0 8@x1 -8@x2")
-extern unsigned short ptrs_mixed_semaphore;
+extern unsigned short ptrs_strings_semaphore,
+ptrs_stars_semaphore,
+ptrs_spacing_semaphore,
+ptrs_named_semaphore,
+ptrs_tagged_semaphore,
+ptrs_mixed_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
 _USDT_PF(ptrs___strings, (uintptr_t, uintptr_t, uintptr_t))
 _USDT_PF(ptrs___stars, (uintptr_t, uintptr_t, uintptr_t))

@@ -195,7 +195,8 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -279,7 +280,9 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_NA(x, a) a
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -415,8 +418,10 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
-#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -452,55 +457,42 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
 #define _USDT_L(T, k, v, o, c) ((void)0)
-#define _USDT_ON(T, s) (0L)
+#define _USDT_ON(p, n) (0L)
+#define _USDT_ON_(T, s) (0L)
 #endif
 
 /* provider names */
-#define NAMES_REQUEST_START() \
-	_USDT_S(names___request__start, 0, _USDT_0, _USDT_0, _USDT_0)
-#define NAMES_REQUEST_START_ENABLED() \
-	_USDT_ON(names___request__start, names_request__start_semaphore)
-#define NAMES_PLAIN_NAME() \
-	_USDT_S(names___plain_name, 0, _USDT_0, _USDT_0, _USDT_0)
-#define NAMES_PLAIN_NAME_ENABLED() \
-	_USDT_ON(names___plain_name, names_plain_name_semaphore)
-#define NAMES_NEW(arg0) \
-	_USDT_S(names___new, 1, _USDT_VX(int, 0, arg0), _USDT_R0, _USDT_O0)
-#define NAMES_NEW_ENABLED() \
-	_USDT_ON(names___new, names_new_semaphore)
-#define NAMES_FREE(arg0) \
-	_USDT_S(names___free, 1, _USDT_VP(0, arg0), _USDT_0, _USDT_M(D, 0))
-#define NAMES_FREE_ENABLED() \
-	_USDT_ON(names___free, names_free_semaphore)
-#define NAMES_DELETE(arg0) \
-	_USDT_S(names___delete, 1, _USDT_VP(0, arg0), _USDT_0, _USDT_M(D, 0))
-#define NAMES_DELETE_ENABLED() \
-	_USDT_ON(names___delete, names_delete_semaphore)
-#define NAMES_A_B_C_D(arg0) \
-	_USDT_S(names___a__b__c__d, 1, _USDT_VX(int, 0, arg0), _USDT_R0, _USDT_O0)
-#define NAMES_A_B_C_D_ENABLED() \
-	_USDT_ON(names___a__b__c__d, names_a__b__c__d_semaphore)
-#define NAMES_UPPER_LOWER(arg0) \
-	_USDT_S(names___UPPER__lower, 1, _USDT_VX(int, 0, arg0), _USDT_R0, _USDT_O0)
-#define NAMES_UPPER_LOWER_ENABLED() \
-	_USDT_ON(names___UPPER__lower, names_UPPER__lower_semaphore)
+#define NAMES_REQUEST_START() _USDT_S(names___request__start, 0, _USDT_0, _USDT_0, _USDT_0)
+#define NAMES_REQUEST_START_ENABLED() _USDT_ON(names, request__start)
+#define NAMES_PLAIN_NAME() _USDT_S(names___plain_name, 0, _USDT_0, _USDT_0, _USDT_0)
+#define NAMES_PLAIN_NAME_ENABLED() _USDT_ON(names, plain_name)
+#define NAMES_NEW(a0) _USDT_S(names___new, 1, _USDT_VX(int, 0, a0), _USDT_R0, _USDT_O0)
+#define NAMES_NEW_ENABLED() _USDT_ON(names, new)
+#define NAMES_FREE(a0) _USDT_S(names___free, 1, _USDT_VP(0, a0), _USDT_0, _USDT_M(D, 0))
+#define NAMES_FREE_ENABLED() _USDT_ON(names, free)
+#define NAMES_DELETE(a0) _USDT_S(names___delete, 1, _USDT_VP(0, a0), _USDT_0, _USDT_M(D, 0))
+#define NAMES_DELETE_ENABLED() _USDT_ON(names, delete)
+#define NAMES_A_B_C_D(a0) _USDT_S(names___a__b__c__d, 1, _USDT_VX(int, 0, a0), _USDT_R0, _USDT_O0)
+#define NAMES_A_B_C_D_ENABLED() _USDT_ON(names, a__b__c__d)
+#define NAMES_UPPER_LOWER(a0) _USDT_S(names___UPPER__lower, 1, _USDT_VX(int, 0, a0), _USDT_R0, _USDT_O0)
+#define NAMES_UPPER_LOWER_ENABLED() _USDT_ON(names, UPPER__lower)
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #define _USDT_P_names___request__start "names", "request__start", _USDT_NA("", "")
-extern unsigned short names_request__start_semaphore;
 #define _USDT_P_names___plain_name "names", "plain_name", _USDT_NA("", "")
-extern unsigned short names_plain_name_semaphore;
 #define _USDT_P_names___new "names", "new", _USDT_NA("-4@%%edi", "-4@x0")
-extern unsigned short names_new_semaphore;
 #define _USDT_P_names___free "names", "free", _USDT_NA("8@%%rdi", "8@x0")
-extern unsigned short names_free_semaphore;
 #define _USDT_P_names___delete "names", "delete", _USDT_NA("8@%%rdi", "8@x0")
-extern unsigned short names_delete_semaphore;
 #define _USDT_P_names___a__b__c__d "names", "a__b__c__d", _USDT_NA("-4@%%edi", "-4@x0")
-extern unsigned short names_a__b__c__d_semaphore;
 #define _USDT_P_names___UPPER__lower "names", "UPPER__lower", _USDT_NA("-4@%%edi", "-4@x0")
-extern unsigned short names_UPPER__lower_semaphore;
+extern unsigned short names_request__start_semaphore,
+names_plain_name_semaphore,
+names_new_semaphore,
+names_free_semaphore,
+names_delete_semaphore,
+names_a__b__c__d_semaphore,
+names_UPPER__lower_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
 _USDT_PF(names___request__start, (void))
 _USDT_PF(names___plain_name, (void))

@@ -198,7 +198,8 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -282,7 +283,9 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_NA(x, a) a
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -418,8 +421,10 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
-#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -455,31 +460,26 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
 #define _USDT_L(T, k, v, o, c) ((void)0)
-#define _USDT_ON(T, s) (0L)
+#define _USDT_ON(p, n) (0L)
+#define _USDT_ON_(T, s) (0L)
 #endif
 
 /* provider sys */
-#define SYS_IO(arg0, arg1, arg2, arg3, arg4) \
-	_USDT_S(sys___io, 5, _USDT_VX(pid_t, 0, arg0) _USDT_VX(ssize_t, 1, arg1) _USDT_VX(size_t, 2, arg2) _USDT_VX(off_t, 3, arg3) _USDT_VP(4, arg4), _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4, _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_READS(__usdt_v4))
-#define SYS_IO_ENABLED() \
-	_USDT_ON(sys___io, sys_io_semaphore)
-#define SYS_NET(arg0, arg1, arg2, arg3) \
-	_USDT_S(sys___net, 4, _USDT_VX(socklen_t, 0, arg0) _USDT_VX(sa_family_t, 1, arg1) _USDT_VP(2, arg2) _USDT_VP(3, arg3), _USDT_R0 _USDT_R1, _USDT_O0 _USDT_O1 _USDT_M(d, 2) _USDT_M(c, 3))
-#define SYS_NET_ENABLED() \
-	_USDT_ON(sys___net, sys_net_semaphore)
-#define SYS_WIDTHS(arg0, arg1, arg2, arg3, arg4, arg5) \
-	_USDT_S(sys___widths, 6, _USDT_VX(int8_t, 0, arg0) _USDT_VX(uint16_t, 1, arg1) _USDT_VX(int32_t, 2, arg2) _USDT_VX(uint64_t, 3, arg3) _USDT_VX(intptr_t, 4, arg4) _USDT_VX(uid_t, 5, arg5), _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4 _USDT_R5, _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_O5)
-#define SYS_WIDTHS_ENABLED() \
-	_USDT_ON(sys___widths, sys_widths_semaphore)
+#define SYS_IO(a0, a1, a2, a3, a4) _USDT_S(sys___io, 5, _USDT_VX(pid_t, 0, a0) _USDT_VX(ssize_t, 1, a1) _USDT_VX(size_t, 2, a2) _USDT_VX(off_t, 3, a3) _USDT_VP(4, a4), _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4, _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_READS(__usdt_v4))
+#define SYS_IO_ENABLED() _USDT_ON(sys, io)
+#define SYS_NET(a0, a1, a2, a3) _USDT_S(sys___net, 4, _USDT_VX(socklen_t, 0, a0) _USDT_VX(sa_family_t, 1, a1) _USDT_VP(2, a2) _USDT_VP(3, a3), _USDT_R0 _USDT_R1, _USDT_O0 _USDT_O1 _USDT_M(d, 2) _USDT_M(c, 3))
+#define SYS_NET_ENABLED() _USDT_ON(sys, net)
+#define SYS_WIDTHS(a0, a1, a2, a3, a4, a5) _USDT_S(sys___widths, 6, _USDT_VX(int8_t, 0, a0) _USDT_VX(uint16_t, 1, a1) _USDT_VX(int32_t, 2, a2) _USDT_VX(uint64_t, 3, a3) _USDT_VX(intptr_t, 4, a4) _USDT_VX(uid_t, 5, a5), _USDT_R0 _USDT_R1 _USDT_R2 _USDT_R3 _USDT_R4 _USDT_R5, _USDT_O0 _USDT_O1 _USDT_O2 _USDT_O3 _USDT_O4 _USDT_O5)
+#define SYS_WIDTHS_ENABLED() _USDT_ON(sys, widths)
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #define _USDT_P_sys___io "sys", "io", _USDT_NA("-4@%%edi -8@%%rsi 8@%%rdx -8@%%rcx 8@%%r8", "-4@x0 -8@x1 8@x2 -8@x3 8@x4")
-extern unsigned short sys_io_semaphore;
 #define _USDT_P_sys___net "sys", "net", _USDT_NA("4@%%edi 2@%%si 8@%%rdx 8@%%rcx", "4@x0 2@x1 8@x2 8@x3")
-extern unsigned short sys_net_semaphore;
 #define _USDT_P_sys___widths "sys", "widths", _USDT_NA("-1@%%dil 2@%%si -4@%%edx 8@%%rcx -8@%%r8 4@%%r9d", "-1@x0 2@x1 -4@x2 8@x3 -8@x4 4@x5")
-extern unsigned short sys_widths_semaphore;
+extern unsigned short sys_io_semaphore,
+sys_net_semaphore,
+sys_widths_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
 _USDT_PF(sys___io, (pid_t, ssize_t, size_t, off_t, uintptr_t))
 _USDT_PF(sys___net, (socklen_t, sa_family_t, uintptr_t, uintptr_t))

@@ -195,7 +195,8 @@ _USDT_ENABLED_SET : _USDT_ENABLED_OUT(__usdt_on) : "m"(s)); __usdt_on; })
 #else
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
 #endif
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, _USDT_P_##T)))
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED_(s, p, n, "")))
 #elif defined(__aarch64__) && defined(__LP64__)
 #define _USDT_NOTE_(c, p, n, a) \
 "\t.balign 4\n" \
@@ -279,7 +280,9 @@ _USDT_NOTE_("__dtrace_" p "___" n, p, n, a) \
 #define _USDT_NA(x, a) a
 #define _USDT_L(T, k, v, o, c) _USDT_C(T, c)
 #define _USDT_S(T, k, v, r, o) (__extension__ ({ v _USDT_CALL(_USDT_P_##T); __dtrace_##T(_USDT_A##k); }))
-#define _USDT_ON(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_ON_(T, s) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_P_##T)))
+#define _USDT_PN(p, n) p, n, ""
+#define _USDT_ONN(s, T, p, n) ((long)(__builtin_expect(s != 0, 0) && _USDT_ENABLED(s, __dtraceenabled_##T, _USDT_PN(p, n))))
 #else
 #if __SIZEOF_POINTER__ == 8
 #define _USDT_ADDR ".8byte"
@@ -415,8 +418,10 @@ template <typename _usdt_T> struct _usdt_sg<_usdt_T *> { enum { v = 0 }; };
 #define _USDT_L(T, k, v, o, c) (__extension__ ({ v _USDT_ASM(_USDT_GSITE(_USDT_P_##T, _USDT_GT##k) : : "i"(0) _USDT_GO##k o); }))
 #define _USDT_C(T, c) ((void)0)
 #define _USDT_E(x) (x)
-#define _USDT_ON(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ON_(T, s) ((long)__extension__ ({ _USDT_ASM(_USDT_GSEM(_USDT_P_##T) : :); __builtin_expect(s != 0, 0) != 0; }))
+#define _USDT_ONN(s, T, p, n) ((long)__extension__ ({ _USDT_ASM(_USDT_SEM_(p, n) : :); __builtin_expect(s != 0, 0) != 0; }))
 #endif
+#define _USDT_ON(p, n) _USDT_ONN(p##_##n##_semaphore, p##___##n, #p, #n)
 #define _USDT_0
 #define _USDT_V(T, i, x) T __usdt_v##i = (T)(x);
 #define _USDT_VP(i, x) uintptr_t __usdt_v##i = (uintptr_t)(x);
@@ -452,30 +457,21 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_E(x) (0)
 #define _USDT_S(T, k, v, r, o) ((void)0)
 #define _USDT_L(T, k, v, o, c) ((void)0)
-#define _USDT_ON(T, s) (0L)
+#define _USDT_ON(p, n) (0L)
+#define _USDT_ON_(T, s) (0L)
 #endif
 
 /* provider arm */
-#define ARM_INTS(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7) \
-	_USDT_L(arm___ints, 8, _USDT_VX(char, 0, arg0) _USDT_VX(signed char, 1, arg1) _USDT_VX(unsigned char, 2, arg2) _USDT_VX(short, 3, arg3) _USDT_VX(int, 4, arg4) _USDT_VX(long, 5, arg5) _USDT_VX(long long, 6, arg6) _USDT_VX(unsigned long, 7, arg7), _USDT_0, __dtrace_arm___ints(_USDT_X(char, arg0), _USDT_X(signed char, arg1), _USDT_X(unsigned char, arg2), _USDT_X(short, arg3), _USDT_X(int, arg4), _USDT_X(long, arg5), _USDT_X(long long, arg6), _USDT_X(unsigned long, arg7)))
-#define ARM_INTS_ENABLED() \
-	_USDT_ON(arm___ints, arm_ints_semaphore)
-#define ARM_STACK(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) \
-	_USDT_L(arm___stack, 11, _USDT_VX(int, 0, arg0) _USDT_VX(int, 1, arg1) _USDT_VX(int, 2, arg2) _USDT_VX(int, 3, arg3) _USDT_VX(int, 4, arg4) _USDT_VX(int, 5, arg5) _USDT_VX(int, 6, arg6) _USDT_VX(int, 7, arg7) _USDT_VX(int, 8, arg8) _USDT_VX(long, 9, arg9) _USDT_VP(10, arg10), _USDT_READS(__usdt_v10), __dtrace_arm___stack(_USDT_X(int, arg0), _USDT_X(int, arg1), _USDT_X(int, arg2), _USDT_X(int, arg3), _USDT_X(int, arg4), _USDT_X(int, arg5), _USDT_X(int, arg6), _USDT_X(int, arg7), _USDT_X(int, arg8), _USDT_X(long, arg9), (uintptr_t)(arg10)))
-#define ARM_STACK_ENABLED() \
-	_USDT_ON(arm___stack, arm_stack_semaphore)
-#define ARM_FLOATS(arg0, arg1, arg2) \
-	_USDT_S(arm___floats, 3, _USDT_V(_USDT_FT(float, uint32_t), 0, _USDT_FB(float, uint32_t, arg0)) _USDT_V(_USDT_FT(double, uint64_t), 1, _USDT_FB(double, uint64_t, arg1)) _USDT_VX(int, 2, arg2), _USDT_R0 _USDT_R1 _USDT_R2, _USDT_O0 _USDT_O1 _USDT_O2)
-#define ARM_FLOATS_ENABLED() \
-	_USDT_ON(arm___floats, arm_floats_semaphore)
-#define ARM_STRUCTS(arg0, arg1, arg2, arg3) \
-	_USDT_C(arm___structs, __dtrace_arm___structs(arg0, (uintptr_t)(arg1), (uintptr_t)(arg2), _USDT_X(int, arg3)))
-#define ARM_STRUCTS_ENABLED() \
-	_USDT_ON(arm___structs, arm_structs_semaphore)
-#define ARM_NONE() \
-	_USDT_S(arm___none, 0, _USDT_0, _USDT_0, _USDT_0)
-#define ARM_NONE_ENABLED() \
-	_USDT_ON(arm___none, arm_none_semaphore)
+#define ARM_INTS(a0, a1, a2, a3, a4, a5, a6, a7) _USDT_L(arm___ints, 8, _USDT_VX(char, 0, a0) _USDT_VX(signed char, 1, a1) _USDT_VX(unsigned char, 2, a2) _USDT_VX(short, 3, a3) _USDT_VX(int, 4, a4) _USDT_VX(long, 5, a5) _USDT_VX(long long, 6, a6) _USDT_VX(unsigned long, 7, a7), _USDT_0, __dtrace_arm___ints(_USDT_X(char, a0), _USDT_X(signed char, a1), _USDT_X(unsigned char, a2), _USDT_X(short, a3), _USDT_X(int, a4), _USDT_X(long, a5), _USDT_X(long long, a6), _USDT_X(unsigned long, a7)))
+#define ARM_INTS_ENABLED() _USDT_ON(arm, ints)
+#define ARM_STACK(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) _USDT_L(arm___stack, 11, _USDT_VX(int, 0, a0) _USDT_VX(int, 1, a1) _USDT_VX(int, 2, a2) _USDT_VX(int, 3, a3) _USDT_VX(int, 4, a4) _USDT_VX(int, 5, a5) _USDT_VX(int, 6, a6) _USDT_VX(int, 7, a7) _USDT_VX(int, 8, a8) _USDT_VX(long, 9, a9) _USDT_VP(10, a10), _USDT_READS(__usdt_v10), __dtrace_arm___stack(_USDT_X(int, a0), _USDT_X(int, a1), _USDT_X(int, a2), _USDT_X(int, a3), _USDT_X(int, a4), _USDT_X(int, a5), _USDT_X(int, a6), _USDT_X(int, a7), _USDT_X(int, a8), _USDT_X(long, a9), (uintptr_t)(a10)))
+#define ARM_STACK_ENABLED() _USDT_ON(arm, stack)
+#define ARM_FLOATS(a0, a1, a2) _USDT_S(arm___floats, 3, _USDT_V(_USDT_FT(float, uint32_t), 0, _USDT_FB(float, uint32_t, a0)) _USDT_V(_USDT_FT(double, uint64_t), 1, _USDT_FB(double, uint64_t, a1)) _USDT_VX(int, 2, a2), _USDT_R0 _USDT_R1 _USDT_R2, _USDT_O0 _USDT_O1 _USDT_O2)
+#define ARM_FLOATS_ENABLED() _USDT_ON(arm, floats)
+#define ARM_STRUCTS(a0, a1, a2, a3) _USDT_C(arm___structs, __dtrace_arm___structs(a0, (uintptr_t)(a1), (uintptr_t)(a2), _USDT_X(int, a3)))
+#define ARM_STRUCTS_ENABLED() _USDT_ON(arm, structs)
+#define ARM_NONE() _USDT_S(arm___none, 0, _USDT_0, _USDT_0, _USDT_0)
+#define ARM_NONE_ENABLED() _USDT_ON(arm, none)
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
@@ -483,24 +479,24 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #define _USDT_P_arm___ints "arm", "ints", _USDT_NA("-1@%%dil -1@%%sil 1@%%dl -2@%%cx -4@%%r8d -8@%%r9 -8@0(%%rsp) 8@8(%%rsp)", "1@x0 -1@x1 1@x2 -2@x3 -4@x4 -8@x5 -8@x6 8@x7")
 __extension__ extern void __dtrace_arm___ints(char, signed char, unsigned char, short, int, long, long long, unsigned long);
 extern void __dtraceenabled_arm___ints(uint32_t *);
-extern unsigned short arm_ints_semaphore;
 #endif
 #ifndef _USDT_P_arm___stack
 #define _USDT_P_arm___stack "arm", "stack", _USDT_NA("-4@%%edi -4@%%esi -4@%%edx -4@%%ecx -4@%%r8d -4@%%r9d -4@0(%%rsp) -4@8(%%rsp) -4@16(%%rsp) -8@24(%%rsp) 8@32(%%rsp)", "-4@x0 -4@x1 -4@x2 -4@x3 -4@x4 -4@x5 -4@x6 -4@x7 -4@[sp] -8@[sp, 8] 8@[sp, 16]")
 __extension__ extern void __dtrace_arm___stack(int, int, int, int, int, int, int, int, int, long, uintptr_t);
 extern void __dtraceenabled_arm___stack(uint32_t *);
-extern unsigned short arm_stack_semaphore;
 #endif
 #define _USDT_P_arm___floats "arm", "floats", _USDT_NA("4@%%edi 8@%%rsi -4@%%edx", "4@x0 8@x1 -4@x2")
-extern unsigned short arm_floats_semaphore;
 #ifndef _USDT_P_arm___structs
 #define _USDT_P_arm___structs "arm", "structs", _USDT_NA("4@%%edi 8@%%rsi 8@%%rdx -4@%%ecx", "4@x0 8@x1 8@x2 -4@x3")
 __extension__ extern void __dtrace_arm___structs(s4_t, uintptr_t, uintptr_t, int);
 extern void __dtraceenabled_arm___structs(uint32_t *);
-extern unsigned short arm_structs_semaphore;
 #endif
 #define _USDT_P_arm___none "arm", "none", _USDT_NA("", "")
-extern unsigned short arm_none_semaphore;
+extern unsigned short arm_ints_semaphore,
+arm_stack_semaphore,
+arm_floats_semaphore,
+arm_structs_semaphore,
+arm_none_semaphore;
 #if defined(_USDT_PROBE_CALLS) || !defined(__x86_64__)
 _USDT_PF(arm___floats, (_USDT_FT(float, uint32_t), _USDT_FT(double, uint64_t), int))
 _USDT_PF(arm___none, (void))

@@ -66,18 +66,12 @@ template <typename _usdt_T, typename _usdt_U> inline _usdt_T _usdt_cv(_usdt_U __
 #endif
 
 /* provider illumos */
-#define ILLUMOS_REQUEST_START(arg0, arg1, arg2) \
-	_USDT_C(illumos___request__start, __dtrace_illumos___request__start(_USDT_X(int, arg0), (uintptr_t)(arg1), _USDT_X(uint64_t, arg2)))
-#define ILLUMOS_REQUEST_START_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_illumos___request__start), __dtraceenabled_illumos___request__start()))
-#define ILLUMOS_REQUEST_DONE(arg0) \
-	_USDT_C(illumos___request__done, __dtrace_illumos___request__done(_USDT_X(int, arg0)))
-#define ILLUMOS_REQUEST_DONE_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_illumos___request__done), __dtraceenabled_illumos___request__done()))
-#define ILLUMOS_TICK() \
-	_USDT_C(illumos___tick, __dtrace_illumos___tick())
-#define ILLUMOS_TICK_ENABLED() \
-	_USDT_E((_USDT_CALL(_USDT_P_illumos___tick), __dtraceenabled_illumos___tick()))
+#define ILLUMOS_REQUEST_START(a0, a1, a2) _USDT_C(illumos___request__start, __dtrace_illumos___request__start(_USDT_X(int, a0), (uintptr_t)(a1), _USDT_X(uint64_t, a2)))
+#define ILLUMOS_REQUEST_START_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_illumos___request__start), __dtraceenabled_illumos___request__start()))
+#define ILLUMOS_REQUEST_DONE(a0) _USDT_C(illumos___request__done, __dtrace_illumos___request__done(_USDT_X(int, a0)))
+#define ILLUMOS_REQUEST_DONE_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_illumos___request__done), __dtraceenabled_illumos___request__done()))
+#define ILLUMOS_TICK() _USDT_C(illumos___tick, __dtrace_illumos___tick())
+#define ILLUMOS_TICK_ENABLED() _USDT_E((_USDT_CALL(_USDT_P_illumos___tick), __dtraceenabled_illumos___tick()))
 
 #if _DTRACE_VERSION && defined(__GNUC__)
 #pragma GCC visibility push(hidden)
