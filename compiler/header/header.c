@@ -822,96 +822,56 @@ put_compact_macros(strbuf_t *out, const note_table_t *nt)
 	sb_puts(out, "#endif\n\n");
 }
 
-static int
-count_sink(void *ctx, const void *bytes, size_t n)
-{
-	(void)bytes;
-	*(size_t *)ctx += n;
-	return 0;
-}
-
-/* The bytes put_providers writes (nt), or compact's macros (nt, macros). */
-static size_t
-text_bytes(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool macros,
-    bool *failed)
-{
-	strbuf_t sb;
-	size_t n = 0;
-
-	sb_init(&sb);
-	sb_stream(&sb, count_sink, &n, 1 << 16);
-	if (macros)
-		put_compact_macros(&sb, nt);
-	else
-		put_providers(&sb, m, t, nt);
-	if (!sb_flush(&sb) || sb.failed)
-		*failed = true;
-	sb_free(&sb);
-	return n;
-}
-
 /*
- * Past this many probes the header is not written three times over to be
- * measured (that was 2.5x -h's instructions at 10,000 probes): the
- * compact forms are taken when the probes hold COMPACT_MIN_ARGS arguments
- * or more, as each argument coded saves about ten bytes (8@%%rdi and 8@x0
- * against one code), so their ~9 KB of macros are paid for.  The worst
- * case, arguments no code spells (structs, chars), costs that table once
- * in a header of over 512 probes, 100 KB or more.
+ * The compact forms are taken when the probes hold COMPACT_MIN_ARGS
+ * arguments or more: each argument coded saves about ten bytes (8@%%rdi
+ * and 8@x0 against one code) and their macros are about 9 KB, so a header
+ * of fewer (PostgreSQL's, CPython's) is spelled out as before and reads no
+ * table, and a large one (hotspot's, 1,000 generated) reads the table once
+ * and its probes' lines shorter.  Counted, not measured: writing the
+ * providers once more each way to compare their bytes was 2.8x -h's
+ * instructions for PostgreSQL's probes and 2.5x at 10,000 probes.  The
+ * worst case, arguments no code spells (structs, chars), pays the table
+ * once in a header of 1,024 arguments, 100 KB or more.
  */
-#define COMPACT_MEASURED_PROBES	512
 #define COMPACT_MIN_ARGS	1024
 
-/*
- * Whether the compact forms make the header smaller, their macros
- * counted: a provider of a few probes is spelled out, as before, and
- * reads no table; a large one (hotspot's, 1,000 generated) reads the
- * table once and its probes' lines shorter.
- */
 static bool
-compact_pays(const mdl_model_t *m, const target_t *t, const note_table_t *nt, bool *failed)
+compact_pays(const mdl_model_t *m, const target_t *t)
 {
-	size_t probes = 0, args = 0;
+	size_t args = 0;
 
 	if (!t->stapsdt)
 		return false;
 	for (size_t i = 0; i < m->nproviders; i++) {
 		const mdl_provider_t *prov = m->providers[i];
 
-		probes += prov->nprobes;
-		for (size_t j = 0; j < prov->nprobes; j++)
+		for (size_t j = 0; j < prov->nprobes && args < COMPACT_MIN_ARGS; j++)
 			args += prov->probes[j]->nargc;
 	}
-	if (probes > COMPACT_MEASURED_PROBES)
-		return args >= COMPACT_MIN_ARGS;
-	return text_bytes(m, t, nt, false, failed) + text_bytes(m, t, nt, true, failed) <
-	    text_bytes(m, t, NULL, false, failed);
+	return args >= COMPACT_MIN_ARGS;
 }
 
 void
 header_write(const mdl_model_t *m, const target_t *t,
     const char *guard_file, strbuf_t *out)
 {
-	note_table_t *nt = calloc(1, sizeof(*nt));
-	bool failed = false;
+	note_table_t *nt = NULL;
 
-	if (nt == NULL) {
-		out->failed = true;
-		return;
-	}
-	args_note_table_init(nt);
 	put_prologue(out, guard_file);
 	put_tag_declarations(out, m);
 	if (mdl_has_probes(m))
 		put_unit_macros(out, t);
-	if (compact_pays(m, t, nt, &failed)) {
+	if (compact_pays(m, t)) {
+		/* The table only where it is used: making it is 3.7 M instructions. */
+		if ((nt = calloc(1, sizeof(*nt))) == NULL) {
+			out->failed = true;
+			return;
+		}
+		args_note_table_init(nt);
 		put_compact_macros(out, nt);
-		put_providers(out, m, t, nt);
-	} else {
-		put_providers(out, m, t, NULL);
 	}
-	if (failed)
-		out->failed = true;
+	put_providers(out, m, t, nt);
 	free(nt);
 	header_put_epilogue(out, guard_file);
 }
