@@ -416,12 +416,10 @@ rename_recorded_records(writer_t *w, const plan_t *p)
 		    !(sh.sh_flags & SHF_ALLOC) || !is_records_name(ob, sh.sh_name, &known) ||
 		    !records_recorded(ob, i, rela[i], sites, n))
 			continue;
-		if (name < 0 && (name = append_string(w, ob->shstrndx, DOF_SITES_GIVEN_SECTION)) < 0)
+		if (name < 0 && (name = append_string(w, ob->shstrndx, DOF_SITES_GIVEN_SECTION)) < 0) {
 			rc = err_errno(w->e, ENOMEM, "%s", ob->path);
-		else if (gelf_getshdr(scn, &sh) == NULL)
-			rc = err_libelf(w->e, ob->path, "gelf_getshdr");
-		else {
-			sh.sh_name = (Elf64_Word)name;
+		} else {
+			sh.sh_name = (Elf64_Word)name;	/* sh: read in the test above */
 			if (gelf_update_shdr(scn, &sh) == 0)
 				rc = err_libelf(w->e, ob->path, "gelf_update_shdr");
 		}
